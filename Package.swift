@@ -1,0 +1,49 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "swift-cloud-functions",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "CloudEvents", targets: ["CloudEvents"]),
+        .library(name: "CloudFunctions", targets: ["CloudFunctions"]),
+        .library(name: "FunctionsBuiltins", targets: ["FunctionsBuiltins"]),
+        .library(name: "CloudFunctionsTesting", targets: ["CloudFunctionsTesting"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+    ],
+    targets: [
+        .target(name: "CloudEvents", swiftSettings: swiftSettings),
+        .target(
+            name: "CloudFunctions",
+            dependencies: ["CloudEvents", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        .target(name: "FunctionsBuiltins", dependencies: ["CloudFunctions"], swiftSettings: swiftSettings),
+        .target(name: "FirebaseEmulator", dependencies: ["CloudFunctions"], swiftSettings: swiftSettings),
+        .target(
+            name: "CloudFunctionsTesting",
+            dependencies: ["CloudFunctions", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "bus-benchmark",
+            dependencies: ["CloudFunctions", "CloudFunctionsTesting"],
+            path: "Benchmarks/BusBenchmark",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "CloudEventsTests", dependencies: ["CloudEvents"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "CloudFunctionsTests",
+            dependencies: ["CloudFunctions", "CloudFunctionsTesting", "FunctionsBuiltins"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

@@ -1,0 +1,162 @@
+import Foundation
+
+extension CloudEvent {
+    /// Reads an event from an HTTP message in either content mode.
+    ///
+    /// A `Content-Type` of `application/cloudevents+json` means structured mode (the whole
+    /// event in the body); otherwise the message must be in binary mode, with the attributes
+    /// in `ce-` headers (percent-decoded), `Content-Type` as `datacontenttype` and the body as
+    /// the data.
+    /// - Throws: ``CloudEventError``: a missing required `ce-` header, a batch sent to a
+    ///   single-event endpoint, a bad `time`, or a body that is not JSON when its content type
+    ///   says JSON.
+    public init(httpMessage message: CloudEventHTTPMessage) throws(CloudEventError) {
+        let contentType = message[header: "content-type"]
+        let essence = contentType.map(CloudEvent.mediaTypeEssence) ?? ""
+        if essence == CloudEvent.jsonFormatMediaType {
+            self = try CloudEvent(jsonFormat: message.body)
+            return
+        }
+        if essence == CloudEvent.jsonBatchMediaType {
+            throw CloudEventError(
+                .unsupportedContentType,
+                "a batch of events (\(CloudEvent.jsonBatchMediaType)) was sent where one event is expected"
+            )
+        }
+        self = try CloudEvent.readBinary(message, contentType: contentType)
+    }
+
+    /// The event as a binary-mode HTTP message: `ce-` headers and the data as the body.
+    public func binaryHTTPMessage() -> CloudEventHTTPMessage {
+        var headers: [CloudEventHTTPMessage.Field] = [
+            .init(name: "ce-specversion", value: CloudEvent.specVersion),
+            .init(name: "ce-id", value: CloudEvent.percentEncodeHeader(id)),
+            .init(name: "ce-source", value: CloudEvent.percentEncodeHeader(source)),
+            .init(name: "ce-type", value: CloudEvent.percentEncodeHeader(type)),
+        ]
+        if let time { headers.append(.init(name: "ce-time", value: RFC3339Timestamp.string(from: time))) }
+        if let subject { headers.append(.init(name: "ce-subject", value: CloudEvent.percentEncodeHeader(subject))) }
+        if let dataSchema {
+            headers.append(.init(name: "ce-dataschema", value: CloudEvent.percentEncodeHeader(dataSchema)))
+        }
+        for (name, value) in extensions.sorted(by: { $0.key < $1.key }) {
+            headers.append(.init(name: "ce-" + name, value: CloudEvent.percentEncodeHeader(value.canonicalString)))
+        }
+        if let dataContentType {
+            headers.append(.init(name: "content-type", value: dataContentType))
+        } else if data != nil {
+            headers.append(.init(name: "content-type", value: "application/json"))
+        }
+        return CloudEventHTTPMessage(headers: headers, body: data ?? Data())
+    }
+
+    /// The event as a structured-mode HTTP message: the JSON format in the body.
+    public func structuredHTTPMessage() -> CloudEventHTTPMessage {
+        CloudEventHTTPMessage(
+            headers: [.init(name: "content-type", value: CloudEvent.jsonFormatMediaType + "; charset=utf-8")],
+            body: jsonFormat()
+        )
+    }
+
+    private static func readBinary(
+        _ message: CloudEventHTTPMessage,
+        contentType: String?
+    ) throws(CloudEventError) -> CloudEvent {
+        var attributes: [String: String] = [:]
+        for field in message.headers {
+            let lower = field.name.lowercased()
+            guard lower.hasPrefix("ce-") else { continue }
+            let name = String(lower.dropFirst(3))
+            guard attributes[name] == nil else {
+                throw CloudEventError(.invalidAttribute, "header '\(field.name)' appears twice", attribute: name)
+            }
+            guard let value = percentDecodeHeader(field.value) else {
+                throw CloudEventError(
+                    .invalidAttribute,
+                    "header '\(field.name)' is not valid percent-encoded UTF-8",
+                    attribute: name
+                )
+            }
+            attributes[name] = value
+        }
+        guard let specVersion = attributes.removeValue(forKey: "specversion") else {
+            let reason = contentType == nil ? "" : " (content-type '\(contentType!)' is not \(jsonFormatMediaType))"
+            throw CloudEventError(
+                .missingAttribute,
+                "not a CloudEvent: header 'ce-specversion' is missing\(reason)",
+                attribute: "specversion"
+            )
+        }
+        guard specVersion == CloudEvent.specVersion else {
+            throw CloudEventError(
+                .unsupportedSpecVersion,
+                "specversion '\(specVersion)' is not supported; expected '1.0'",
+                attribute: "specversion"
+            )
+        }
+        func required(_ name: String) throws(CloudEventError) -> String {
+            guard let value = attributes.removeValue(forKey: name), !value.isEmpty else {
+                throw CloudEventError(.missingAttribute, "required header 'ce-\(name)' is missing", attribute: name)
+            }
+            return value
+        }
+        let id = try required("id")
+        let source = try required("source")
+        let type = try required("type")
+        var time: Date?
+        if let text = attributes.removeValue(forKey: "time") {
+            guard let date = RFC3339Timestamp.date(from: text) else {
+                throw CloudEventError(.invalidTime, "ce-time '\(text)' is not an RFC 3339 timestamp", attribute: "time")
+            }
+            time = date
+        }
+        var event = CloudEvent(
+            id: id,
+            source: source,
+            type: type,
+            time: time,
+            subject: attributes.removeValue(forKey: "subject"),
+            dataContentType: contentType,
+            dataSchema: attributes.removeValue(forKey: "dataschema")
+        )
+        for (name, value) in attributes {
+            try validateExtensionName(name)
+            event.extensions[name] = .string(value)
+        }
+        if !message.body.isEmpty {
+            if event.hasJSONData, !isJSON(message.body) {
+                throw CloudEventError(
+                    .invalidData,
+                    "the body is not JSON although content-type is '\(contentType ?? "application/json")'",
+                    attribute: "data"
+                )
+            }
+            event.data = message.body
+        }
+        return event
+    }
+
+    static func mediaTypeEssence(_ mediaType: String) -> String {
+        (mediaType.split(separator: ";", maxSplits: 1).first.map(String.init) ?? "")
+            .trimmingCharacters(in: .whitespaces).lowercased()
+    }
+
+    /// Percent-encodes what HTTP header values may not carry: space, `"`, `%`, and anything
+    /// outside printable ASCII, as the CloudEvents HTTP binding requires.
+    static func percentEncodeHeader(_ value: String) -> String {
+        var out = ""
+        for byte in value.utf8 {
+            if byte > 0x20, byte < 0x7F, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "%") {
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                out += "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+            }
+        }
+        return out
+    }
+
+    static func percentDecodeHeader(_ value: String) -> String? {
+        guard value.contains("%") else { return value }
+        return value.removingPercentEncoding
+    }
+}

@@ -1,0 +1,253 @@
+import Foundation
+
+extension CloudEvent {
+    /// The media type of an event in the JSON format (structured mode).
+    public static let jsonFormatMediaType = "application/cloudevents+json"
+    /// The media type of a batch of events in the JSON format.
+    public static let jsonBatchMediaType = "application/cloudevents-batch+json"
+
+    /// Reads an event in the CloudEvents JSON format.
+    ///
+    /// JSON `data` keeps its exact bytes; a string `data` with a non-JSON content type becomes
+    /// its UTF-8 bytes; `data_base64` is decoded.
+    /// - Throws: ``CloudEventError`` naming what is wrong: malformed JSON, a missing or
+    ///   mistyped attribute, an unsupported `specversion`, or a bad `time`.
+    public init(jsonFormat data: Data) throws(CloudEventError) {
+        var scanner = JSONScanner(Array(data))
+        self = try CloudEvent.readObject(&scanner)
+        scanner.skipWhitespace()
+        guard scanner.atEnd else { throw scanner.error("unexpected content after the event") }
+    }
+
+    /// Reads a batch (a JSON array of events in the JSON format).
+    ///
+    /// - Throws: ``CloudEventError`` for the first malformed event.
+    public static func decodeBatch(jsonFormat data: Data) throws(CloudEventError) -> [CloudEvent] {
+        var scanner = JSONScanner(Array(data))
+        try scanner.expect(UInt8(ascii: "["))
+        var events: [CloudEvent] = []
+        if !scanner.consume(UInt8(ascii: "]")) {
+            repeat {
+                events.append(try readObject(&scanner))
+            } while scanner.consume(UInt8(ascii: ","))
+            try scanner.expect(UInt8(ascii: "]"))
+        }
+        scanner.skipWhitespace()
+        guard scanner.atEnd else { throw scanner.error("unexpected content after the batch") }
+        return events
+    }
+
+    /// The event in the CloudEvents JSON format.
+    ///
+    /// JSON data is embedded as a JSON value, textual data as a string, anything else as
+    /// `data_base64`.
+    public func jsonFormat() -> Data {
+        var out = "{\"specversion\":\"1.0\""
+        func member(_ name: String, _ value: String?) {
+            guard let value else { return }
+            out += ","
+            CloudEvent.appendQuoted(name, to: &out)
+            out += ":"
+            CloudEvent.appendQuoted(value, to: &out)
+        }
+        member("id", id)
+        member("source", source)
+        member("type", type)
+        member("time", time.map(RFC3339Timestamp.string(from:)))
+        member("subject", subject)
+        member("datacontenttype", dataContentType)
+        member("dataschema", dataSchema)
+        for (name, value) in extensions.sorted(by: { $0.key < $1.key }) {
+            switch value {
+            case .string(let text): member(name, text)
+            case .integer(let number): out += ",\"\(name)\":\(number)"
+            case .boolean(let flag): out += ",\"\(name)\":\(flag)"
+            }
+        }
+        var bytes = Data(out.utf8)
+        if let data {
+            if hasJSONData, CloudEvent.isJSON(data) {
+                bytes.append(contentsOf: ",\"data\":".utf8)
+                bytes.append(data)
+            } else if isTextual, let text = String(data: data, encoding: .utf8) {
+                var member = ",\"data\":"
+                CloudEvent.appendQuoted(text, to: &member)
+                bytes.append(contentsOf: member.utf8)
+            } else {
+                bytes.append(contentsOf: ",\"data_base64\":\"\(data.base64EncodedString())\"".utf8)
+            }
+        }
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
+    }
+
+    /// A batch of events in the JSON format.
+    public static func encodeBatch(jsonFormat events: [CloudEvent]) -> Data {
+        var bytes = Data("[".utf8)
+        for (index, event) in events.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(event.jsonFormat())
+        }
+        bytes.append(UInt8(ascii: "]"))
+        return bytes
+    }
+
+    private var isTextual: Bool {
+        guard let dataContentType else { return false }
+        let type = dataContentType.lowercased()
+        return type.hasPrefix("text/") || type.contains("xml")
+    }
+
+    static func isJSON(_ data: Data) -> Bool {
+        var scanner = JSONScanner(Array(data))
+        guard (try? scanner.skipValue()) != nil else { return false }
+        scanner.skipWhitespace()
+        return scanner.atEnd
+    }
+
+    static func appendQuoted(_ string: String, to out: inout String) {
+        out += "\""
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        out += "\""
+    }
+
+    private static func readObject(_ scanner: inout JSONScanner) throws(CloudEventError) -> CloudEvent {
+        try scanner.expect(UInt8(ascii: "{"))
+        var attributes: [String: JSONScanner.Scalar] = [:]
+        var dataRange: Range<Int>?
+        var dataBase64: String?
+        if !scanner.consume(UInt8(ascii: "}")) {
+            repeat {
+                let name = try scanner.readString()
+                try scanner.expect(UInt8(ascii: ":"))
+                guard attributes[name] == nil, name != "data" || dataRange == nil else {
+                    throw CloudEventError(.invalidJSON, "member '\(name)' appears twice", attribute: name)
+                }
+                switch name {
+                case "data":
+                    dataRange = try scanner.skipValue()
+                case "data_base64":
+                    switch try scanner.readScalar() {
+                    case .string(let text): dataBase64 = text
+                    case .null: break
+                    default:
+                        throw CloudEventError(.invalidAttribute, "'data_base64' must be a string", attribute: name)
+                    }
+                default:
+                    scanner.skipWhitespace()
+                    guard scanner.peek != UInt8(ascii: "{"), scanner.peek != UInt8(ascii: "[") else {
+                        throw CloudEventError(
+                            .invalidAttribute,
+                            "attribute '\(name)' must be a string, integer or boolean",
+                            attribute: name
+                        )
+                    }
+                    attributes[name] = try scanner.readScalar()
+                }
+            } while scanner.consume(UInt8(ascii: ","))
+            try scanner.expect(UInt8(ascii: "}"))
+        }
+        var reader = AttributeReader(attributes: attributes)
+        var event = try reader.event()
+        if dataRange != nil, dataBase64 != nil {
+            throw CloudEventError(.invalidData, "an event has either 'data' or 'data_base64', not both")
+        }
+        if let dataBase64 {
+            guard let bytes = Data(base64Encoded: dataBase64) else {
+                throw CloudEventError(.invalidData, "'data_base64' is not valid base64", attribute: "data_base64")
+            }
+            event.data = bytes
+        } else if let dataRange {
+            var inner = JSONScanner(Array(scanner.bytes[dataRange]))
+            switch try? inner.readScalar() {
+            case .null?: break
+            case .string(let text)? where !event.hasJSONData: event.data = Data(text.utf8)
+            default: event.data = Data(scanner.bytes[dataRange])
+            }
+        }
+        return event
+    }
+}
+
+/// Turns the scalar members of a JSON-format event into a ``CloudEvent``.
+private struct AttributeReader {
+    var attributes: [String: JSONScanner.Scalar]
+
+    mutating func event() throws(CloudEventError) -> CloudEvent {
+        guard let specVersion = try string("specversion") else {
+            throw CloudEventError(.missingAttribute, "required attribute 'specversion' is missing", attribute: "specversion")
+        }
+        guard specVersion == CloudEvent.specVersion else {
+            throw CloudEventError(
+                .unsupportedSpecVersion,
+                "specversion '\(specVersion)' is not supported; expected '1.0'",
+                attribute: "specversion"
+            )
+        }
+        let id = try required("id")
+        let source = try required("source")
+        let type = try required("type")
+        var time: Date?
+        if let text = try string("time") {
+            guard let date = RFC3339Timestamp.date(from: text) else {
+                throw CloudEventError(.invalidTime, "time '\(text)' is not an RFC 3339 timestamp", attribute: "time")
+            }
+            time = date
+        }
+        var event = CloudEvent(
+            id: id,
+            source: source,
+            type: type,
+            time: time,
+            subject: try string("subject"),
+            dataContentType: try string("datacontenttype"),
+            dataSchema: try string("dataschema")
+        )
+        for (name, value) in attributes {
+            try CloudEvent.validateExtensionName(name)
+            switch value {
+            case .string(let text): event.extensions[name] = .string(text)
+            case .bool(let flag): event.extensions[name] = .boolean(flag)
+            case .null: break
+            case .number(let text):
+                guard let integer = Int(text) else {
+                    throw CloudEventError(
+                        .invalidAttribute,
+                        "extension '\(name)' must be an integer, not \(text)",
+                        attribute: name
+                    )
+                }
+                event.extensions[name] = .integer(integer)
+            }
+        }
+        return event
+    }
+
+    private mutating func string(_ name: String) throws(CloudEventError) -> String? {
+        guard let value = attributes.removeValue(forKey: name) else { return nil }
+        switch value {
+        case .string(let text): return text
+        case .null: return nil
+        default: throw CloudEventError(.invalidAttribute, "attribute '\(name)' must be a string", attribute: name)
+        }
+    }
+
+    private mutating func required(_ name: String) throws(CloudEventError) -> String {
+        guard let value = try string(name), !value.isEmpty else {
+            throw CloudEventError(.missingAttribute, "required attribute '\(name)' is missing", attribute: name)
+        }
+        return value
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+
+/// A CloudEvents 1.0 event: the context attributes and the data they describe.
+///
+/// The required attributes are `specversion`, `id`, `source` and `type`; `time`, `subject`,
+/// `datacontenttype` and `dataschema` are optional, and any other attribute is an extension.
+/// `data` holds the payload's bytes exactly as they travel in an HTTP body.
+public struct CloudEvent: Sendable, Hashable {
+    /// The only CloudEvents version this module reads and writes.
+    public static let specVersion = "1.0"
+
+    /// Identifies the event; `source` + `id` is unique for each distinct event.
+    public var id: String
+    /// Identifies the context in which the event happened, a URI reference.
+    public var source: String
+    /// The kind of event, e.g. `google.firebase.database.ref.v1.written`.
+    public var type: String
+    /// When the occurrence happened.
+    public var time: Date?
+    /// The subject of the event within its source, e.g. `refs/users/abc`.
+    public var subject: String?
+    /// The media type of `data`, e.g. `application/json`.
+    public var dataContentType: String?
+    /// A URI identifying the schema `data` adheres to.
+    public var dataSchema: String?
+    /// Extension attributes by name (lower-case letters and digits).
+    public var extensions: [String: CloudEventAttributeValue]
+    /// The payload, as bytes.
+    public var data: Data?
+
+    /// Creates an event from its attributes.
+    public init(
+        id: String,
+        source: String,
+        type: String,
+        time: Date? = nil,
+        subject: String? = nil,
+        dataContentType: String? = nil,
+        dataSchema: String? = nil,
+        extensions: [String: CloudEventAttributeValue] = [:],
+        data: Data? = nil
+    ) {
+        self.id = id
+        self.source = source
+        self.type = type
+        self.time = time
+        self.subject = subject
+        self.dataContentType = dataContentType
+        self.dataSchema = dataSchema
+        self.extensions = extensions
+        self.data = data
+    }
+
+    /// The names of the attributes the specification defines, which extensions may not reuse.
+    public static let contextAttributeNames: Set<String> = [
+        "specversion", "id", "source", "type", "time", "subject", "datacontenttype", "dataschema",
+        "data", "data_base64",
+    ]
+
+    /// Any attribute by its CloudEvents name, in its canonical string form; `nil` when absent.
+    public subscript(attribute name: String) -> String? {
+        switch name {
+        case "specversion": CloudEvent.specVersion
+        case "id": id
+        case "source": source
+        case "type": type
+        case "time": time.map(RFC3339Timestamp.string(from:))
+        case "subject": subject
+        case "datacontenttype": dataContentType
+        case "dataschema": dataSchema
+        default: extensions[name]?.canonicalString
+        }
+    }
+
+    /// Whether `data` is JSON according to `datacontenttype` (absent means JSON).
+    public var hasJSONData: Bool {
+        guard let dataContentType else { return true }
+        return CloudEvent.isJSONMediaType(dataContentType)
+    }
+
+    /// Checks the attributes against the specification.
+    ///
+    /// - Throws: ``CloudEventError`` naming the first attribute that is missing or malformed.
+    public func validate() throws(CloudEventError) {
+        for (name, value) in [("id", id), ("source", source), ("type", type)] where value.isEmpty {
+            throw CloudEventError(.missingAttribute, "required attribute '\(name)' is empty", attribute: name)
+        }
+        for name in extensions.keys {
+            try CloudEvent.validateExtensionName(name)
+        }
+    }
+
+    static func validateExtensionName(_ name: String) throws(CloudEventError) {
+        guard !name.isEmpty,
+            name.utf8.allSatisfy({ (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) })
+        else {
+            throw CloudEventError(
+                .invalidAttribute,
+                "attribute name '\(name)' must consist of lower-case letters and digits",
+                attribute: name
+            )
+        }
+        if contextAttributeNames.contains(name) {
+            throw CloudEventError(.invalidAttribute, "'\(name)' is not an extension attribute", attribute: name)
+        }
+    }
+
+    static func isJSONMediaType(_ mediaType: String) -> Bool {
+        let essence = mediaType.split(separator: ";", maxSplits: 1).first.map {
+            $0.trimmingCharacters(in: .whitespaces).lowercased()
+        } ?? ""
+        return essence == "application/json" || essence == "text/json" || essence.hasSuffix("+json")
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+
+/// What happened in one delivery attempt, as told to a ``DeliveryObserver``.
+public struct DeliveryReport: Sendable, Hashable {
+    /// How the attempt ended.
+    public enum Status: Sendable, Hashable {
+        /// The handler returned.
+        case succeeded
+        /// The handler failed or timed out and will be retried at this time.
+        case willRetry(at: Date)
+        /// The event was given up on and is now a dead letter.
+        case deadLettered(DeadLetter.Reason)
+    }
+
+    /// The function.
+    public var function: String
+    /// The event's id.
+    public var eventId: String
+    /// The event's source.
+    public var eventSource: String
+    /// The event's type.
+    public var eventType: String
+    /// The attempt number, from 1; 0 when the event expired before any attempt.
+    public var attempt: Int
+    /// How it ended.
+    public var status: Status
+    /// The error, in words, when it failed.
+    public var error: String?
+    /// When it ended.
+    public var time: Date
+}
+
+/// Told about every finished delivery attempt, for event logs and durable bookkeeping.
+///
+/// Called synchronously on the delivering task: keep it quick and never block.
+public protocol DeliveryObserver: Sendable {
+    /// An attempt ended.
+    func deliveryFinished(_ report: DeliveryReport)
+}

@@ -1,0 +1,187 @@
+import CloudEvents
+import Foundation
+import Logging
+import Synchronization
+
+/// Side effects decided under the lock and carried out after it is released.
+struct BusEffects {
+    var reports: [DeliveryReport] = []
+    var waiters: [CheckedContinuation<Void, Never>] = []
+}
+
+extension EventBus {
+    /// A delivery taken from a queue by a drainer, with its attempt.
+    struct Job {
+        let attemptID: UInt64
+        let delivery: Delivery
+        let attempt: Int
+        let deadline: Date
+    }
+
+    /// Puts a delivery in its function's queue and starts a drainer if one is needed.
+    func enqueue(_ delivery: Delivery, lane index: Int, in state: inout BusState) {
+        state.lanes[index].queue.append(delivery)
+        state.active += 1
+        startDrainerIfNeeded(lane: index, in: &state)
+    }
+
+    /// Drainers take deliveries one after another, so under load one task serves many
+    /// events; a new one starts only while the queue holds more than the idle drainers take.
+    func startDrainerIfNeeded(lane index: Int, in state: inout BusState) {
+        let lane = state.lanes[index]
+        let idleDrainers = lane.drainers - lane.running
+        guard lane.drainers < lanes[index].function.options.concurrency, lane.queued > idleDrainers else { return }
+        let id = state.nextDrainerID
+        state.nextDrainerID += 1
+        state.lanes[index].drainers += 1
+        state.drainers[id] = Task { await self.drain(lane: index, drainer: id) }
+    }
+
+    /// Runs deliveries of one function until its queue is empty or this drainer is abandoned.
+    func drain(lane index: Int, drainer id: UInt64) async {
+        let definition = lanes[index]
+        while true {
+            var effects = BusEffects()
+            let job = state.withLock { state in
+                nextJob(lane: index, drainer: id, in: &state, effects: &effects)
+            }
+            finishEffects(effects)
+            guard let job else { return }
+            let context = EventContext(
+                functionName: definition.name,
+                event: job.delivery.event,
+                params: job.delivery.params,
+                attempt: job.attempt,
+                deadline: job.deadline,
+                admin: admin,
+                logger: logger
+            )
+            var failure: (any Error)?
+            do {
+                try await definition.function.handler(job.delivery.event, context)
+            } catch {
+                failure = error
+            }
+            var afterEffects = BusEffects()
+            let abandoned = state.withLock { state in
+                finishAttempt(job, failure: failure, in: &state, effects: &afterEffects)
+            }
+            finishEffects(afterEffects)
+            if abandoned { return }
+        }
+    }
+
+    private func nextJob(lane index: Int, drainer id: UInt64, in state: inout BusState, effects: inout BusEffects) -> Job? {
+        let options = lanes[index].function.options
+        while var delivery = state.lanes[index].pop() {
+            let now = clock.now
+            switch delivery.machine.start(now: now, options: options) {
+            case .expire:
+                state.active -= 1
+                giveUp(delivery, lane: index, reason: .expired, now: now, in: &state, effects: &effects)
+            case .run(let attempt, let deadline):
+                let attemptID = state.nextAttemptID
+                state.nextAttemptID += 1
+                state.lanes[index].running += 1
+                state.inFlight[attemptID] = InFlight(lane: index, delivery: delivery, deadline: deadline, drainer: id)
+                armTimer(for: deadline, in: &state)
+                return Job(attemptID: attemptID, delivery: delivery, attempt: attempt, deadline: deadline)
+            }
+        }
+        state.lanes[index].drainers -= 1
+        state.drainers[id] = nil
+        effects.waiters += state.takeIdleWaitersIfIdle(now: clock.now)
+        return nil
+    }
+
+    /// Records the end of an attempt; `true` when the attempt had already timed out, so the
+    /// drainer that ran it has been replaced and must stop.
+    private func finishAttempt(_ job: Job, failure: (any Error)?, in state: inout BusState, effects: inout BusEffects) -> Bool {
+        guard let entry = state.inFlight.removeValue(forKey: job.attemptID) else { return true }
+        state.lanes[entry.lane].running -= 1
+        conclude(entry.delivery, lane: entry.lane, error: failure.map { "\($0)" }, in: &state, effects: &effects)
+        return false
+    }
+
+    /// Applies the outcome of an attempt: done, retry later, or dead letter.
+    func conclude(_ delivery: Delivery, lane index: Int, error: String?, in state: inout BusState, effects: inout BusEffects) {
+        var delivery = delivery
+        delivery.lastError = error ?? delivery.lastError
+        let now = clock.now
+        let action = delivery.machine.finish(
+            succeeded: error == nil,
+            now: now,
+            options: lanes[index].function.options,
+            random: configuration.random()
+        )
+        state.active -= 1
+        switch action {
+        case .done:
+            effects.reports.append(report(delivery, lane: index, status: .succeeded, error: nil, now: now))
+        case .retry(let due):
+            state.retries.insert(PendingRetry(due: due, lane: index, delivery: delivery))
+            armTimer(for: due, in: &state)
+            effects.reports.append(report(delivery, lane: index, status: .willRetry(at: due), error: error, now: now))
+        case .deadLetter(let reason):
+            giveUp(delivery, lane: index, reason: reason, now: now, in: &state, effects: &effects)
+        }
+        effects.waiters += state.takeIdleWaitersIfIdle(now: now)
+    }
+
+    private func giveUp(
+        _ delivery: Delivery,
+        lane index: Int,
+        reason: DeadLetter.Reason,
+        now: Date,
+        in state: inout BusState,
+        effects: inout BusEffects
+    ) {
+        let error = reason == .expired ? "the event is older than the function's maximum event age" : delivery.lastError
+        state.addDeadLetter(DeadLetter(
+            function: lanes[index].name,
+            event: delivery.event,
+            attempts: delivery.machine.attempts,
+            lastError: error,
+            reason: reason,
+            time: now
+        ))
+        effects.reports.append(report(delivery, lane: index, status: .deadLettered(reason), error: error, now: now))
+    }
+
+    private func report(
+        _ delivery: Delivery,
+        lane index: Int,
+        status: DeliveryReport.Status,
+        error: String?,
+        now: Date
+    ) -> DeliveryReport {
+        DeliveryReport(
+            function: lanes[index].name,
+            eventId: delivery.event.id,
+            eventSource: delivery.event.source,
+            eventType: delivery.event.type,
+            attempt: delivery.machine.attempts,
+            status: status,
+            error: error,
+            time: now
+        )
+    }
+
+    func finishEffects(_ effects: BusEffects) {
+        if let observer {
+            for report in effects.reports { observer.deliveryFinished(report) }
+        }
+        for report in effects.reports {
+            if case .deadLettered(let reason) = report.status {
+                logger.warning(
+                    "event given up on",
+                    metadata: [
+                        "function": "\(report.function)", "event.id": "\(report.eventId)",
+                        "reason": "\(reason.rawValue)", "error": "\(report.error ?? "")",
+                    ]
+                )
+            }
+        }
+        for waiter in effects.waiters { waiter.resume() }
+    }
+}

@@ -1,0 +1,157 @@
+import CloudEvents
+import Foundation
+import Logging
+import Synchronization
+
+/// Delivers events to the functions whose triggers match them, in process.
+///
+/// Semantics follow Cloud Functions and Eventarc, plus what their emulator lacks:
+/// - every function whose trigger matches an event gets it once (an event id seen again from
+///   the same source is a duplicate and is dropped);
+/// - up to `concurrency` invocations per function run at once, the rest wait in order;
+/// - an invocation that throws or outlives its `timeout` fails; a timed-out handler is
+///   cancelled and its slot freed;
+/// - with `retry` on, failures are retried with exponential backoff and jitter, keeping the
+///   event id, until `maxAttempts` or `maxEventAge` runs out;
+/// - events older than `maxEventAge` are not delivered;
+/// - what is given up on becomes a ``DeadLetter``, which can be replayed.
+///
+/// Time comes from a ``BusClock``, so tests drive retries and timeouts exactly.
+public final class EventBus: Sendable {
+    /// Settings of the bus itself.
+    public struct Configuration: Sendable {
+        /// How many dead letters are kept; the oldest are dropped beyond this.
+        public var deadLetterCapacity = 10_000
+        /// How many recent event keys are remembered to drop duplicates.
+        public var deduplicationWindow = 100_000
+        /// A number in `0..<1` for backoff jitter.
+        public var random: @Sendable () -> Double = { Double.random(in: 0..<1) }
+
+        /// The default settings.
+        public init() {}
+    }
+
+    /// What ``publish(_:)`` did with an event.
+    public struct PublishResult: Sendable, Hashable {
+        /// The functions the event was queued for.
+        public var functions: [String]
+        /// Whether the event was a duplicate of one already accepted, and dropped.
+        public var duplicate: Bool
+    }
+
+    let lanes: [LaneDefinition]
+    private let lanesByType: [String: [Int]]
+    let admin: AdminClients
+    let clock: any BusClock
+    let configuration: Configuration
+    let observer: (any DeliveryObserver)?
+    let logger: Logger
+    let state: Mutex<BusState>
+
+    /// Creates a bus for the functions of a registry.
+    ///
+    /// - Parameters:
+    ///   - functions: the functions; their problems are reported here.
+    ///   - admin: the Admin clients handlers get through their context.
+    ///   - clock: the time source.
+    ///   - configuration: settings of the bus.
+    ///   - observer: told about every finished attempt.
+    ///   - logger: the logger handlers' loggers derive from.
+    /// - Throws: ``RegistryError`` when the registry has problems.
+    public init(
+        functions: FunctionRegistry,
+        admin: AdminClients = AdminClients(),
+        clock: any BusClock = SystemClock(),
+        configuration: Configuration = Configuration(),
+        observer: (any DeliveryObserver)? = nil,
+        logger: Logger = Logger(label: "cloud-functions")
+    ) throws(RegistryError) {
+        try functions.validate()
+        let lanes = functions.functions.map { LaneDefinition(name: $0.name, function: $0.function) }
+        self.lanes = lanes
+        self.lanesByType = Dictionary(grouping: lanes.indices, by: { lanes[$0].function.trigger.eventType })
+        self.admin = admin
+        self.clock = clock
+        self.configuration = configuration
+        self.observer = observer
+        self.logger = logger
+        self.state = Mutex(BusState(laneCount: lanes.count, configuration: configuration))
+    }
+
+    /// The names of the functions, in registration order.
+    public var functionNames: [String] { lanes.map(\.name) }
+
+    /// Queues an event for every function whose trigger matches it.
+    ///
+    /// Returns at once; delivery happens concurrently. Use ``waitUntilIdle()`` to wait for it.
+    @discardableResult
+    public func publish(_ event: CloudEvent) -> PublishResult {
+        var matches: [(lane: Int, params: [String: String])] = []
+        for lane in lanesByType[event.type] ?? [] {
+            if let params = lanes[lane].function.trigger.match(event) {
+                matches.append((lane, params))
+            }
+        }
+        let accepted = state.withLock { state in
+            guard !state.shuttingDown, state.recent.insert(event.source + "\u{0}" + event.id) else { return false }
+            let origin = event.time ?? clock.now
+            for match in matches {
+                let delivery = Delivery(event: event, params: match.params, machine: DeliveryStateMachine(origin: origin))
+                enqueue(delivery, lane: match.lane, in: &state)
+            }
+            return true
+        }
+        return PublishResult(functions: accepted ? matches.map { lanes[$0.lane].name } : [], duplicate: !accepted)
+    }
+
+    /// Waits until nothing is queued or running and no retry is due.
+    ///
+    /// Retries scheduled for later do not count: with a manual clock, advance it past them
+    /// and wait again.
+    public func waitUntilIdle() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let idle = state.withLock { state in
+                if state.isIdle(now: clock.now) { return true }
+                state.idleWaiters.append(continuation)
+                return false
+            }
+            if idle { continuation.resume() }
+        }
+    }
+
+    /// The events given up on, oldest first.
+    public var deadLetters: [DeadLetter] {
+        state.withLock { $0.deadLetters }
+    }
+
+    /// Queues a dead letter's event again for its function, with fresh attempts; the age
+    /// limit counts from now.
+    ///
+    /// - Returns: whether a dead letter with that id was found.
+    @discardableResult
+    public func replayDeadLetter(id: String) -> Bool {
+        state.withLock { state in
+            guard let index = state.deadLetters.firstIndex(where: { $0.id == id }),
+                let lane = lanes.firstIndex(where: { $0.name == state.deadLetters[index].function })
+            else { return false }
+            let letter = state.deadLetters.remove(at: index)
+            let params = lanes[lane].function.trigger.match(letter.event) ?? [:]
+            enqueue(Delivery(event: letter.event, params: params, machine: DeliveryStateMachine(origin: clock.now)), lane: lane, in: &state)
+            return true
+        }
+    }
+
+    /// Stops accepting events, finishes what is queued and running, and drops pending retries.
+    public func shutdown() async {
+        let drainers = state.withLock { state in
+            state.shuttingDown = true
+            return Array(state.drainers.values)
+        }
+        for drainer in drainers { await drainer.value }
+        let timer = state.withLock { state in
+            defer { state.timer = nil }
+            return state.timer
+        }
+        timer?.cancel()
+    }
+}

@@ -1,0 +1,19 @@
+/// The most recent event keys (source and id), to drop duplicates of an event already accepted.
+struct RecentEventIDs: Sendable {
+    private var keys: [String?]
+    private var members: Set<String> = []
+    private var next = 0
+
+    init(capacity: Int) {
+        keys = Array(repeating: nil, count: max(1, capacity))
+    }
+
+    /// Adds a key; `false` when it was already there.
+    mutating func insert(_ key: String) -> Bool {
+        guard members.insert(key).inserted else { return false }
+        if let evicted = keys[next] { members.remove(evicted) }
+        keys[next] = key
+        next = (next + 1) % keys.count
+        return true
+    }
+}

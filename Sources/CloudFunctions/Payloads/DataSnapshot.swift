@@ -1,0 +1,120 @@
+/// An immutable view of Realtime Database data at a path, with the SDK's reading rules.
+///
+/// `val()` drops null children, turns empty objects into `null`, and turns objects whose keys
+/// are all array indices (with the largest index below twice the count) into arrays, exactly
+/// as the Firebase Functions SDK does. `exists()` is `val() != null`.
+public struct DataSnapshot: Sendable, Hashable {
+    /// The raw data the snapshot was made from, before normalisation.
+    public let data: JSONValue
+    /// The path of `data` in the database, without leading or trailing slashes.
+    public let basePath: String
+    /// The child path below `basePath` this snapshot looks at, `""` for the base itself.
+    public let childPath: String
+    /// The database instance name, when known.
+    public let instance: String?
+
+    /// Creates a snapshot of `data` found at `path` in `instance`.
+    public init(_ data: JSONValue, path: String = "", instance: String? = nil) {
+        self.init(data: data, basePath: DataSnapshot.trim(path), childPath: "", instance: instance)
+    }
+
+    init(data: JSONValue, basePath: String, childPath: String, instance: String?) {
+        self.data = data
+        self.basePath = basePath
+        self.childPath = childPath
+        self.instance = instance
+    }
+
+    /// The full path of this snapshot, without leading or trailing slashes.
+    public var path: String {
+        [basePath, childPath].filter { !$0.isEmpty }.joined(separator: "/")
+    }
+
+    /// The last path segment, or `nil` at the database root.
+    public var key: String? {
+        path.split(separator: "/").last.map(String.init)
+    }
+
+    /// The normalised value at this snapshot's location; `.null` when there is none.
+    public func val() -> JSONValue {
+        var node = data
+        for part in childPath.split(separator: "/") {
+            switch node {
+            case .object(let members): node = members[String(part)] ?? .null
+            case .array(let elements):
+                guard let index = Int(part), elements.indices.contains(index) else { return .null }
+                node = elements[index]
+            default: return .null
+            }
+        }
+        return DataSnapshot.normalize(node)
+    }
+
+    /// The same as ``val()``, as in the SDK.
+    public func exportVal() -> JSONValue { val() }
+
+    /// The same as ``val()``, as in the SDK.
+    public func toJSON() -> JSONValue { val() }
+
+    /// Whether there is data here.
+    public func exists() -> Bool { !val().isNull }
+
+    /// A snapshot of the child at a relative path.
+    public func child(_ path: String) -> DataSnapshot {
+        let joined = [childPath, DataSnapshot.trim(path)].filter { !$0.isEmpty }.joined(separator: "/")
+        return DataSnapshot(data: data, basePath: basePath, childPath: joined, instance: instance)
+    }
+
+    /// Whether the child at a relative path exists.
+    public func hasChild(_ path: String) -> Bool { child(path).exists() }
+
+    /// Whether this location has any children.
+    public func hasChildren() -> Bool { numChildren() > 0 }
+
+    /// The number of children.
+    public func numChildren() -> Int {
+        switch val() {
+        case .object(let members): members.count
+        case .array(let elements): elements.count
+        default: 0
+        }
+    }
+
+    /// The keys of the children, in database order (array indices first, then strings).
+    public var childKeys: [String] {
+        switch val() {
+        case .object(let members): members.keys.sorted(by: DataSnapshot.databaseKeyOrder)
+        case .array(let elements): elements.indices.map(String.init)
+        default: []
+        }
+    }
+
+    /// Calls `body` with each child in key order; stops early when `body` returns `true`.
+    ///
+    /// - Returns: whether `body` stopped the iteration.
+    @discardableResult
+    public func forEach(_ body: (DataSnapshot) throws -> Bool) rethrows -> Bool {
+        for key in childKeys where try body(child(key)) {
+            return true
+        }
+        return false
+    }
+
+    /// Always 0: priorities are not delivered to functions.
+    public func getPriority() -> Int { 0 }
+
+    static func trim(_ path: String) -> String {
+        path.split(separator: "/", omittingEmptySubsequences: true).joined(separator: "/")
+    }
+
+    /// Realtime Database key order: keys that are 32-bit integers first, numerically, then
+    /// the rest in byte order.
+    public static func databaseKeyOrder(_ lhs: String, _ rhs: String) -> Bool {
+        switch (Int32(lhs), Int32(rhs)) {
+        case (let l?, let r?): l == r ? lhs < rhs : l < r
+        case (.some, nil): true
+        case (nil, .some): false
+        case (nil, nil): lhs < rhs
+        }
+    }
+}

@@ -1,0 +1,33 @@
+/// Functions that cannot be registered, with every problem found.
+public struct RegistryError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// One problem with one function.
+    public struct Problem: Sendable, Hashable, CustomStringConvertible {
+        /// The function's name.
+        public var function: String
+        /// The kind of problem.
+        public var code: Code
+        /// What is wrong, in words.
+        public var message: String
+
+        public var description: String { "\(function): \(message)" }
+    }
+
+    /// The kind of problem.
+    public enum Code: String, Sendable, Hashable {
+        /// The name is taken.
+        case duplicateName
+        /// The name is not a valid function name.
+        case invalidName
+        /// The trigger or the options are malformed.
+        case invalidTrigger
+        /// A selected name is not registered.
+        case unknownFunction
+    }
+
+    /// Every problem found.
+    public var problems: [Problem]
+
+    public var description: String {
+        problems.map(\.description).joined(separator: "; ")
+    }
+}

@@ -1,0 +1,24 @@
+import CloudEvents
+
+/// Remote Config triggers.
+public enum RemoteConfig {
+    /// A function that runs each time a Remote Config template version is published or
+    /// rolled back (`google.firebase.remoteconfig.remoteConfig.v1.updated`).
+    ///
+    /// - Parameters:
+    ///   - options: delivery options, e.g. `.retry(true)`.
+    ///   - handler: receives the new version and the context.
+    public static func onUpdate(
+        _ options: FunctionOption...,
+        handler: @escaping @Sendable (TemplateVersion, EventContext) async throws -> Void
+    ) -> CloudFunction {
+        CloudFunction(
+            trigger: EventTrigger(eventType: FirebaseEventType.remoteConfigUpdated),
+            options: FunctionOptions().with(options),
+            problems: [],
+            handler: { event, context in
+                try await handler(try EventPayloadError.decode(TemplateVersion.self, from: event), context)
+            }
+        )
+    }
+}

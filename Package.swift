@@ -25,7 +25,11 @@ let package = Package(
             dependencies: ["CloudEvents", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
-        .target(name: "FunctionsBuiltins", dependencies: ["CloudFunctions"], swiftSettings: swiftSettings),
+        .target(
+            name: "FunctionsBuiltins",
+            dependencies: ["CloudFunctions", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
         .target(name: "FirebaseEmulator", dependencies: ["CloudFunctions"], swiftSettings: swiftSettings),
         .target(
             name: "CloudFunctionsTesting",

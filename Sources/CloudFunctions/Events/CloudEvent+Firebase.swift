@@ -1,0 +1,93 @@
+import CloudEvents
+import Foundation
+
+extension CloudEvent {
+    /// The event Remote Config emits when a template version is published or rolled back.
+    ///
+    /// `updateUser` always carries `name`, `email` and `imageUrl` (empty when unknown), since
+    /// the Python SDK reads all three.
+    public static func remoteConfigUpdated(
+        _ version: TemplateVersion,
+        project: String,
+        id: String = UUID().uuidString,
+        time: Date = Date()
+    ) -> CloudEvent {
+        var version = version
+        var user = version.updateUser ?? RemoteConfigUser(email: "")
+        user.name = user.name ?? ""
+        user.imageUrl = user.imageUrl ?? ""
+        version.updateUser = user
+        return CloudEvent(
+            id: id,
+            source: FirebaseEventType.remoteConfigSource(project: project),
+            type: FirebaseEventType.remoteConfigUpdated,
+            time: time,
+            dataContentType: "application/json",
+            data: try? JSONEncoder().encode(version)
+        )
+    }
+
+    /// The event the Realtime Database emits for a write at a trigger's path.
+    ///
+    /// - Parameters:
+    ///   - type: one of the `FirebaseEventType.database*` types.
+    ///   - ref: the path the event is reported at (the trigger's path with its wildcards filled in).
+    ///   - before: the data at `ref` before the write.
+    ///   - delta: what the write changed below `ref` (see `Change.delta(from:to:)`).
+    ///   - authType: `admin`, `app_user`, `unauthenticated` or `unknown`.
+    public static func databaseWrite(
+        type: String,
+        instance: String,
+        ref: String,
+        before: JSONValue,
+        delta: JSONValue,
+        location: String = "us-central1",
+        host: String = "firebaseio.com",
+        authType: String = "admin",
+        authId: String? = nil,
+        id: String = UUID().uuidString,
+        time: Date = Date()
+    ) -> CloudEvent {
+        let path = ref.split(separator: "/").joined(separator: "/")
+        var extensions: [String: CloudEventAttributeValue] = [
+            "instance": .string(instance),
+            "ref": .string(path),
+            "firebasedatabasehost": .string(host),
+            "location": .string(location),
+            "authtype": .string(authType),
+        ]
+        if let authId { extensions["authid"] = .string(authId) }
+        let payload: JSONValue = ["data": before, "delta": delta]
+        return CloudEvent(
+            id: id,
+            source: FirebaseEventType.databaseSource(location: location, instance: instance),
+            type: type,
+            time: time,
+            subject: "refs/" + path,
+            dataContentType: "application/json",
+            extensions: extensions,
+            data: payload.serializedData()
+        )
+    }
+
+    /// The event Authentication emits when a user is created or deleted.
+    ///
+    /// - Parameter type: `FirebaseEventType.authUserCreated` or `authUserDeleted`.
+    public static func authUser(
+        _ type: String,
+        user: UserRecord,
+        project: String,
+        id: String = UUID().uuidString,
+        time: Date = Date()
+    ) -> CloudEvent {
+        CloudEvent(
+            id: id,
+            source: FirebaseEventType.authSource(project: project),
+            type: type,
+            time: time,
+            subject: "users/\(user.uid)",
+            dataContentType: "application/json",
+            data: try? JSONEncoder().encode(user)
+        )
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+
+/// One function in a ``FunctionsManifest``.
+public struct ManifestEndpoint: Sendable, Hashable {
+    /// The symbol the runtime calls; the function's name.
+    public var entryPoint: String
+    /// `gcfv2` (CloudEvents) or `gcfv1` (legacy events).
+    public var platform: String?
+    /// Regions, e.g. `["us-central1"]`.
+    public var region: [String]?
+    /// Memory in MB; `nil` means the platform default.
+    public var availableMemoryMb: Int?
+    /// Timeout in seconds; `nil` means the platform default (60).
+    public var timeoutSeconds: Int?
+    /// Concurrent requests per instance; `nil` means the platform default.
+    public var concurrency: Int?
+    /// Minimum instances.
+    public var minInstances: Int?
+    /// Maximum instances.
+    public var maxInstances: Int?
+    /// Labels.
+    public var labels: [String: String]
+    /// The event trigger, when the function has one.
+    public var eventTrigger: EventTriggerSpec?
+    /// The other trigger kinds, kept as written: `httpsTrigger`, `callableTrigger`,
+    /// `scheduleTrigger`, `blockingTrigger`, `taskQueueTrigger`.
+    public var otherTriggers: [String: JSONValue]
+    /// Delivery settings beyond the Firebase format (this runtime's extension).
+    public var deliveryPolicy: DeliveryPolicySpec?
+
+    static let otherTriggerKeys = ["httpsTrigger", "callableTrigger", "scheduleTrigger", "blockingTrigger", "taskQueueTrigger"]
+
+    /// The event trigger section of an endpoint.
+    public struct EventTriggerSpec: Sendable, Hashable, Codable {
+        /// The event type, CloudEvent or 1st-gen name.
+        public var eventType: String
+        /// Attributes that must be equal.
+        public var eventFilters: [String: String]
+        /// Attributes that must match path patterns.
+        public var eventFilterPathPatterns: [String: String]?
+        /// Whether failures are retried.
+        public var retry: Bool
+    }
+
+    /// Retry and age settings that the Firebase manifest has no keys for.
+    public struct DeliveryPolicySpec: Sendable, Hashable, Codable {
+        /// Events older than this are not delivered.
+        public var maxEventAgeSeconds: Double
+        /// The most attempts per event.
+        public var maxAttempts: Int?
+        /// The first retry delay.
+        public var minBackoffSeconds: Double
+        /// The longest retry delay.
+        public var maxBackoffSeconds: Double
+    }
+
+    /// The endpoint describing a registered function.
+    public init(name: String, function: CloudFunction) {
+        let options = function.options
+        entryPoint = name
+        platform = "gcfv2"
+        region = [options.region ?? "us-central1"]
+        availableMemoryMb = options.memoryMB
+        timeoutSeconds = Int(options.timeout.seconds.rounded(.up))
+        concurrency = options.concurrency
+        minInstances = nil
+        maxInstances = nil
+        labels = [:]
+        let trigger = function.trigger
+        eventTrigger = EventTriggerSpec(
+            eventType: trigger.eventType,
+            eventFilters: trigger.filters,
+            eventFilterPathPatterns: trigger.pathPatterns.isEmpty ? nil : trigger.pathPatterns.mapValues(\.text),
+            retry: options.retry
+        )
+        otherTriggers = [:]
+        deliveryPolicy = DeliveryPolicySpec(
+            maxEventAgeSeconds: options.maxEventAge.seconds,
+            maxAttempts: options.maxAttempts,
+            minBackoffSeconds: options.backoff.initial.seconds,
+            maxBackoffSeconds: options.backoff.maximum.seconds
+        )
+    }
+
+    /// The function options this endpoint asks for; defaults where it says nothing.
+    public var functionOptions: FunctionOptions {
+        var options = FunctionOptions()
+        options.retry = eventTrigger?.retry ?? false
+        if let timeoutSeconds { options.timeout = .seconds(timeoutSeconds) }
+        if let concurrency { options.concurrency = concurrency }
+        options.region = region?.first
+        options.memoryMB = availableMemoryMb
+        if let deliveryPolicy {
+            options.maxEventAge = .seconds(deliveryPolicy.maxEventAgeSeconds)
+            options.maxAttempts = deliveryPolicy.maxAttempts
+            options.backoff.initial = .seconds(deliveryPolicy.minBackoffSeconds)
+            options.backoff.maximum = .seconds(deliveryPolicy.maxBackoffSeconds)
+        }
+        return options
+    }
+
+    /// The trigger in CloudEvents terms: 1st-gen event types are mapped to CloudEvent types
+    /// and the 1st-gen `resource` filter is dropped.
+    ///
+    /// - Throws: ``PathPatternError`` for a malformed path pattern.
+    public func trigger() throws -> EventTrigger? {
+        guard let spec = eventTrigger else { return nil }
+        var filters = spec.eventFilters
+        filters["resource"] = nil
+        var patterns: [String: PathPattern] = [:]
+        for (attribute, text) in spec.eventFilterPathPatterns ?? [:] {
+            patterns[attribute] = try PathPattern(text)
+        }
+        return EventTrigger(
+            eventType: LegacyEvent.typeMapping[spec.eventType] ?? spec.eventType,
+            filters: filters,
+            pathPatterns: patterns
+        )
+    }
+}

@@ -1,0 +1,41 @@
+import CloudEvents
+import Foundation
+import Testing
+
+@Suite("RFC 3339 timestamps")
+struct RFC3339TimestampTests {
+    @Test(
+        "reads the forms producers write",
+        arguments: [
+            ("2020-09-29T11:32:00Z", 1_601_379_120.0),
+            ("2020-09-29T11:32:00.000Z", 1_601_379_120.0),
+            ("2020-11-16T16:35:33.569229Z", 1_605_544_533.569229),
+            ("2020-09-29t11:32:00z", 1_601_379_120.0),
+            ("2020-09-29T13:32:00+02:00", 1_601_379_120.0),
+            ("2020-09-29 11:32:00.5-00:30", 1_601_380_920.5),
+            ("1969-12-31T23:59:59Z", -1.0),
+            ("2024-02-29T00:00:00Z", 1_709_164_800.0),
+        ]
+    )
+    func parses(text: String, seconds: Double) throws {
+        let date = try #require(RFC3339Timestamp.date(from: text))
+        #expect(abs(date.timeIntervalSince1970 - seconds) < 0.000_001)
+    }
+
+    @Test(
+        "rejects what is not RFC 3339",
+        arguments: ["", "2020-09-29", "2020-09-29T11:32:00", "2020-13-01T00:00:00Z", "2023-02-29T00:00:00Z",
+            "2020-09-29T11:32:00.Z", "2020-09-29T25:00:00Z", "2020-09-29T11:32:00+0200", "2020-09-29T11:32:00Zjunk"]
+    )
+    func rejects(text: String) {
+        #expect(RFC3339Timestamp.date(from: text) == nil)
+    }
+
+    @Test("writes UTC with milliseconds, or microseconds when needed")
+    func formats() {
+        #expect(RFC3339Timestamp.string(from: Date(timeIntervalSince1970: 1_735_787_045.678)) == "2025-01-02T03:04:05.678Z")
+        #expect(RFC3339Timestamp.string(from: Date(timeIntervalSince1970: 1_605_544_533.569229))
+            == "2020-11-16T16:35:33.569229Z")
+        #expect(RFC3339Timestamp.string(from: Date(timeIntervalSince1970: -1)) == "1969-12-31T23:59:59.000Z")
+    }
+}

@@ -1,0 +1,256 @@
+import CloudEvents
+import CloudFunctions
+import CloudFunctionsTesting
+import Foundation
+import Synchronization
+import Testing
+
+/// Collects what handlers saw, from any task.
+final class Calls: Sendable {
+    private let entries = Mutex<[String]>([])
+    var all: [String] { entries.withLock { $0 } }
+    func add(_ entry: String) { entries.withLock { $0.append(entry) } }
+}
+
+struct HandlerFailure: Error, CustomStringConvertible {
+    var description: String { "boom" }
+}
+
+@Suite("Event bus delivery")
+struct EventBusTests {
+    static func write(_ ref: String, id: String = UUID().uuidString, time: Date? = nil,
+        type: String = FirebaseEventType.databaseWritten) -> CloudEvent
+    {
+        CloudEvent.databaseWrite(type: type, instance: "db", ref: ref, before: .null, delta: ["v": 1], id: id,
+            time: time ?? Date(timeIntervalSince1970: 1_700_000_000))
+    }
+
+    static var noJitter: EventBus.Configuration {
+        var configuration = EventBus.Configuration()
+        configuration.random = { 0 }
+        return configuration
+    }
+
+    @Test("delivers an event once to each function whose type, filters and patterns match")
+    func matching() async throws {
+        let calls = Calls()
+        var functions = FunctionRegistry()
+        functions["user"] = Database.ref("users/{uid}").onWrite { _, c in calls.add("user:\(c.params["uid"]!)") }
+        functions["userAgain"] = Database.ref("/users/{id}").onWrite { _, c in calls.add("again:\(c.params["id"]!)") }
+        functions["created"] = Database.ref("users/{uid}").onCreate { _, _ in calls.add("created") }
+        functions["name"] = Database.ref("users/{uid}/name").onWrite { _, _ in calls.add("name") }
+        functions["otherDB"] = Database.instance("other").ref("users/{uid}").onWrite { _, _ in calls.add("other") }
+        functions["sameDB"] = Database.instance("db").ref("users/{uid}").onWrite { _, _ in calls.add("db") }
+        functions["rc"] = RemoteConfig.onUpdate { _, _ in calls.add("rc") }
+        let runtime = try TestRuntime(functions)
+
+        let delivered = await runtime.deliver(Self.write("users/abc"))
+        #expect(Set(delivered) == ["user", "userAgain", "sameDB"])
+        #expect(calls.all.sorted() == ["again:abc", "db", "user:abc"])
+    }
+
+    @Test("drops a duplicate of an event already accepted, by source and id")
+    func deduplicates() async throws {
+        let calls = Calls()
+        var functions = FunctionRegistry()
+        functions["f"] = Database.ref("a/{x}").onWrite { _, c in calls.add(c.eventId) }
+        let runtime = try TestRuntime(functions)
+        #expect(await runtime.deliver(Self.write("a/1", id: "same")) == ["f"])
+        let again = runtime.bus.publish(Self.write("a/1", id: "same"))
+        #expect(again.duplicate)
+        #expect(again.functions.isEmpty)
+        await runtime.bus.waitUntilIdle()
+        #expect(calls.all == ["same"])
+    }
+
+    @Test("retries with exponential backoff, keeping the event id, until the handler succeeds")
+    func retries() async throws {
+        let calls = Calls()
+        let failuresLeft = Mutex(3)
+        var functions = FunctionRegistry()
+        functions["flaky"] = Database.ref("a/{x}").options(.retry(true)).onWrite { _, context in
+            calls.add("\(context.eventId)#\(context.attempt)")
+            if failuresLeft.withLock({ $0 -= 1; return $0 >= 0 }) { throw HandlerFailure() }
+        }
+        let runtime = try TestRuntime(functions, configuration: Self.noJitter)
+        let start = runtime.clock.now
+        await runtime.deliver(Self.write("a/1", id: "evt", time: start))
+        #expect(calls.all == ["evt#1"])
+        let reports = runtime.deliveries.all
+        #expect(reports.last?.status == .willRetry(at: start.addingTimeInterval(10)))
+        #expect(reports.last?.error == "boom")
+
+        await runtime.advance(by: .seconds(9))
+        #expect(calls.all.count == 1)
+        await runtime.advance(by: .seconds(1))
+        #expect(calls.all == ["evt#1", "evt#2"])
+        await runtime.advance(by: .seconds(20))
+        #expect(calls.all == ["evt#1", "evt#2", "evt#3"])
+        await runtime.advance(by: .seconds(39))
+        #expect(calls.all.count == 3)
+        await runtime.advance(by: .seconds(1))
+        #expect(calls.all == ["evt#1", "evt#2", "evt#3", "evt#4"])
+        #expect(runtime.deliveries.all.last?.status == .succeeded)
+        #expect(runtime.bus.deadLetters.isEmpty)
+    }
+
+    @Test("jitter shortens backoff delays by at most the jitter fraction")
+    func jitter() {
+        let policy = BackoffPolicy(initial: .seconds(10), maximum: .seconds(600), multiplier: 2, jitter: 0.5)
+        #expect(policy.delay(afterAttempt: 1, random: 0) == .seconds(10))
+        #expect(policy.delay(afterAttempt: 1, random: 0.999) > .seconds(5))
+        #expect(policy.delay(afterAttempt: 3, random: 0.5) == .seconds(30))
+        #expect(policy.delay(afterAttempt: 20, random: 0) == .seconds(600))
+    }
+
+    @Test("a failure without retry becomes a dead letter with the error, after one attempt")
+    func noRetry() async throws {
+        var functions = FunctionRegistry()
+        functions["fails"] = Database.ref("a/{x}").onWrite { _, _ in throw HandlerFailure() }
+        let runtime = try TestRuntime(functions)
+        await runtime.deliver(Self.write("a/1", id: "e1"))
+        let letter = try #require(runtime.bus.deadLetters.first)
+        #expect(letter.function == "fails")
+        #expect(letter.event.id == "e1")
+        #expect(letter.attempts == 1)
+        #expect(letter.reason == .failed)
+        #expect(letter.lastError == "boom")
+        await runtime.advance(by: .seconds(3600))
+        #expect(runtime.deliveries.all.count == 1)
+    }
+
+    @Test("stops after maxAttempts and keeps the last error")
+    func exhaustsAttempts() async throws {
+        let attempts = Calls()
+        var functions = FunctionRegistry()
+        functions["f"] = Database.ref("a/{x}").options(.retry(true), .maxAttempts(3)).onWrite { _, c in
+            attempts.add("\(c.attempt)")
+            throw HandlerFailure()
+        }
+        let runtime = try TestRuntime(functions, configuration: Self.noJitter)
+        await runtime.deliver(Self.write("a/1"))
+        await runtime.advance(by: .seconds(10))
+        await runtime.advance(by: .seconds(20))
+        await runtime.advance(by: .seconds(3600))
+        #expect(attempts.all == ["1", "2", "3"])
+        let letter = try #require(runtime.bus.deadLetters.first)
+        #expect(letter.reason == .exhausted)
+        #expect(letter.attempts == 3)
+        #expect(letter.lastError == "boom")
+    }
+
+    @Test("stops retrying when the next retry would fall outside the maximum event age")
+    func retryWindow() async throws {
+        var functions = FunctionRegistry()
+        functions["f"] = Database.ref("a/{x}").options(.retry(true), .maxEventAge(.seconds(25))).onWrite { _, _ in
+            throw HandlerFailure()
+        }
+        let runtime = try TestRuntime(functions, configuration: Self.noJitter)
+        await runtime.deliver(Self.write("a/1", time: runtime.clock.now))
+        await runtime.advance(by: .seconds(10))
+        #expect(runtime.bus.deadLetters.map(\.reason) == [.exhausted])
+        #expect(runtime.bus.deadLetters.first?.attempts == 2)
+    }
+
+    @Test("drops events older than the maximum age without running the handler")
+    func maxAge() async throws {
+        let calls = Calls()
+        var functions = FunctionRegistry()
+        functions["f"] = Database.ref("a/{x}").options(.maxEventAge(.seconds(60))).onWrite { _, _ in calls.add("ran") }
+        let runtime = try TestRuntime(functions)
+        await runtime.deliver(Self.write("a/old", time: runtime.clock.now.addingTimeInterval(-61)))
+        await runtime.deliver(Self.write("a/new", time: runtime.clock.now.addingTimeInterval(-59)))
+        #expect(calls.all == ["ran"])
+        #expect(runtime.bus.deadLetters.map(\.reason) == [.expired])
+        #expect(runtime.bus.deadLetters.first?.attempts == 0)
+    }
+
+    @Test("times out a handler, cancels it, frees its slot and retries")
+    func timeouts() async throws {
+        let calls = Calls()
+        let clock = ManualClock()
+        var functions = FunctionRegistry()
+        functions["slow"] = Database.ref("a/{x}").options(.retry(true), .timeout(.seconds(5)), .concurrency(1))
+            .onWrite { _, context in
+                calls.add("start \(context.params["x"]!) #\(context.attempt)")
+                if context.params["x"] == "hang", context.attempt == 1 {
+                    do {
+                        try await clock.sleep(until: .distantFuture)
+                    } catch {
+                        calls.add("cancelled")
+                        throw error
+                    }
+                }
+            }
+        let runtime = try TestRuntime(functions, clock: clock, configuration: Self.noJitter)
+        runtime.bus.publish(Self.write("a/hang", time: clock.now))
+        runtime.bus.publish(Self.write("a/next", time: clock.now))
+        // The handler and the bus's timer both sleep on the clock once the first attempt runs.
+        while clock.sleeperCount < 2 { await Task.yield() }
+        #expect(calls.all == ["start hang #1"])
+        clock.advance(by: .seconds(5))
+        await runtime.bus.waitUntilIdle()
+        #expect(calls.all.contains("start next #1"))
+        #expect(calls.all.contains("cancelled"))
+        let report = try #require(runtime.deliveries.reports(for: "slow").first { $0.error != nil })
+        #expect(report.error == "timed out after 5 s")
+        #expect(report.status == .willRetry(at: clock.now.addingTimeInterval(10)))
+        await runtime.advance(by: .seconds(10))
+        #expect(calls.all.last == "start hang #2")
+        #expect(runtime.bus.deadLetters.isEmpty)
+    }
+
+    @Test("runs at most `concurrency` invocations of a function at once")
+    func concurrencyLimit() async throws {
+        let running = Mutex((now: 0, peak: 0))
+        var functions = FunctionRegistry()
+        functions["limited"] = Database.ref("a/{x}").options(.concurrency(3)).onWrite { _, _ in
+            running.withLock { $0.now += 1; $0.peak = max($0.peak, $0.now) }
+            for _ in 0..<20 { await Task.yield() }
+            running.withLock { $0.now -= 1 }
+        }
+        let runtime = try TestRuntime(functions)
+        for index in 0..<50 { runtime.bus.publish(Self.write("a/\(index)")) }
+        await runtime.bus.waitUntilIdle()
+        #expect(runtime.deliveries.all.count == 50)
+        #expect(running.withLock { $0.peak } <= 3)
+        #expect(runtime.deliveries.all.allSatisfy { $0.status == .succeeded })
+    }
+
+    @Test("replays a dead letter with fresh attempts")
+    func replay() async throws {
+        let shouldFail = Mutex(true)
+        var functions = FunctionRegistry()
+        functions["f"] = Database.ref("a/{x}").onWrite { _, _ in
+            if shouldFail.withLock({ $0 }) { throw HandlerFailure() }
+        }
+        let runtime = try TestRuntime(functions)
+        await runtime.deliver(Self.write("a/1"))
+        let letter = try #require(runtime.bus.deadLetters.first)
+        shouldFail.withLock { $0 = false }
+        #expect(runtime.bus.replayDeadLetter(id: letter.id))
+        #expect(!runtime.bus.replayDeadLetter(id: "unknown"))
+        await runtime.bus.waitUntilIdle()
+        #expect(runtime.bus.deadLetters.isEmpty)
+        #expect(runtime.deliveries.all.last?.status == .succeeded)
+    }
+
+    @Test("rejects a registry with problems")
+    func rejectsBadRegistry() {
+        var functions = FunctionRegistry()
+        functions["f"] = RemoteConfig.onUpdate(.timeout(.seconds(0))) { _, _ in }
+        #expect(throws: RegistryError.self) { try EventBus(functions: functions) }
+    }
+
+    @Test("shutdown finishes queued work and refuses new events")
+    func shutdownFinishesQueuedWork() async throws {
+        let calls = Calls()
+        var functions = FunctionRegistry()
+        functions["f"] = Database.ref("a/{x}").onWrite { _, _ in calls.add("x") }
+        let bus = try EventBus(functions: functions, clock: ManualClock())
+        for index in 0..<10 { bus.publish(Self.write("a/\(index)")) }
+        await bus.shutdown()
+        #expect(calls.all.count == 10)
+        #expect(bus.publish(Self.write("a/late")).functions.isEmpty)
+    }
+}

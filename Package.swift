@@ -38,7 +38,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "bus-benchmark",
-            dependencies: ["CloudFunctions", "CloudFunctionsTesting"],
+            dependencies: ["CloudFunctions"],
             path: "Benchmarks/BusBenchmark",
             swiftSettings: swiftSettings
         ),

@@ -1,1 +1,126 @@
-print("todo")
+// Pushes events through the in-process EventBus and prints throughput and dispatch latency.
+//
+//   swift run -c release bus-benchmark [events-per-run]
+//
+// Scenarios, each with 1, 10 and 100 registered functions:
+// - "match one": every function listens on its own path; each event matches exactly one.
+// - "fan-out": every function listens on the same path; each event goes to all of them.
+// - "typed": like "match one" but the handlers are RemoteConfig.onUpdate, so each delivery
+//   also decodes the TemplateVersion payload from JSON.
+// Throughput publishes in batches of 1,000 (one publish(contentsOf:) call each, as a dispatcher
+// draining an outbox does) and waits for the bus to be idle after each batch.
+// Latency publishes one event at a time and measures from publish() to the handler's start.
+import CloudEvents
+import CloudFunctions
+import Foundation
+import Synchronization
+
+let eventsPerRun = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 1_000_000
+let latencySamples = 20_000
+
+final class StartTimes: Sendable {
+    let last = Atomic<UInt64>(0)
+}
+
+func nanos() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+enum Scenario: String, CaseIterable {
+    case matchOne = "match one"
+    case fanOut = "fan-out"
+    case typed = "typed (decode)"
+}
+
+func registry(_ scenario: Scenario, count: Int, starts: StartTimes) -> FunctionRegistry {
+    var functions = FunctionRegistry()
+    for index in 0..<count {
+        switch scenario {
+        case .matchOne:
+            functions["f\(index)"] = Eventarc.onEvent(type: "bench", pathPatterns: ["ref": "lane\(index)/{id}"]) { _, _ in
+                starts.last.store(nanos(), ordering: .relaxed)
+            }
+        case .fanOut:
+            functions["f\(index)"] = Eventarc.onEvent(type: "bench", pathPatterns: ["ref": "lane/{id}"]) { _, _ in
+                starts.last.store(nanos(), ordering: .relaxed)
+            }
+        case .typed:
+            let filters = ["subject": "lane\(index)"]
+            functions["f\(index)"] = Eventarc.onEvent(type: FirebaseEventType.remoteConfigUpdated, filters: filters) {
+                event, _ in
+                _ = try JSONDecoder().decode(TemplateVersion.self, from: event.data ?? Data())
+                starts.last.store(nanos(), ordering: .relaxed)
+            }
+        }
+    }
+    return functions
+}
+
+func makeEvents(_ scenario: Scenario, count: Int) -> [CloudEvent] {
+    let version = try! JSONEncoder().encode(TemplateVersion(versionNumber: 42, updateTime: Date(),
+        updateUser: RemoteConfigUser(name: "n", email: "e@x.com", imageUrl: "i"), updateType: .incrementalUpdate))
+    return (0..<count).map { index in
+        switch scenario {
+        case .matchOne, .fanOut:
+            let ref = scenario == .matchOne ? "lane0/\(index)" : "lane/\(index)"
+            return CloudEvent(id: "\(index)", source: "/bench", type: "bench", time: Date(), extensions: ["ref": .string(ref)],
+                data: Data("{}".utf8))
+        case .typed:
+            return CloudEvent(id: "\(index)", source: "/bench", type: FirebaseEventType.remoteConfigUpdated, time: Date(),
+                subject: "lane0", data: version)
+        }
+    }
+}
+
+func percentile(_ sorted: [UInt64], _ p: Double) -> Double {
+    Double(sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]) / 1000
+}
+
+print("bus-benchmark: \(eventsPerRun) events per throughput run, \(latencySamples) latency samples, "
+    + "\(ProcessInfo.processInfo.activeProcessorCount) cores")
+print("scenario        functions    events/s   deliveries/s   p50 µs   p99 µs")
+for scenario in Scenario.allCases {
+    for count in [1, 10, 100] {
+        let starts = StartTimes()
+        let bus = try EventBus(functions: registry(scenario, count: count, starts: starts))
+        let total = scenario == .fanOut ? max(10_000, eventsPerRun / count) : eventsPerRun
+        let events = makeEvents(scenario, count: total + latencySamples)
+
+        // Throughput.
+        let begin = nanos()
+        var index = 0
+        while index < total {
+            let end = min(total, index + 1000)
+            bus.publish(contentsOf: events[index..<end])
+            await bus.waitUntilIdle()
+            index = end
+        }
+        let seconds = Double(nanos() - begin) / 1e9
+        let perFunction = scenario == .fanOut ? count : 1
+
+        // Latency, one event at a time.
+        var latencies: [UInt64] = []
+        latencies.reserveCapacity(latencySamples)
+        for event in events[total...] {
+            let published = nanos()
+            bus.publish(event)
+            await bus.waitUntilIdle()
+            latencies.append(starts.last.load(ordering: .relaxed) &- published)
+        }
+        latencies.sort()
+        await bus.shutdown()
+        let line = [
+            scenario.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0),
+            String(count).leftPad(9),
+            String(Int(Double(total) / seconds)).leftPad(12),
+            String(Int(Double(total * perFunction) / seconds)).leftPad(15),
+            String(format: "%.1f", percentile(latencies, 0.5)).leftPad(9),
+            String(format: "%.1f", percentile(latencies, 0.99)).leftPad(9),
+        ]
+        print(line.joined())
+    }
+}
+
+extension String {
+    func leftPad(_ width: Int) -> String {
+        count >= width ? self : String(repeating: " ", count: width - count) + self
+    }
+}

@@ -26,11 +26,15 @@ extension EventBus {
     }
 
     /// Drainers take deliveries one after another, so under load one task serves many
-    /// events; a new one starts only while the queue holds more than the idle drainers take.
+    /// events. A new one starts only when work is queued and every drainer is busy running a
+    /// handler: checked when work arrives and each time a drainer starts a delivery, so busy
+    /// (suspended) handlers grow the number of drainers up to the concurrency limit while fast
+    /// ones are served by few.
     func startDrainerIfNeeded(lane index: Int, in state: inout BusState) {
         let lane = state.lanes[index]
-        let idleDrainers = lane.drainers - lane.running
-        guard lane.drainers < lanes[index].function.options.concurrency, lane.queued > idleDrainers else { return }
+        guard lane.drainers < lanes[index].function.options.concurrency, lane.queued > 0,
+            lane.drainers == lane.running
+        else { return }
         let id = state.nextDrainerID
         state.nextDrainerID += 1
         state.lanes[index].drainers += 1
@@ -38,12 +42,20 @@ extension EventBus {
     }
 
     /// Runs deliveries of one function until its queue is empty or this drainer is abandoned.
+    ///
+    /// Recording one attempt's end and taking the next delivery share one lock acquisition.
     func drain(lane index: Int, drainer id: UInt64) async {
         let definition = lanes[index]
+        var finished: (job: Job, failure: (any Error)?)?
         while true {
             var effects = BusEffects()
-            let job = state.withLock { state in
-                nextJob(lane: index, drainer: id, in: &state, effects: &effects)
+            let job = state.withLock { state -> Job? in
+                if let finished,
+                    finishAttempt(finished.job, failure: finished.failure, in: &state, effects: &effects)
+                {
+                    return nil
+                }
+                return nextJob(lane: index, drainer: id, in: &state, effects: &effects)
             }
             finishEffects(effects)
             guard let job else { return }
@@ -56,18 +68,12 @@ extension EventBus {
                 admin: admin,
                 logger: logger
             )
-            var failure: (any Error)?
             do {
                 try await definition.function.handler(job.delivery.event, context)
+                finished = (job, nil)
             } catch {
-                failure = error
+                finished = (job, error)
             }
-            var afterEffects = BusEffects()
-            let abandoned = state.withLock { state in
-                finishAttempt(job, failure: failure, in: &state, effects: &afterEffects)
-            }
-            finishEffects(afterEffects)
-            if abandoned { return }
         }
     }
 
@@ -85,6 +91,7 @@ extension EventBus {
                 state.lanes[index].running += 1
                 state.inFlight[attemptID] = InFlight(lane: index, delivery: delivery, deadline: deadline, drainer: id)
                 armTimer(for: deadline, in: &state)
+                startDrainerIfNeeded(lane: index, in: &state)
                 return Job(attemptID: attemptID, delivery: delivery, attempt: attempt, deadline: deadline)
             }
         }
@@ -112,12 +119,14 @@ extension EventBus {
             succeeded: error == nil,
             now: now,
             options: lanes[index].function.options,
-            random: configuration.random()
+            random: error == nil ? 0 : configuration.random()
         )
         state.active -= 1
         switch action {
         case .done:
-            effects.reports.append(report(delivery, lane: index, status: .succeeded, error: nil, now: now))
+            if observer != nil {
+                effects.reports.append(report(delivery, lane: index, status: .succeeded, error: nil, now: now))
+            }
         case .retry(let due):
             state.retries.insert(PendingRetry(due: due, lane: index, delivery: delivery))
             armTimer(for: due, in: &state)

@@ -40,7 +40,7 @@ public final class EventBus: Sendable {
     }
 
     let lanes: [LaneDefinition]
-    private let lanesByType: [String: [Int]]
+    private let index: TriggerIndex
     let admin: AdminClients
     let clock: any BusClock
     let configuration: Configuration
@@ -69,7 +69,7 @@ public final class EventBus: Sendable {
         try functions.validate()
         let lanes = functions.functions.map { LaneDefinition(name: $0.name, function: $0.function) }
         self.lanes = lanes
-        self.lanesByType = Dictionary(grouping: lanes.indices, by: { lanes[$0].function.trigger.eventType })
+        self.index = TriggerIndex(lanes.map(\.function.trigger))
         self.admin = admin
         self.clock = clock
         self.configuration = configuration
@@ -86,22 +86,31 @@ public final class EventBus: Sendable {
     /// Returns at once; delivery happens concurrently. Use ``waitUntilIdle()`` to wait for it.
     @discardableResult
     public func publish(_ event: CloudEvent) -> PublishResult {
-        var matches: [(lane: Int, params: [String: String])] = []
-        for lane in lanesByType[event.type] ?? [] {
-            if let params = lanes[lane].function.trigger.match(event) {
-                matches.append((lane, params))
-            }
-        }
+        publish(contentsOf: CollectionOfOne(event))[0]
+    }
+
+    /// Queues several events at once, taking the bus's lock once for all of them.
+    ///
+    /// - Returns: what happened to each event, in order.
+    @discardableResult
+    public func publish(contentsOf events: some Collection<CloudEvent>) -> [PublishResult] {
+        let matches = events.map { index.matches($0) }
         let accepted = state.withLock { state in
-            guard !state.shuttingDown, state.recent.insert(event.source + "\u{0}" + event.id) else { return false }
-            let origin = event.time ?? clock.now
-            for match in matches {
-                let delivery = Delivery(event: event, params: match.params, machine: DeliveryStateMachine(origin: origin))
-                enqueue(delivery, lane: match.lane, in: &state)
+            zip(events, matches).map { event, matches in
+                guard !state.shuttingDown, state.recent.insert(event.source + "\u{0}" + event.id) else {
+                    return false
+                }
+                let origin = event.time ?? clock.now
+                for match in matches {
+                    let machine = DeliveryStateMachine(origin: origin)
+                    enqueue(Delivery(event: event, params: match.params, machine: machine), lane: match.index, in: &state)
+                }
+                return true
             }
-            return true
         }
-        return PublishResult(functions: accepted ? matches.map { lanes[$0.lane].name } : [], duplicate: !accepted)
+        return zip(matches, accepted).map { matches, accepted in
+            PublishResult(functions: accepted ? matches.map { lanes[$0.index].name } : [], duplicate: !accepted)
+        }
     }
 
     /// Waits until nothing is queued or running and no retry is due.

@@ -22,6 +22,8 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
     /// The parsed segments.
     public let segments: [Segment]
     private let multipleIndex: Int?
+    /// The first segment when it is a literal, to reject most paths without splitting them.
+    private let leadingLiteral: String?
 
     /// Parses a pattern.
     ///
@@ -52,6 +54,7 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
         self.text = parts.joined(separator: "/")
         self.segments = segments
         self.multipleIndex = multiples.first
+        if case .literal(let text)? = segments.first { leadingLiteral = text } else { leadingLiteral = nil }
     }
 
     public var description: String { text }
@@ -117,6 +120,7 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
 extension PathPattern {
     /// Matches a concrete path and returns the captures, or `nil` when it does not match.
     public func match(_ path: String) -> [String: String]? {
+        if let leadingLiteral, !PathPattern.startsWithSegment(path, leadingLiteral) { return nil }
         let parts = path.split(separator: "/", omittingEmptySubsequences: true)
         var captures: [String: String] = [:]
         guard let multipleIndex else {
@@ -153,6 +157,14 @@ extension PathPattern {
             return true
         case .multiple: return true
         }
+    }
+
+    private static func startsWithSegment(_ path: String, _ segment: String) -> Bool {
+        var rest = Substring(path)
+        while rest.first == "/" { rest = rest.dropFirst() }
+        guard rest.hasPrefix(segment) else { return false }
+        let after = rest.dropFirst(segment.count)
+        return after.isEmpty || after.first == "/"
     }
 
     private static func decode(_ part: Substring) -> String {

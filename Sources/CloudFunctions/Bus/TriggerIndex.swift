@@ -1,0 +1,46 @@
+import CloudEvents
+
+/// Finds the functions whose triggers match an event without trying every trigger: by
+/// event type, then by the first segment of the `ref` path pattern when it is a literal.
+///
+/// With many database triggers on different top-level paths, an event is tested only
+/// against the triggers that share its first path segment.
+struct TriggerIndex: Sendable {
+    private struct Bucket: Sendable {
+        var anyRef: [Int] = []
+        var byFirstSegment: [String: [Int]] = [:]
+    }
+
+    private let triggers: [EventTrigger]
+    private var buckets: [String: Bucket] = [:]
+
+    init(_ triggers: [EventTrigger]) {
+        self.triggers = triggers
+        for (index, trigger) in triggers.enumerated() {
+            var bucket = buckets[trigger.eventType] ?? Bucket()
+            if case .literal(let first)? = trigger.pathPatterns["ref"]?.segments.first {
+                bucket.byFirstSegment[first, default: []].append(index)
+            } else {
+                bucket.anyRef.append(index)
+            }
+            buckets[trigger.eventType] = bucket
+        }
+    }
+
+    /// The matching triggers' indices, in registration order, with their captured parameters.
+    func matches(_ event: CloudEvent) -> [(index: Int, params: [String: String])] {
+        guard let bucket = buckets[event.type] else { return [] }
+        var candidates = bucket.anyRef
+        if !bucket.byFirstSegment.isEmpty, let ref = event[attribute: "ref"],
+            let first = ref.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: true).first,
+            let keyed = bucket.byFirstSegment[String(first)]
+        {
+            candidates = candidates.isEmpty ? keyed : (candidates + keyed).sorted()
+        }
+        var found: [(index: Int, params: [String: String])] = []
+        for index in candidates {
+            if let params = triggers[index].match(event) { found.append((index, params)) }
+        }
+        return found
+    }
+}

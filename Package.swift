@@ -17,6 +17,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         .target(name: "CloudEvents", swiftSettings: swiftSettings),
@@ -30,7 +31,12 @@ let package = Package(
             dependencies: ["CloudFunctions", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
-        .target(name: "FirebaseEmulator", dependencies: ["CloudFunctions"], swiftSettings: swiftSettings),
+        .systemLibrary(name: "CCrypt"),
+        .target(
+            name: "FirebaseEmulator",
+            dependencies: ["CloudFunctions", "CCrypt", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "CloudFunctionsTesting",
             dependencies: ["CloudFunctions", .product(name: "Logging", package: "swift-log")],
@@ -43,6 +49,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CloudEventsTests", dependencies: ["CloudEvents"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "FirebaseEmulatorTests",
+            dependencies: ["FirebaseEmulator", "CloudFunctions"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "CloudFunctionsTests",
             dependencies: ["CloudFunctions", "CloudFunctionsTesting", "FunctionsBuiltins"],

@@ -1,0 +1,6 @@
+#ifndef CCRYPT_SHIM_H
+#define CCRYPT_SHIM_H
+
+#include <crypt.h>
+
+#endif

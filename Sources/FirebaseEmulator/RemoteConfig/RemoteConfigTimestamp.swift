@@ -1,0 +1,139 @@
+import Foundation
+import CloudFunctions
+
+/// RFC 3339 timestamps as the Remote Config REST API writes and reads them.
+///
+/// The API writes UTC ("Zulu") times with milliseconds, e.g. `2025-01-02T03:04:05.678Z`, and
+/// accepts any number of fraction digits (up to nanoseconds) and numeric offsets on input.
+public enum RemoteConfigTimestamp {
+    /// Formats a date as `yyyy-MM-ddTHH:mm:ss.SSSZ` in UTC; milliseconds are truncated, not rounded.
+    public static func format(_ date: Date) -> String {
+        let seconds = date.timeIntervalSince1970
+        guard seconds.isFinite, abs(seconds) < 253_402_300_800 else { return "1970-01-01T00:00:00.000Z" }
+        let millis = Int64((seconds * 1000).rounded(.down))
+        let wholeSeconds = millis >= 0 ? millis / 1000 : (millis - 999) / 1000
+        let fraction = Int(millis - wholeSeconds * 1000)
+        let parts = utcCalendar.dateComponents(
+            [.year, .month, .day, .hour, .minute, .second],
+            from: Date(timeIntervalSince1970: TimeInterval(wholeSeconds))
+        )
+        return pad(parts.year ?? 1970, 4) + "-" + pad(parts.month ?? 1, 2) + "-" + pad(parts.day ?? 1, 2)
+            + "T" + pad(parts.hour ?? 0, 2) + ":" + pad(parts.minute ?? 0, 2) + ":" + pad(parts.second ?? 0, 2)
+            + "." + pad(fraction, 3) + "Z"
+    }
+
+    /// Parses an RFC 3339 timestamp (`Z` or `±hh:mm` offset, optional fraction of up to 9 digits).
+    ///
+    /// - Returns: the date, or `nil` when the text is not an RFC 3339 timestamp.
+    public static func parse(_ text: String) -> Date? {
+        let scalars = Array(text.utf8)
+        guard scalars.count >= 20 else { return nil }
+        guard let local = parseLocal(scalars, requireSeconds: true) else { return nil }
+        var index = local.end
+        var offsetSeconds = 0
+        guard index < scalars.count else { return nil }
+        switch scalars[index] {
+        case UInt8(ascii: "Z"), UInt8(ascii: "z"):
+            index += 1
+        case UInt8(ascii: "+"), UInt8(ascii: "-"):
+            let sign = scalars[index] == UInt8(ascii: "-") ? -1 : 1
+            guard index + 6 == scalars.count, scalars[index + 3] == UInt8(ascii: ":"),
+                let hours = digits(scalars, index + 1, 2), let minutes = digits(scalars, index + 4, 2),
+                hours < 24, minutes < 60
+            else { return nil }
+            offsetSeconds = sign * (hours * 3600 + minutes * 60)
+            index += 6
+        default:
+            return nil
+        }
+        guard index == scalars.count, let zone = TimeZone(secondsFromGMT: 0) else { return nil }
+        guard let date = makeDate(local.components, in: zone) else { return nil }
+        return date.addingTimeInterval(local.fraction - TimeInterval(offsetSeconds))
+    }
+
+    /// Parses a zone-less local time `yyyy-MM-ddTHH:mm[:ss[.fff]]` in `zone` (condition literals).
+    ///
+    /// - Returns: the date, or `nil` when the text is malformed or names an impossible time.
+    public static func parseLocal(_ text: String, in zone: TimeZone) -> Date? {
+        let scalars = Array(text.utf8)
+        guard let local = parseLocal(scalars, requireSeconds: false), local.end == scalars.count else { return nil }
+        return makeDate(local.components, in: zone)?.addingTimeInterval(local.fraction)
+    }
+
+    private struct LocalTime {
+        var components: DateComponents
+        var fraction: TimeInterval
+        var end: Int
+    }
+
+    private static func parseLocal(_ s: [UInt8], requireSeconds: Bool) -> LocalTime? {
+        guard s.count >= 16, let year = digits(s, 0, 4), s[4] == UInt8(ascii: "-"), let month = digits(s, 5, 2),
+            s[7] == UInt8(ascii: "-"), let day = digits(s, 8, 2),
+            s[10] == UInt8(ascii: "T") || s[10] == UInt8(ascii: "t") || s[10] == UInt8(ascii: " "),
+            let hour = digits(s, 11, 2), s[13] == UInt8(ascii: ":"), let minute = digits(s, 14, 2)
+        else { return nil }
+        var index = 16
+        var second = 0
+        var fraction: TimeInterval = 0
+        if index < s.count, s[index] == UInt8(ascii: ":") {
+            guard let value = digits(s, index + 1, 2) else { return nil }
+            second = value
+            index += 3
+            if index < s.count, s[index] == UInt8(ascii: ".") {
+                index += 1
+                let start = index
+                var scale = 0.1
+                while index < s.count, let digit = digit(s[index]) {
+                    fraction += Double(digit) * scale
+                    scale /= 10
+                    index += 1
+                }
+                guard index > start, index - start <= 9 else { return nil }
+            }
+        } else if requireSeconds {
+            return nil
+        }
+        guard (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 60 else {
+            return nil
+        }
+        let components = DateComponents(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+        return LocalTime(components: components, fraction: fraction, end: index)
+    }
+
+    private static func makeDate(_ components: DateComponents, in zone: TimeZone) -> Date? {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        guard let date = calendar.date(from: components) else { return nil }
+        // Reject impossible days such as February 30 that Calendar would roll over.
+        let check = calendar.dateComponents([.year, .month, .day], from: date)
+        guard check.year == components.year, check.month == components.month, check.day == components.day else {
+            return nil
+        }
+        return date
+    }
+
+    private static var utcCalendar: Calendar {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(secondsFromGMT: 0) ?? calendar.timeZone
+        return calendar
+    }
+
+    private static func digit(_ byte: UInt8) -> Int? {
+        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") ? Int(byte - UInt8(ascii: "0")) : nil
+    }
+
+    private static func digits(_ s: [UInt8], _ start: Int, _ count: Int) -> Int? {
+        guard start >= 0, start + count <= s.count else { return nil }
+        var value = 0
+        for index in start..<(start + count) {
+            guard let digit = digit(s[index]) else { return nil }
+            value = value * 10 + digit
+        }
+        return value
+    }
+
+    private static func pad(_ value: Int, _ width: Int) -> String {
+        let text = String(value)
+        return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+    }
+}

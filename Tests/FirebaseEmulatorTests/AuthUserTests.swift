@@ -1,0 +1,103 @@
+import FirebaseEmulator
+import Foundation
+import CloudFunctions
+import Testing
+
+@Suite("AuthUser")
+struct AuthUserTests {
+    let user = AuthUser(
+        localId: "UUpby3s4spZre6kHsgVSPetzQ8l2", email: "test@nowhere.com", emailVerified: true,
+        displayName: "Test", photoURL: "https://example.com/a.png", phoneNumber: "+15555550100",
+        createdAt: AuthFixtures.created, lastLoginAt: AuthFixtures.lastLogin,
+        validSince: Date(timeIntervalSince1970: 1_590_489_747), customClaims: ["admin": true],
+        providerData: [AuthProviderInfo(providerId: "google.com", rawId: "g-1", email: "test@gmail.com")],
+        passwordHash: "$2b$04$abcdefghijklmnopqrstuuJ2nb0CSvGMfRkPv0u1XwExbqqfJIH9e",
+        passwordUpdatedAt: AuthFixtures.created
+    )
+
+    @Test("writes the Identity Toolkit UserInfo wire form")
+    func userInfo() throws {
+        let info = user.userInfo()
+        #expect(info["localId"] == "UUpby3s4spZre6kHsgVSPetzQ8l2")
+        #expect(info["createdAt"] == "1590489747123")
+        #expect(info["lastLoginAt"] == "1603537200000")
+        #expect(info["validSince"] == "1590489747")
+        #expect(info["photoUrl"] == "https://example.com/a.png")
+        #expect(info["customAttributes"] == #"{"admin":true}"#)
+        #expect(info["emailVerified"] == true)
+        #expect(info["disabled"] == false)
+        #expect(info["passwordUpdatedAt"] == 1_590_489_747_123)
+        let hash = try #require(info["passwordHash"]?.stringValue)
+        #expect(AuthBase64.decode(hash).map { String(decoding: $0, as: UTF8.self) } == user.passwordHash)
+        let providers = try #require(info["providerUserInfo"]?.arrayValue)
+        #expect(providers.map { $0["providerId"] } == ["password", "phone", "google.com"])
+        #expect(providers[0]["rawId"] == "test@nowhere.com")
+        #expect(providers[2]["email"] == "test@gmail.com")
+        #expect(user.userInfo(includePasswordHash: false)["passwordHash"] == nil)
+    }
+
+    @Test("leaves absent fields and empty claims out of UserInfo")
+    func sparseUserInfo() {
+        let info = AuthUser(localId: "u1", createdAt: AuthFixtures.created).userInfo()
+        #expect(info["email"] == nil)
+        #expect(info["lastLoginAt"] == nil)
+        #expect(info["customAttributes"] == nil)
+        #expect(info["passwordHash"] == nil)
+        #expect(info["providerUserInfo"] == [])
+    }
+
+    @Test("writes the firebase-functions UserRecord event form")
+    func userRecord() throws {
+        let record = user.userRecord
+        #expect(record["uid"] == "UUpby3s4spZre6kHsgVSPetzQ8l2")
+        #expect(record["photoURL"] == "https://example.com/a.png")
+        #expect(record["metadata"] == ["creationTime": "2020-05-26T10:42:27.123Z",
+                                       "lastSignInTime": "2020-10-24T11:00:00.000Z"])
+        #expect(record["customClaims"] == ["admin": true])
+        #expect(record["passwordHash"] == nil)
+        #expect(record["validSince"] == nil)
+        let providers = try #require(record["providerData"]?.arrayValue)
+        #expect(providers[0] == ["providerId": "password", "uid": "test@nowhere.com", "email": "test@nowhere.com",
+                                 "displayName": "Test", "photoURL": "https://example.com/a.png"])
+        #expect(providers[2] == ["providerId": "google.com", "uid": "g-1", "email": "test@gmail.com"])
+    }
+
+    @Test("writes empty defaults in the UserRecord of a bare user")
+    func bareUserRecord() {
+        let record = AuthUser(localId: "u1", createdAt: AuthFixtures.created).userRecord
+        #expect(record == ["uid": "u1", "emailVerified": false, "disabled": false, "providerData": [],
+                           "customClaims": [:], "metadata": ["creationTime": "2020-05-26T10:42:27.123Z"]])
+    }
+
+    @Test("does not duplicate listed password or phone providers")
+    func listedProviders() {
+        let listed = AuthUser(
+            localId: "u", email: "a@b.c", phoneNumber: "+15555550100", createdAt: AuthFixtures.created,
+            providerData: [AuthProviderInfo(providerId: "password", rawId: "a@b.c")], passwordHash: "h"
+        )
+        #expect(listed.effectiveProviderData.map(\.providerId) == ["phone", "password"])
+    }
+
+    @Test("survives a Codable round trip for storage")
+    func codable() throws {
+        let data = try JSONEncoder().encode(user)
+        #expect(try JSONDecoder().decode(AuthUser.self, from: data) == user)
+    }
+
+    @Test("is anonymous only without email, phone, password and providers")
+    func anonymous() {
+        #expect(AuthUser(localId: "a", createdAt: .distantPast).isAnonymous)
+        #expect(!user.isAnonymous)
+    }
+
+    @Test("generates 28 alphanumeric characters, reproducibly from a seed")
+    func generatedIds() {
+        var first = AuthTestGenerator(seed: 7)
+        var second = AuthTestGenerator(seed: 7)
+        let id = AuthUser.generateLocalId(using: &first)
+        #expect(id.count == 28)
+        #expect(id.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) })
+        #expect(id == AuthUser.generateLocalId(using: &second))
+        #expect(id != AuthUser.generateLocalId(using: &first))
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import FirebaseEmulator
+import CloudFunctions
+
+/// A deterministic SplitMix64 generator for exact token and id tests.
+struct FCMTestRandom: RandomNumberGenerator {
+    var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+enum FCMTestFixtures {
+    /// The send body firebase-admin 7.7.0 (Python) was observed to send (reference §6.5), verbatim.
+    static let pythonSendBody = """
+        {"message":{"android":{"priority":"high","ttl":"3600s"},"apns":{"headers":{"apns-priority":"5",\
+        "apns-push-type":"background"},"payload":{"aps":{"content-available":1}}},"data":{"k":"v"},"topic":"news"},\
+        "validate_only":true}
+        """
+
+    /// The message the pushConfig function sends.
+    static let pushConfigMessage = """
+        {"topic":"PUSH_RC","data":{"CONFIG_STATE":"STALE"}, "apns":{"headers":{"apns-priority":"5",\
+        "apns-push-type":"background"},"payload":{"aps":{"content-available":1}}},"android":{"priority":"high"}}
+        """
+
+    /// A well-formed token made by the generator.
+    static func token(seed: UInt64) -> String {
+        var random = FCMTestRandom(seed: seed)
+        return FCMRegistrationToken.generate(using: &random)
+    }
+
+    /// The FcmError errorCode in a ServiceError's details.
+    static func fcmErrorCode(_ error: ServiceError) -> String? {
+        error.details?.arrayValue?.first { $0["@type"]?.stringValue == FCMErrorCode.fcmErrorType }?["errorCode"]?
+            .stringValue
+    }
+
+    /// The first BadRequest field violation's field.
+    static func violatedField(_ error: ServiceError) -> String? {
+        error.details?.arrayValue?.first { $0["@type"]?.stringValue == FCMErrorCode.badRequestType }?[
+            "fieldViolations"]?.arrayValue?.first?["field"]?.stringValue
+    }
+
+    /// Runs `body` and returns the ServiceError it throws.
+    static func error(_ body: () throws(ServiceError) -> Void) -> ServiceError? {
+        do {
+            try body()
+            return nil
+        } catch {
+            return error
+        }
+    }
+}

@@ -61,3 +61,21 @@ struct AnyCodingKey: CodingKey, Hashable {
     init?(stringValue: String) { self.stringValue = stringValue }
     init?(intValue: Int) { nil }
 }
+
+extension KeyedDecodingContainer where Key == AnyCodingKey {
+    /// The first present, non-null string among several spellings of a field.
+    func string(_ keys: String...) throws -> String? {
+        for key in keys.map(AnyCodingKey.init) where contains(key) {
+            if let value = try decodeIfPresent(String.self, forKey: key) { return value }
+        }
+        return nil
+    }
+
+    /// The first present, non-null Boolean among several spellings of a field; `false` if none.
+    func bool(_ keys: String...) throws -> Bool {
+        for key in keys.map(AnyCodingKey.init) where contains(key) {
+            if let value = try decodeIfPresent(Bool.self, forKey: key) { return value }
+        }
+        return false
+    }
+}

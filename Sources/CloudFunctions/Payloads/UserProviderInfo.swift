@@ -32,18 +32,12 @@ public struct UserProviderInfo: Sendable, Hashable, Codable {
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: AnyCodingKey.self)
-        func string(_ keys: String...) throws -> String? {
-            for key in keys.map(AnyCodingKey.init) where c.contains(key) {
-                if let value = try c.decodeIfPresent(String.self, forKey: key) { return value }
-            }
-            return nil
-        }
-        uid = try string("uid", "rawId") ?? ""
-        providerId = try string("providerId", "provider_id") ?? ""
-        email = try string("email")
-        displayName = try string("displayName", "display_name")
-        photoURL = try string("photoURL", "photoUrl", "photo_url", "photo_URL")
-        phoneNumber = try string("phoneNumber", "phone_number")
+        uid = try c.string("uid", "rawId") ?? ""
+        providerId = try c.string("providerId", "provider_id") ?? ""
+        email = try c.string("email")
+        displayName = try c.string("displayName", "display_name")
+        photoURL = try c.string("photoURL", "photoUrl", "photo_url", "photo_URL")
+        phoneNumber = try c.string("phoneNumber", "phone_number")
     }
 
     enum CodingKeys: String, CodingKey { case uid, providerId, email, displayName, photoURL, phoneNumber }

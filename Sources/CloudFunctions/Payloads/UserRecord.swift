@@ -71,25 +71,13 @@ public struct UserRecord: Sendable, Hashable, Codable {
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: AnyCodingKey.self)
-        func string(_ keys: String...) throws -> String? {
-            for key in keys.map(AnyCodingKey.init) where c.contains(key) {
-                if let value = try c.decodeIfPresent(String.self, forKey: key) { return value }
-            }
-            return nil
-        }
-        func bool(_ keys: String...) throws -> Bool {
-            for key in keys.map(AnyCodingKey.init) where c.contains(key) {
-                if let value = try c.decodeIfPresent(Bool.self, forKey: key) { return value }
-            }
-            return false
-        }
-        uid = try string("uid", "localId") ?? ""
-        email = try string("email")
-        emailVerified = try bool("emailVerified", "email_verified")
-        displayName = try string("displayName", "display_name")
-        photoURL = try string("photoURL", "photoUrl", "photo_url", "photo_URL")
-        phoneNumber = try string("phoneNumber", "phone_number")
-        disabled = try bool("disabled")
+        uid = try c.string("uid", "localId") ?? ""
+        email = try c.string("email")
+        emailVerified = try c.bool("emailVerified", "email_verified")
+        displayName = try c.string("displayName", "display_name")
+        photoURL = try c.string("photoURL", "photoUrl", "photo_url", "photo_URL")
+        phoneNumber = try c.string("phoneNumber", "phone_number")
+        disabled = try c.bool("disabled")
         metadata = try c.decodeIfPresent(UserMetadata.self, forKey: AnyCodingKey("metadata")) ?? UserMetadata()
         let providerKey = LenientCoding.firstKey(c, AnyCodingKey("providerData"), AnyCodingKey("provider_data"))
         providerData = try providerKey.flatMap { try c.decodeIfPresent([UserProviderInfo].self, forKey: $0) } ?? []
@@ -101,15 +89,15 @@ public struct UserRecord: Sendable, Hashable, Codable {
             default: break
             }
         }
-        passwordHash = try string("passwordHash", "password_hash")
-        passwordSalt = try string("passwordSalt", "password_salt")
+        passwordHash = try c.string("passwordHash", "password_hash")
+        passwordSalt = try c.string("passwordSalt", "password_salt")
         let validAfter = LenientCoding.firstKey(
             c,
             AnyCodingKey("tokensValidAfterTime"),
             AnyCodingKey("tokens_valid_after_time")
         )
         tokensValidAfterTime = try validAfter.flatMap { try LenientCoding.date(c, $0) }
-        tenantId = try string("tenantId", "tenant_id")
+        tenantId = try c.string("tenantId", "tenant_id")
     }
 
     enum CodingKeys: String, CodingKey {

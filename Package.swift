@@ -18,6 +18,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.0.0"),
     ],
     targets: [
         .target(name: "CloudEvents", swiftSettings: swiftSettings),
@@ -34,7 +35,12 @@ let package = Package(
         .systemLibrary(name: "CCrypt"),
         .target(
             name: "FirebaseEmulator",
-            dependencies: ["CloudFunctions", "CCrypt", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "CloudFunctions", "CCrypt",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -1,0 +1,135 @@
+import CloudEvents
+import CloudFunctions
+import Foundation
+import GRDB
+
+extension EmulatorStore {
+    static let outboxSchema = StoreSchema(name: "outbox-v1") { db in
+        try db.execute(sql: """
+            CREATE TABLE outbox (
+                seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                event_id TEXT NOT NULL,
+                source TEXT NOT NULL,
+                type TEXT NOT NULL,
+                subject TEXT,
+                event BLOB NOT NULL,
+                created_at REAL NOT NULL,
+                done_at REAL
+            );
+            CREATE INDEX outbox_pending ON outbox(seq) WHERE done_at IS NULL;
+            CREATE TABLE deliveries (
+                event_seq INTEGER NOT NULL REFERENCES outbox(seq) ON DELETE CASCADE,
+                function TEXT NOT NULL,
+                attempts INTEGER NOT NULL,
+                status TEXT NOT NULL,
+                last_error TEXT,
+                updated_at REAL NOT NULL,
+                PRIMARY KEY (event_seq, function)
+            );
+            """)
+    }
+
+    /// Events not yet done, oldest first, after `sequence`.
+    public func pendingEvents(after sequence: Int64 = 0, limit: Int = 1000) throws -> [OutboxEntry] {
+        try read { db in
+            try Row.fetchAll(
+                db,
+                sql: "SELECT seq, event, created_at FROM outbox WHERE done_at IS NULL AND seq > ? ORDER BY seq LIMIT ?",
+                arguments: [sequence, limit]
+            ).map(OutboxEntry.init(row:))
+        }
+    }
+
+    /// Marks events done: every function has finished with them (delivered or dead-lettered).
+    public func markDone(_ sequences: [Int64], at time: Date = Date()) throws {
+        guard !sequences.isEmpty else { return }
+        _ = try write { transaction in
+            for sequence in sequences {
+                try transaction.db.execute(
+                    sql: "UPDATE outbox SET done_at = ? WHERE seq = ?",
+                    arguments: [time.timeIntervalSince1970, sequence]
+                )
+            }
+        }
+    }
+
+    /// Records the latest state of one function's delivery of one event.
+    public func recordDelivery(sequence: Int64, report: DeliveryReport) throws {
+        let status: String
+        switch report.status {
+        case .succeeded: status = "succeeded"
+        case .willRetry: status = "retrying"
+        case .deadLettered(let reason): status = "dead-letter:\(reason.rawValue)"
+        }
+        _ = try write { transaction in
+            try transaction.db.execute(
+                sql: """
+                    INSERT INTO deliveries (event_seq, function, attempts, status, last_error, updated_at)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (event_seq, function) DO UPDATE SET
+                        attempts = excluded.attempts, status = excluded.status,
+                        last_error = excluded.last_error, updated_at = excluded.updated_at
+                    """,
+                arguments: [sequence, report.function, report.attempt, status, report.error,
+                    report.time.timeIntervalSince1970]
+            )
+        }
+    }
+
+    /// The event log, oldest first: each event with the state of its deliveries.
+    public func eventLog(limit: Int = 1000) throws -> [EventLogEntry] {
+        try read { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql: "SELECT seq, event, created_at, done_at FROM (SELECT * FROM outbox ORDER BY seq DESC LIMIT ?) ORDER BY seq",
+                arguments: [limit]
+            )
+            return try rows.map { row in
+                let entry = try OutboxEntry(row: row)
+                let deliveries = try Row.fetchAll(
+                    db,
+                    sql: "SELECT function, attempts, status, last_error FROM deliveries WHERE event_seq = ? ORDER BY function",
+                    arguments: [entry.sequence]
+                ).map {
+                    EventLogEntry.Delivery(function: $0["function"], attempts: $0["attempts"], status: $0["status"],
+                        lastError: $0["last_error"])
+                }
+                let doneAt: Double? = row["done_at"]
+                return EventLogEntry(entry: entry, done: doneAt != nil, deliveries: deliveries)
+            }
+        }
+    }
+}
+
+extension OutboxEntry {
+    init(row: Row) throws {
+        let data: Data = row["event"]
+        self.init(
+            sequence: row["seq"],
+            event: try CloudEvent(jsonFormat: data),
+            createdAt: Date(timeIntervalSince1970: row["created_at"])
+        )
+    }
+}
+
+/// One event of the event log with its deliveries.
+public struct EventLogEntry: Sendable, Hashable {
+    /// One function's delivery of the event.
+    public struct Delivery: Sendable, Hashable {
+        /// The function.
+        public var function: String
+        /// Attempts so far.
+        public var attempts: Int
+        /// `succeeded`, `retrying` or `dead-letter:<reason>`.
+        public var status: String
+        /// The last error, if any.
+        public var lastError: String?
+    }
+
+    /// The event and its place in the outbox.
+    public var entry: OutboxEntry
+    /// Whether every function has finished with it.
+    public var done: Bool
+    /// The deliveries.
+    public var deliveries: [Delivery]
+}

@@ -1,0 +1,84 @@
+import CloudEvents
+import CloudFunctions
+import Foundation
+import GRDB
+
+/// Where the emulator keeps its state: one SQLite database in a data directory, or in memory.
+///
+/// Every state change and the events it causes are written in **one transaction** (a
+/// transactional outbox): a crash at any point never loses a committed change's events and
+/// never emits events for an uncommitted change. The ``OutboxDispatcher`` publishes what the
+/// outbox holds and marks each event done once every function has finished with it, so
+/// after a restart undelivered events are delivered again.
+public final class EmulatorStore: Sendable {
+    /// The file the state lives in, or `nil` in memory.
+    public let path: String?
+    let writer: any DatabaseWriter
+
+    /// Opens (creating if needed) the store in `directory`, or an in-memory store when `nil`.
+    ///
+    /// - Throws: when the directory cannot be created or the database cannot be opened.
+    public init(directory: URL?, schemas: [StoreSchema] = EmulatorStore.allSchemas) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        if let directory {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let file = directory.appendingPathComponent("emulator.sqlite").path
+            configuration.prepareDatabase { db in
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            }
+            writer = try DatabasePool(path: file, configuration: configuration)
+            path = file
+        } else {
+            writer = try DatabaseQueue(configuration: configuration)
+            path = nil
+        }
+        var migrator = DatabaseMigrator()
+        for schema in [EmulatorStore.outboxSchema] + schemas {
+            migrator.registerMigration(schema.name, migrate: schema.migrate)
+        }
+        try migrator.migrate(writer)
+    }
+
+    /// Runs `body` in one write transaction; events it emits are committed with its changes.
+    ///
+    /// - Returns: what `body` returns, and the outbox entries it added.
+    /// - Throws: what `body` throws (nothing is written then), or a database error.
+    public func write<T>(_ body: (inout StoreTransaction) throws -> T) throws -> (T, [OutboxEntry]) {
+        try writer.write { db in
+            var transaction = StoreTransaction(db: db)
+            let value = try body(&transaction)
+            return (value, transaction.emitted)
+        }
+    }
+
+    /// Reads from a consistent snapshot of the state.
+    public func read<T>(_ body: (GRDB.Database) throws -> T) throws -> T {
+        try writer.read { db in try body(db) }
+    }
+}
+
+/// A write transaction: the database, and the events emitted so far.
+public struct StoreTransaction {
+    /// The database, inside the transaction.
+    public let db: GRDB.Database
+    /// The events emitted in this transaction, in order.
+    public private(set) var emitted: [OutboxEntry] = []
+
+    init(db: GRDB.Database) {
+        self.db = db
+    }
+
+    /// Adds an event to the outbox, in this transaction.
+    public mutating func emit(_ event: CloudEvent) throws {
+        let now = Date()
+        try db.execute(
+            sql: """
+                INSERT INTO outbox (event_id, source, type, subject, event, created_at)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [event.id, event.source, event.type, event.subject, event.jsonFormat(), now.timeIntervalSince1970]
+        )
+        emitted.append(OutboxEntry(sequence: db.lastInsertedRowID, event: event, createdAt: now))
+    }
+}

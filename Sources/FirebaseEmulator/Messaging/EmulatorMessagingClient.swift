@@ -1,0 +1,15 @@
+import CloudFunctions
+
+/// The `context.messaging` of functions running in process against the emulator.
+public struct EmulatorMessagingClient: MessagingClient {
+    let service: MessagingService
+
+    /// Creates a client sending through `service`.
+    public init(service: MessagingService) {
+        self.service = service
+    }
+
+    public func send(_ message: Message, validateOnly: Bool) async throws -> String {
+        try service.send(message, validateOnly: validateOnly).name
+    }
+}

@@ -1,0 +1,122 @@
+import CloudEvents
+import CloudFunctions
+import Foundation
+import GRDB
+import Synchronization
+
+extension MessagingService {
+    /// Sends (or only validates) a message.
+    ///
+    /// - Throws: `INVALID_ARGUMENT` (with the FCM error details) for an invalid message, and
+    ///   `UNREGISTERED` (404) for a token that is not registered.
+    @discardableResult
+    public func send(_ request: FCMSendRequest) throws -> SendResult {
+        let target = try validation.validate(request.message)
+        var generator = SystemRandomNumberGenerator()
+        let now = clock.now
+        let name = FCMMessageID.generate(projectID: project, at: now, using: &generator).name
+        if request.validateOnly { return SendResult(name: name, recipients: 0) }
+        return try state.withLock { state in
+            let recipients: [String]
+            var topic: String?
+            switch target {
+            case .token(let token):
+                guard state.devices.contains(token) else {
+                    throw FCMErrorCode.unregistered.serviceError("Requested entity was not found.")
+                }
+                recipients = [token]
+            case .topic(let name):
+                topic = name
+                recipients = []
+            case .condition:
+                recipients = try Array(state.index.tokens(for: target, grouping: validation.conditionGrouping))
+            }
+            var message = request.message
+            message.name = name
+            let inbox = InboxMessage(message: message, sendTime: now)
+            let sequence = state.nextSequence
+            _ = try store.write { transaction in
+                try transaction.db.execute(
+                    sql: "INSERT INTO fcm_messages (seq, name, topic, message, send_time) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [sequence, name, topic, try JSONValue(encoding: inbox).serialized(),
+                        now.timeIntervalSince1970]
+                )
+                let statement = try transaction.db.makeStatement(sql: "INSERT INTO fcm_inbox (token, seq) VALUES (?, ?)")
+                for token in recipients { try statement.execute(arguments: [token, sequence]) }
+            }
+            state.nextSequence += 1
+            let count: Int
+            if let topic {
+                count = state.index.subscriberCount(forTopic: topic)
+                for (token, listeners) in state.listeners where state.index.topics(forToken: token).contains(topic) {
+                    for listener in listeners.values { listener.yield(inbox) }
+                }
+            } else {
+                count = recipients.count
+                for token in recipients { state.listeners[token]?.values.forEach { $0.yield(inbox) } }
+            }
+            return SendResult(name: name, recipients: count)
+        }
+    }
+
+    /// Sends a message built with the authoring API's `Message`.
+    @discardableResult
+    public func send(_ message: Message, validateOnly: Bool = false) throws -> SendResult {
+        let json = try JSONValue(encoding: message)
+        return try send(FCMSendRequest(message: FCMMessage.parse(json), validateOnly: validateOnly))
+    }
+
+    /// Every message a device has received, oldest first.
+    ///
+    /// - Throws: `NOT_FOUND` for a token that is not registered.
+    public func inbox(token: String) throws -> [InboxMessage] {
+        guard isRegistered(token) else {
+            throw ServiceError.notFound("no device is registered with token \(token)")
+        }
+        return try store.read { db in
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT m.message FROM fcm_messages m
+                    WHERE m.seq IN (SELECT seq FROM fcm_inbox WHERE token = ?1)
+                       OR (m.topic IS NOT NULL AND EXISTS (
+                            SELECT 1 FROM fcm_subscriptions s
+                            WHERE s.token = ?1 AND s.topic = m.topic AND s.from_seq <= m.seq
+                              AND (s.to_seq IS NULL OR m.seq < s.to_seq)))
+                    ORDER BY m.seq
+                    """,
+                arguments: [token]
+            ).map { try JSONValue(parsing: $0).decode(as: InboxMessage.self) }
+        }
+    }
+
+    /// Messages as they arrive at a device, for push-style listeners.
+    public func inboxUpdates(token: String) -> AsyncStream<InboxMessage> {
+        let (stream, continuation) = AsyncStream.makeStream(of: InboxMessage.self)
+        let id = UUID()
+        state.withLock { $0.listeners[token, default: [:]][id] = continuation }
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLock { state in
+                state.listeners[token]?[id] = nil
+                if state.listeners[token]?.isEmpty == true { state.listeners[token] = nil }
+            }
+        }
+        return stream
+    }
+}
+
+extension InboxMessage {
+    init(message: FCMMessage, sendTime: Date) {
+        let json = message.jsonValue
+        self.init(
+            name: message.name ?? "",
+            data: message.data ?? [:],
+            notification: json["notification"],
+            apns: json["apns"],
+            android: json["android"],
+            topic: message.topic,
+            condition: message.condition,
+            sendTime: RFC3339Timestamp.string(from: sendTime)
+        )
+    }
+}

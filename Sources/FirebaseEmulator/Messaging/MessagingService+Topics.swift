@@ -1,0 +1,77 @@
+import CloudFunctions
+import Foundation
+import GRDB
+import Synchronization
+
+extension MessagingService {
+    static let schema = StoreSchema(name: "messaging-v1") { db in
+        try db.execute(sql: """
+            CREATE TABLE fcm_devices (token TEXT PRIMARY KEY, platform TEXT, created_at REAL NOT NULL);
+            CREATE TABLE fcm_subscriptions (
+                token TEXT NOT NULL, topic TEXT NOT NULL, from_seq INTEGER NOT NULL, to_seq INTEGER
+            );
+            CREATE INDEX fcm_subscriptions_token ON fcm_subscriptions(token, topic);
+            CREATE TABLE fcm_messages (
+                seq INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, topic TEXT, message TEXT NOT NULL,
+                send_time REAL NOT NULL
+            );
+            CREATE INDEX fcm_messages_topic ON fcm_messages(topic, seq);
+            CREATE TABLE fcm_inbox (token TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (token, seq));
+            """)
+    }
+
+    /// Subscribes devices to a topic (the IID `batchAdd` and per-token forms).
+    ///
+    /// - Returns: one outcome per token, in order: malformed tokens fail with
+    ///   `INVALID_ARGUMENT`, unregistered ones with `NOT_FOUND`.
+    /// - Throws: `INVALID_ARGUMENT` for a malformed topic name or more than 1000 tokens.
+    public func subscribe(tokens: [String], to topic: String) throws -> [FCMTopicOutcome] {
+        try changeSubscriptions(tokens: tokens, topic: topic, subscribe: true)
+    }
+
+    /// Unsubscribes devices from a topic (the IID `batchRemove` and per-token forms).
+    public func unsubscribe(tokens: [String], from topic: String) throws -> [FCMTopicOutcome] {
+        try changeSubscriptions(tokens: tokens, topic: topic, subscribe: false)
+    }
+
+    private func changeSubscriptions(tokens: [String], topic rawTopic: String, subscribe: Bool) throws
+        -> [FCMTopicOutcome]
+    {
+        let topic = try FCMTopicName.validated(FCMTopicName.stripPrefix(rawTopic), field: "to")
+        guard tokens.count <= 1000 else {
+            throw ServiceError.invalidArgument("at most 1000 registration tokens may be given at once")
+        }
+        return try state.withLock { state in
+            var outcomes: [FCMTopicOutcome] = []
+            var changed: [String] = []
+            var index = state.index
+            for token in tokens {
+                if !FCMRegistrationToken.isWellFormed(token) {
+                    outcomes.append(.failure(.invalidArgument))
+                } else if !state.devices.contains(token) {
+                    outcomes.append(.failure(.notFound))
+                } else if subscribe {
+                    let already = index.topics(forToken: token).contains(topic)
+                    let outcome = index.subscribe(token: token, to: topic)
+                    outcomes.append(outcome)
+                    if outcome == .success, !already { changed.append(token) }
+                } else {
+                    if index.unsubscribe(token: token, from: topic) { changed.append(token) }
+                    outcomes.append(.success)
+                }
+            }
+            let sequence = state.nextSequence
+            _ = try store.write { transaction in
+                let sql = subscribe
+                    ? "INSERT INTO fcm_subscriptions (token, topic, from_seq) VALUES (?, ?, ?)"
+                    : "UPDATE fcm_subscriptions SET to_seq = ? WHERE token = ? AND topic = ? AND to_seq IS NULL"
+                let statement = try transaction.db.makeStatement(sql: sql)
+                for token in changed {
+                    try statement.execute(arguments: subscribe ? [token, topic, sequence] : [sequence, token, topic])
+                }
+            }
+            state.index = index
+            return outcomes
+        }
+    }
+}

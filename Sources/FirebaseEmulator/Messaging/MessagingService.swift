@@ -1,0 +1,93 @@
+import CloudEvents
+import CloudFunctions
+import Foundation
+import GRDB
+import Synchronization
+
+/// Emulated Firebase Cloud Messaging: device registrations, topic subscriptions, sends to a
+/// token, a topic or a condition, and a per-device inbox of every message delivered.
+///
+/// A topic send is stored once and reaches a device through its subscription history
+/// (subscribed from message N until message M), so fan-out to any number of subscribers is
+/// one pass over them in memory and one row in the store. Token and condition sends record
+/// one inbox row per recipient.
+public final class MessagingService: Sendable {
+    struct State {
+        var devices: Set<String> = []
+        var index = FCMTopicIndex()
+        var nextSequence: Int64 = 1
+        var listeners: [String: [UUID: AsyncStream<InboxMessage>.Continuation]] = [:]
+    }
+
+    /// The result of a send.
+    public struct SendResult: Sendable, Hashable {
+        /// The message name, `projects/{project}/messages/{id}`.
+        public var name: String
+        /// How many devices received it (0 for validate-only sends).
+        public var recipients: Int
+    }
+
+    /// The project in message names.
+    public let project: String
+    let store: EmulatorStore
+    let clock: any BusClock
+    let validation = FCMMessageValidation()
+    let state: Mutex<State>
+
+    /// Opens the service on a store, loading devices and subscriptions.
+    public init(
+        store: EmulatorStore,
+        project: String,
+        clock: any BusClock,
+        emit: @escaping @Sendable ([OutboxEntry]) -> Void = { _ in }
+    ) throws {
+        self.store = store
+        self.project = project
+        self.clock = clock
+        var loaded = State()
+        try store.read { db in
+            loaded.devices = try Set(String.fetchAll(db, sql: "SELECT token FROM fcm_devices"))
+            let rows = try Row.fetchCursor(db, sql: "SELECT token, topic FROM fcm_subscriptions WHERE to_seq IS NULL")
+            while let row = try rows.next() {
+                _ = loaded.index.subscribe(token: row["token"], to: row["topic"])
+            }
+            loaded.nextSequence = try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM fcm_messages").map { $0 + 1 } ?? 1
+        }
+        state = Mutex(loaded)
+    }
+
+    /// Registers a new device and returns its FCM registration token.
+    public func registerDevice(platform: String? = nil) throws -> String {
+        try registerDevices(count: 1, platform: platform)[0]
+    }
+
+    /// Registers several devices at once, in one transaction.
+    public func registerDevices(count: Int, platform: String? = nil) throws -> [String] {
+        var generator = SystemRandomNumberGenerator()
+        let tokens = (0..<count).map { _ in FCMRegistrationToken.generate(using: &generator) }
+        let now = clock.now.timeIntervalSince1970
+        _ = try store.write { transaction in
+            let statement = try transaction.db.makeStatement(
+                sql: "INSERT INTO fcm_devices (token, platform, created_at) VALUES (?, ?, ?)"
+            )
+            for token in tokens { try statement.execute(arguments: [token, platform, now]) }
+        }
+        state.withLock { $0.devices.formUnion(tokens) }
+        return tokens
+    }
+
+    /// Whether a token is registered.
+    public func isRegistered(_ token: String) -> Bool {
+        state.withLock { $0.devices.contains(token) }
+    }
+
+    /// The topics a device is subscribed to.
+    public func topics(forToken token: String) -> Set<String> {
+        state.withLock { $0.index.topics(forToken: token) }
+    }
+
+    /// How many devices are subscribed to a topic.
+    public func subscriberCount(forTopic topic: String) -> Int {
+        state.withLock { $0.index.subscriberCount(forTopic: topic) }
+    }
+}

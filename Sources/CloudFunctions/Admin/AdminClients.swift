@@ -3,10 +3,16 @@
 public struct AdminClients: Sendable {
     /// Cloud Messaging.
     public var messaging: any MessagingClient
+    /// The Realtime Database (the default instance).
+    public var database: any DatabaseClient
 
     /// Creates the clients; a service left out fails with ``AdminClientError`` when used.
-    public init(messaging: any MessagingClient = UnavailableMessaging()) {
+    public init(
+        messaging: any MessagingClient = UnavailableMessaging(),
+        database: any DatabaseClient = UnavailableDatabase()
+    ) {
         self.messaging = messaging
+        self.database = database
     }
 }
 
@@ -28,4 +34,20 @@ public struct UnavailableMessaging: MessagingClient {
     public func send(_ message: Message, validateOnly: Bool) async throws -> String {
         throw AdminClientError(service: "messaging")
     }
+}
+
+/// The database client of a runtime without a database backend: every call fails.
+public struct UnavailableDatabase: DatabaseClient {
+    /// Creates the client.
+    public init() {}
+
+    public func get(_ path: String) async throws -> JSONValue { throw AdminClientError(service: "database") }
+    public func set(_ path: String, _ value: JSONValue) async throws { throw AdminClientError(service: "database") }
+    public func update(_ path: String, _ values: [String: JSONValue]) async throws {
+        throw AdminClientError(service: "database")
+    }
+    public func push(_ path: String, _ value: JSONValue) async throws -> String {
+        throw AdminClientError(service: "database")
+    }
+    public func delete(_ path: String) async throws { throw AdminClientError(service: "database") }
 }

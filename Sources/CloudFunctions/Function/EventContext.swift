@@ -71,6 +71,9 @@ public struct EventContext: Sendable {
     /// The Messaging client.
     public var messaging: any MessagingClient { admin.messaging }
 
+    /// The Realtime Database client; its writes count as made by this invocation.
+    public var database: any DatabaseClient { admin.database.handling(event) }
+
     /// A logger carrying the function name, event id and event type as metadata.
     public var logger: Logger {
         var logger = baseLogger

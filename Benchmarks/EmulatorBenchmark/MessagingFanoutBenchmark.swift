@@ -1,0 +1,69 @@
+import CloudFunctions
+import CloudFunctionsTesting
+import FirebaseEmulator
+import Foundation
+
+/// Topic fan-out: register and subscribe N devices to one topic, send one message to it,
+/// and read one device's inbox; in memory and on disk.
+func messagingFanoutBenchmark(subscribers: Int = 1_000_000) throws {
+    print("\n## Messaging: topic fan-out to \(subscribers) subscribers")
+    print("store      register/s   subscribe/s   send ms   recipients   inbox read ms")
+    for onDisk in [false, true] {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fanout-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let service = try MessagingService(
+            store: EmulatorStore(directory: onDisk ? directory : nil),
+            project: "bench",
+            clock: SystemClock()
+        )
+        var clock = ContinuousClock().now
+        var tokens: [String] = []
+        tokens.reserveCapacity(subscribers)
+        while tokens.count < subscribers {
+            tokens += try service.registerDevices(count: min(10_000, subscribers - tokens.count))
+        }
+        let register = ContinuousClock().now - clock
+        clock = ContinuousClock().now
+        var start = 0
+        while start < tokens.count {
+            let end = min(tokens.count, start + 1000)
+            _ = try service.subscribe(tokens: Array(tokens[start..<end]), to: "PUSH_RC")
+            start = end
+        }
+        let subscribe = ContinuousClock().now - clock
+        clock = ContinuousClock().now
+        let result = try service.send(Message(.topic("PUSH_RC"), data: ["CONFIG_STATE": "STALE"]))
+        let send = ContinuousClock().now - clock
+        clock = ContinuousClock().now
+        let inbox = try service.inbox(token: tokens[subscribers / 2])
+        let read = ContinuousClock().now - clock
+        precondition(inbox.count == 1 && result.recipients == subscribers)
+        print(
+            [
+                (onDisk ? "disk" : "memory").padding(toLength: 8, withPad: " ", startingAt: 0),
+                rate(subscribers, register).leftPad(12), rate(subscribers, subscribe).leftPad(14),
+                millis(send).leftPad(10), String(result.recipients).leftPad(13), millis(read).leftPad(16),
+            ].joined()
+        )
+    }
+}
+
+func rate(_ count: Int, _ duration: Duration) -> String {
+    String(Int(Double(count) / duration.secondsValue))
+}
+
+func millis(_ duration: Duration) -> String {
+    String(format: "%.1f", duration.secondsValue * 1000)
+}
+
+extension Duration {
+    var secondsValue: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}
+
+extension String {
+    func leftPad(_ width: Int) -> String {
+        count >= width ? self : String(repeating: " ", count: width - count) + self
+    }
+}

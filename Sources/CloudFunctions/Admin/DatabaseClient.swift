@@ -1,0 +1,75 @@
+import CloudEvents
+
+/// Reads and writes the Realtime Database, like the Admin SDK's `database()`.
+///
+/// Paths are relative to the database root (`users/abc`). Writes made through a handler's
+/// `context.database` may trigger further functions.
+public protocol DatabaseClient: Sendable {
+    /// The value at a path; `.null` when there is none.
+    func get(_ path: String) async throws -> JSONValue
+    /// Replaces the value at a path; `.null` deletes it.
+    func set(_ path: String, _ value: JSONValue) async throws
+    /// Sets the given children (keys may be multi-segment paths); `.null` values delete.
+    func update(_ path: String, _ values: [String: JSONValue]) async throws
+    /// Adds a child with a new chronological push id and returns the id.
+    func push(_ path: String, _ value: JSONValue) async throws -> String
+    /// Deletes the value at a path.
+    func delete(_ path: String) async throws
+    /// The client to use while handling `event`: lets the backend tell writes made by
+    /// functions apart (to stop runaway trigger loops). The default is the client itself.
+    func handling(_ event: CloudEvent) -> any DatabaseClient
+}
+
+extension DatabaseClient {
+    public func handling(_ event: CloudEvent) -> any DatabaseClient { self }
+
+    /// A reference to a path.
+    public func ref(_ path: String = "") -> DatabaseReference {
+        DatabaseReference(client: self, path: path)
+    }
+}
+
+/// A location in the Realtime Database.
+public struct DatabaseReference: Sendable {
+    let client: any DatabaseClient
+    /// The path, without leading or trailing slashes.
+    public let path: String
+
+    init(client: any DatabaseClient, path: String) {
+        self.client = client
+        self.path = path.split(separator: "/").joined(separator: "/")
+    }
+
+    /// The last path segment, `nil` at the root.
+    public var key: String? { path.split(separator: "/").last.map(String.init) }
+
+    /// A reference to a child path.
+    public func child(_ path: String) -> DatabaseReference {
+        DatabaseReference(client: client, path: self.path + "/" + path)
+    }
+
+    /// Reads the value here.
+    public func get() async throws -> DataSnapshot {
+        DataSnapshot(try await client.get(path), path: path)
+    }
+
+    /// Replaces the value here.
+    public func set(_ value: JSONValue) async throws { try await client.set(path, value) }
+
+    /// Replaces the value here with an encodable value.
+    public func set(encoding value: some Encodable) async throws {
+        try await client.set(path, JSONValue(encoding: value))
+    }
+
+    /// Sets the given children.
+    public func update(_ values: [String: JSONValue]) async throws { try await client.update(path, values) }
+
+    /// Adds a child with a push id.
+    @discardableResult
+    public func push(_ value: JSONValue) async throws -> DatabaseReference {
+        child(try await client.push(path, value))
+    }
+
+    /// Deletes the value here.
+    public func remove() async throws { try await client.delete(path) }
+}

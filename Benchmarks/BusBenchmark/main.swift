@@ -1,6 +1,6 @@
 // Pushes events through the in-process EventBus and prints throughput and dispatch latency.
 //
-//   swift run -c release bus-benchmark [events-per-run]
+//   swift run -c release bus-benchmark [events-per-run [only-this-function-count]]
 //
 // Scenarios, each with 1, 10 and 100 registered functions:
 // - "match one": every function listens on its own path; each event matches exactly one.
@@ -16,6 +16,7 @@ import Foundation
 import Synchronization
 
 let eventsPerRun = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 1_000_000
+let onlyFunctionCount = CommandLine.arguments.dropFirst(2).first.flatMap(Int.init)
 let latencySamples = 20_000
 
 final class StartTimes: Sendable {
@@ -78,7 +79,7 @@ print("bus-benchmark: \(eventsPerRun) events per throughput run, \(latencySample
     + "\(ProcessInfo.processInfo.activeProcessorCount) cores")
 print("scenario        functions    events/s   deliveries/s   p50 µs   p99 µs")
 for scenario in Scenario.allCases {
-    for count in [1, 10, 100] {
+    for count in [1, 10, 100] where onlyFunctionCount == nil || onlyFunctionCount == count {
         let starts = StartTimes()
         let bus = try EventBus(functions: registry(scenario, count: count, starts: starts))
         let total = scenario == .fanOut ? max(10_000, eventsPerRun / count) : eventsPerRun

@@ -18,10 +18,10 @@ extension EventBus {
         let deadline: Date
     }
 
-    /// Puts a delivery in its function's queue and starts a drainer if one is needed.
-    func enqueue(_ delivery: Delivery, lane index: Int, in state: inout BusState) {
-        state.lanes[index].queue.append(delivery)
-        state.active += 1
+    /// Puts deliveries in their function's queue and starts a drainer if one is needed.
+    func enqueue(contentsOf deliveries: [Delivery], lane index: Int, in state: inout BusState) {
+        state.lanes[index].queue.append(contentsOf: deliveries)
+        state.active += deliveries.count
         startDrainerIfNeeded(lane: index, in: &state)
     }
 

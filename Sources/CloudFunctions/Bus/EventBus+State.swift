@@ -68,14 +68,12 @@ struct BusState: Sendable {
     var idleWaiters: [CheckedContinuation<Void, Never>] = []
     /// Deliveries queued or running (not those waiting for a retry).
     var active = 0
-    var recent: RecentEventIDs
     var deadLetters: [DeadLetter] = []
     let deadLetterCapacity: Int
     var shuttingDown = false
 
     init(laneCount: Int, configuration: EventBus.Configuration) {
         lanes = Array(repeating: Lane(), count: laneCount)
-        recent = RecentEventIDs(capacity: configuration.deduplicationWindow)
         deadLetterCapacity = configuration.deadLetterCapacity
     }
 

@@ -27,7 +27,7 @@ extension EventBus {
             while let retry = state.retries.earliest, retry.due <= now {
                 var pending = state.retries.popEarliest()!
                 pending.delivery.machine.retryDue()
-                enqueue(pending.delivery, lane: pending.lane, in: &state)
+                enqueue(contentsOf: [pending.delivery], lane: pending.lane, in: &state)
             }
             guard generation == state.timerGeneration else { return }
             state.timer = nil

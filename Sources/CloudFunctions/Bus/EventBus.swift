@@ -47,6 +47,7 @@ public final class EventBus: Sendable {
     let observer: (any DeliveryObserver)?
     let logger: Logger
     let state: Mutex<BusState>
+    let recent: Mutex<RecentEventIDs>
 
     /// Creates a bus for the functions of a registry.
     ///
@@ -76,6 +77,7 @@ public final class EventBus: Sendable {
         self.observer = observer
         self.logger = logger
         self.state = Mutex(BusState(laneCount: lanes.count, configuration: configuration))
+        self.recent = Mutex(RecentEventIDs(capacity: configuration.deduplicationWindow))
     }
 
     /// The names of the functions, in registration order.
@@ -95,21 +97,30 @@ public final class EventBus: Sendable {
     @discardableResult
     public func publish(contentsOf events: some Collection<CloudEvent>) -> [PublishResult] {
         let matches = events.map { index.matches($0) }
-        let accepted = state.withLock { state in
-            zip(events, matches).map { event, matches in
-                guard !state.shuttingDown, state.recent.insert(event.source + "\u{0}" + event.id) else {
-                    return false
-                }
-                let origin = event.time ?? clock.now
-                for match in matches {
-                    let machine = DeliveryStateMachine(origin: origin)
-                    enqueue(Delivery(event: event, params: match.params, machine: machine), lane: match.index, in: &state)
-                }
-                return true
+        let accepted = recent.withLock { recent in
+            events.map { recent.insert($0.source + "\u{0}" + $0.id) }
+        }
+        // Build the deliveries outside the bus lock; under it, only append them.
+        let now = clock.now
+        var deliveriesByLane: [Int: [Delivery]] = [:]
+        for ((event, matches), isNew) in zip(zip(events, matches), accepted) where isNew {
+            let machine = DeliveryStateMachine(origin: event.time ?? now)
+            for match in matches {
+                deliveriesByLane[match.index, default: []].append(
+                    Delivery(event: event, params: match.params, machine: machine)
+                )
             }
         }
-        return zip(matches, accepted).map { matches, accepted in
-            PublishResult(functions: accepted ? matches.map { lanes[$0.index].name } : [], duplicate: !accepted)
+        let open = state.withLock { state in
+            guard !state.shuttingDown else { return false }
+            for (lane, deliveries) in deliveriesByLane {
+                enqueue(contentsOf: deliveries, lane: lane, in: &state)
+            }
+            return true
+        }
+        return zip(matches, accepted).map { matches, isNew in
+            let delivered = open && isNew
+            return PublishResult(functions: delivered ? matches.map { lanes[$0.index].name } : [], duplicate: !isNew)
         }
     }
 
@@ -145,7 +156,8 @@ public final class EventBus: Sendable {
             else { return false }
             let letter = state.deadLetters.remove(at: index)
             let params = lanes[lane].function.trigger.match(letter.event) ?? [:]
-            enqueue(Delivery(event: letter.event, params: params, machine: DeliveryStateMachine(origin: clock.now)), lane: lane, in: &state)
+            let delivery = Delivery(event: letter.event, params: params, machine: DeliveryStateMachine(origin: clock.now))
+            enqueue(contentsOf: [delivery], lane: lane, in: &state)
             return true
         }
     }

@@ -1,4 +1,4 @@
 extension EmulatorStore {
     /// The schemas of every service, applied in this order.
-    public static let allSchemas: [StoreSchema] = []
+    public static let allSchemas: [StoreSchema] = [AuthUserStorage.schema, AnalyticsStorage.schema]
 }

@@ -57,7 +57,7 @@ let package = Package(
         .testTarget(name: "CloudEventsTests", dependencies: ["CloudEvents"], swiftSettings: swiftSettings),
         .testTarget(
             name: "FirebaseEmulatorTests",
-            dependencies: ["FirebaseEmulator", "CloudFunctions"],
+            dependencies: ["FirebaseEmulator", "CloudFunctions", "CloudFunctionsTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

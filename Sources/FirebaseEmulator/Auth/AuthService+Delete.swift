@@ -9,6 +9,16 @@ public struct AuthBatchDeleteFailure: Sendable, Hashable, Codable {
     public var localId: String
     /// Why, e.g. `NOT_DISABLED : Disable the account before batch deletion.`.
     public var message: String
+
+    /// Creates a failure.
+    public init(index: Int, localId: String, message: String) {
+        self.index = index
+        self.localId = localId
+        self.message = message
+    }
+
+    /// The message for an enabled account deleted without `force`.
+    public static let notDisabled = "NOT_DISABLED : Disable the account before batch deletion."
 }
 
 extension AuthService {
@@ -55,9 +65,7 @@ extension AuthService {
                 guard let user = try AuthUserStorage.user(transaction.db, project: project, uid: uid) else { continue }
                 guard user.disabled || force else {
                     failures.append(
-                        AuthBatchDeleteFailure(
-                            index: index, localId: uid, message: "NOT_DISABLED : Disable the account before batch deletion."
-                        )
+                        AuthBatchDeleteFailure(index: index, localId: uid, message: AuthBatchDeleteFailure.notDisabled)
                     )
                     continue
                 }

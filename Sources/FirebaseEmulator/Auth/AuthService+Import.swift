@@ -26,6 +26,7 @@ extension AuthService {
     /// - Parameter body: the request body.
     /// - Throws: the request-level errors of ``AuthUserImport`` (`MISSING_USER_ACCOUNT`, `DUPLICATE_LOCAL_ID : …`,
     ///   `INVALID_HASH_ALGORITHM : …`, ...).
+    @discardableResult
     public func importUsers(_ body: JSONValue) throws -> AuthImportOutcome {
         var generator = makeGenerator()
         let request = try AuthUserImport(parsing: body, now: clock.now, hasher: hasher, using: &generator)

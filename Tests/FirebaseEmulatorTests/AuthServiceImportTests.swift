@@ -28,8 +28,10 @@ struct AuthServiceImportTests {
                  "bcryptPassword": .string(try bcrypt("alice-pass", prefix: "$2a$")),
                  "createdAt": "2016-01-02T03:04:05.678Z",
                  "authData": ["facebook": ["id": "fb-1", "access_token": "t"]]],
-                ["objectId": "pB", "username": "bob@parse.com", "_hashed_password": .string(try bcrypt("bob-pass", prefix: "$2b$"))],
-                ["objectId": "pY", "email": "y@parse.com", "bcryptPassword": .string(try bcrypt("why-pass", prefix: "$2y$"))],
+                ["objectId": "pB", "username": "bob@parse.com",
+                 "_hashed_password": .string(try bcrypt("bob-pass", prefix: "$2b$"))],
+                ["objectId": "pY", "email": "y@parse.com",
+                 "bcryptPassword": .string(try bcrypt("why-pass", prefix: "$2y$"))],
             ],
         ]
         let outcome = try service.importUsers(try ParseUserExport.batchCreateRequest(from: export))

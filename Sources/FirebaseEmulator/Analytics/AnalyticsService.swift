@@ -78,7 +78,9 @@ public final class AnalyticsService: Sendable {
             let events = request.analyticsEvents(receivedAt: now)
             for event in events {
                 try AnalyticsStorage.append(db, project: project, appId: appId, event: event)
-                let logged = AnalyticsLogEvent(name: event.name, params: event.params, logTime: event.timestamp, user: user)
+                let logged = AnalyticsLogEvent(
+                    name: event.name, params: event.params, logTime: event.timestamp, user: user
+                )
                 try transaction.emit(.analyticsLogged(logged, project: project, time: now))
             }
             return events

@@ -50,9 +50,10 @@ extension AuthService {
     /// Why one imported user cannot be stored, as the emulator words it, or `nil`.
     private func importProblem(_ user: AuthUser, request: AuthUserImport, db: GRDB.Database) throws -> String? {
         for provider in user.providerData {
-            if let other = try AuthUserStorage.user(db, project: project, providerId: provider.providerId, rawId: provider.rawId),
-                other.localId != user.localId
-            {
+            let other = try AuthUserStorage.user(
+                db, project: project, providerId: provider.providerId, rawId: provider.rawId
+            )
+            if let other, other.localId != user.localId {
                 return AuthImportFailure.rawIdExists
             }
         }

@@ -17,7 +17,9 @@ extension AuthService {
         let canonical = try AuthUserValidation.canonicalEmail(email)
         let privacy = emulatorConfig.enableImprovedEmailPrivacy
         let found = try read { db in try AuthUserStorage.user(db, project: project, email: canonical) }
-        guard let found else { throw ServiceError.invalidArgument(privacy ? "INVALID_LOGIN_CREDENTIALS" : "EMAIL_NOT_FOUND") }
+        guard let found else {
+            throw ServiceError.invalidArgument(privacy ? "INVALID_LOGIN_CREDENTIALS" : "EMAIL_NOT_FOUND")
+        }
         guard !found.disabled else { throw ServiceError.invalidArgument("USER_DISABLED") }
         guard let hash = found.passwordHash, hasher.verify(password, against: hash) else {
             throw ServiceError.invalidArgument(privacy ? "INVALID_LOGIN_CREDENTIALS" : "INVALID_PASSWORD")

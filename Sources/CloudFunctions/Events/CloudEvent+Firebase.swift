@@ -90,4 +90,25 @@ extension CloudEvent {
             data: try? JSONEncoder().encode(user)
         )
     }
+
+    /// The event Analytics emits for one logged event.
+    ///
+    /// The source names the app (`user.appInfo.appId`), the subject the event (`events/{name}`); the data is the
+    /// `{eventDim, userDim}` wire ``AnalyticsLogEvent`` reads.
+    public static func analyticsLogged(
+        _ event: AnalyticsLogEvent,
+        project: String,
+        id: String = UUID().uuidString,
+        time: Date = Date()
+    ) -> CloudEvent {
+        CloudEvent(
+            id: id,
+            source: FirebaseEventType.analyticsSource(project: project, appId: event.user?.appInfo.appId ?? ""),
+            type: FirebaseEventType.analyticsLogged,
+            time: time,
+            subject: "events/\(event.name)",
+            dataContentType: "application/json",
+            data: try? JSONEncoder().encode(event)
+        )
+    }
 }

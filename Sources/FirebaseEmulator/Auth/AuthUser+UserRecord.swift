@@ -25,3 +25,27 @@ extension AuthUser {
         return .object(members)
     }
 }
+
+extension AuthUser {
+    /// The user as the `CloudFunctions.UserRecord` that `user.v1.created`/`deleted` events carry: the same fields
+    /// as ``userRecord`` (no password hash, salt or `validSince`), with the derived `password`/`phone` providers.
+    public var cloudUserRecord: UserRecord {
+        UserRecord(
+            uid: localId,
+            email: email,
+            emailVerified: emailVerified,
+            displayName: displayName,
+            photoURL: photoURL,
+            phoneNumber: phoneNumber,
+            disabled: disabled,
+            metadata: UserMetadata(creationTime: createdAt, lastSignInTime: lastLoginAt),
+            providerData: effectiveProviderData.map {
+                UserProviderInfo(
+                    uid: $0.rawId, providerId: $0.providerId, email: $0.email, displayName: $0.displayName,
+                    photoURL: $0.photoURL, phoneNumber: $0.phoneNumber
+                )
+            },
+            customClaims: customClaims
+        )
+    }
+}

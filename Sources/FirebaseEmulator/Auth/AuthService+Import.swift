@@ -1,0 +1,98 @@
+import CloudFunctions
+import Foundation
+import GRDB
+
+/// What `accounts:batchCreate` did: the users stored and the users refused.
+public struct AuthImportOutcome: Sendable, Hashable {
+    /// The uids stored, in request order.
+    public var imported: [String]
+    /// The users refused, in index order (the response's `error`).
+    public var failures: [AuthImportFailure]
+
+    /// The response body: `{kind: "identitytoolkit#UploadAccountResponse", error: [{index, message}]}`.
+    public var json: JSONValue {
+        .object(["kind": "identitytoolkit#UploadAccountResponse", "error": .array(failures.map(\.json))])
+    }
+}
+
+extension AuthService {
+    /// Imports users (`accounts:batchCreate`): BCRYPT hashes (standard or URL-safe base64 of the `$2a$`/`$2b$`/
+    /// `$2y$` string) stay verifiable, so imported users sign in with their original password.
+    ///
+    /// Per-user problems do not fail the request: besides those of ``AuthUserImport``, a taken uid without
+    /// `allowOverwrite`, an email or phone number of another account, and a provider raw id linked to another
+    /// account are refused. Each new user emits `user.created` (an overwritten one does not), in one transaction.
+    ///
+    /// - Parameter body: the request body.
+    /// - Throws: the request-level errors of ``AuthUserImport`` (`MISSING_USER_ACCOUNT`, `DUPLICATE_LOCAL_ID : …`,
+    ///   `INVALID_HASH_ALGORITHM : …`, ...).
+    @discardableResult
+    public func importUsers(_ body: JSONValue) throws -> AuthImportOutcome {
+        var generator = makeGenerator()
+        let request = try AuthUserImport(parsing: body, now: clock.now, hasher: hasher, using: &generator)
+        return try write { transaction in
+            var imported: [String] = []
+            var failures = request.failures
+            for entry in request.users {
+                if let message = try importProblem(entry.user, request: request, db: transaction.db) {
+                    failures.append(AuthImportFailure(index: entry.index, message: message))
+                    continue
+                }
+                let existed = try AuthUserStorage.user(transaction.db, project: project, uid: entry.user.localId)
+                try AuthUserStorage.save(transaction.db, project: project, user: entry.user)
+                if existed == nil { try emitUserEvent(FirebaseEventType.authUserCreated, entry.user, in: &transaction) }
+                imported.append(entry.user.localId)
+            }
+            return AuthImportOutcome(imported: imported, failures: failures.sorted { $0.index < $1.index })
+        }
+    }
+
+    /// Why one imported user cannot be stored, as the emulator words it, or `nil`.
+    private func importProblem(_ user: AuthUser, request: AuthUserImport, db: GRDB.Database) throws -> String? {
+        for provider in user.providerData {
+            let other = try AuthUserStorage.user(
+                db, project: project, providerId: provider.providerId, rawId: provider.rawId
+            )
+            if let other, other.localId != user.localId {
+                return AuthImportFailure.rawIdExists
+            }
+        }
+        if let email = user.email, let other = try AuthUserStorage.user(db, project: project, email: email),
+            other.localId != user.localId
+        {
+            return request.sanityCheck
+                ? "email exists in other account in database"
+                : "((Auth Emulator does not support importing duplicate email: \(email)))"
+        }
+        if let phone = user.phoneNumber, let other = try AuthUserStorage.user(db, project: project, phoneNumber: phone),
+            other.localId != user.localId
+        {
+            return "phone number exists in other account in database"
+        }
+        if !request.allowOverwrite, try AuthUserStorage.user(db, project: project, uid: user.localId) != nil {
+            return AuthImportFailure.localIdExists
+        }
+        return nil
+    }
+
+    /// Every user of a project, in uid order, as stored (for `emulators:export`).
+    ///
+    /// - Parameter project: the project; this service's project when `nil`.
+    public func exportUsers(project: String? = nil) throws -> [AuthUser] {
+        try read { db in try AuthUserStorage.users(db, project: project ?? self.project, after: nil, limit: nil) }
+    }
+
+    /// Replaces every user of this project with `users` (for `emulators:import`); emits nothing.
+    ///
+    /// - Throws: `DUPLICATE_LOCAL_ID`, `EMAIL_EXISTS` or `PHONE_NUMBER_EXISTS` when two users collide (then
+    ///   nothing changes).
+    public func importExported(_ users: [AuthUser]) throws {
+        try write { transaction in
+            try AuthUserStorage.deleteAll(transaction.db, project: project)
+            for user in users {
+                try checkUnique(user, in: transaction.db)
+                try AuthUserStorage.save(transaction.db, project: project, user: user)
+            }
+        }
+    }
+}

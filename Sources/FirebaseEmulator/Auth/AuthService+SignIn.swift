@@ -1,0 +1,110 @@
+import CloudFunctions
+import Foundation
+
+extension AuthService {
+    /// Signs a user in with email and password (`accounts:signInWithPassword`), verifying the bcrypt hash
+    /// (including imported `$2a$`/`$2b$`/`$2y$` hashes) and recording `lastLoginAt`.
+    ///
+    /// With improved email privacy on, an unknown email, a user without a password and a wrong password all
+    /// answer `INVALID_LOGIN_CREDENTIALS`; a disabled account still answers `USER_DISABLED`, as the emulator does.
+    ///
+    /// - Throws: `MISSING_EMAIL`, `INVALID_EMAIL`, `MISSING_PASSWORD`, `EMAIL_NOT_FOUND`, `USER_DISABLED`,
+    ///   `INVALID_PASSWORD`, `INVALID_LOGIN_CREDENTIALS`.
+    public func signInWithPassword(email: String?, password: String?) throws -> AuthSignInResponse {
+        guard let email else { throw ServiceError.invalidArgument("MISSING_EMAIL") }
+        guard AuthUserValidation.isValidEmail(email) else { throw ServiceError.invalidArgument("INVALID_EMAIL") }
+        guard let password, !password.isEmpty else { throw ServiceError.invalidArgument("MISSING_PASSWORD") }
+        let canonical = try AuthUserValidation.canonicalEmail(email)
+        let privacy = emulatorConfig.enableImprovedEmailPrivacy
+        let found = try read { db in try AuthUserStorage.user(db, project: project, email: canonical) }
+        guard let found else {
+            throw ServiceError.invalidArgument(privacy ? "INVALID_LOGIN_CREDENTIALS" : "EMAIL_NOT_FOUND")
+        }
+        guard !found.disabled else { throw ServiceError.invalidArgument("USER_DISABLED") }
+        guard let hash = found.passwordHash, hasher.verify(password, against: hash) else {
+            throw ServiceError.invalidArgument(privacy ? "INVALID_LOGIN_CREDENTIALS" : "INVALID_PASSWORD")
+        }
+        let now = clock.now
+        let user = try write { transaction in
+            guard var user = try AuthUserStorage.user(transaction.db, project: project, uid: found.localId),
+                user.passwordHash == hash
+            else { throw ServiceError.invalidArgument(privacy ? "INVALID_LOGIN_CREDENTIALS" : "INVALID_PASSWORD") }
+            guard !user.disabled else { throw ServiceError.invalidArgument("USER_DISABLED") }
+            user.lastLoginAt = now
+            user.lastRefreshAt = now
+            try AuthUserStorage.save(transaction.db, project: project, user: user)
+            return user
+        }
+        var generator = makeGenerator()
+        let session = issueSession(for: user, signInProvider: "password", now: now, using: &generator)
+        return AuthSignInResponse(
+            localId: user.localId, email: canonical, displayName: user.displayName, idToken: session.idToken,
+            refreshToken: session.refreshToken, expiresIn: session.expiresIn
+        )
+    }
+
+    /// Exchanges a refresh token for fresh tokens (`securetoken.googleapis.com/v1/token`), recording
+    /// `lastRefreshAt`.
+    ///
+    /// - Parameters:
+    ///   - grantType: must be `refresh_token`.
+    ///   - refreshToken: a token from sign-up, sign-in or an earlier refresh.
+    /// - Throws: `MISSING_GRANT_TYPE`, `INVALID_GRANT_TYPE`, `MISSING_REFRESH_TOKEN`, `INVALID_REFRESH_TOKEN`,
+    ///   `USER_NOT_FOUND`, `TOKEN_EXPIRED` (revoked through `validSince`), `USER_DISABLED`.
+    public func refresh(grantType: String?, refreshToken: String?) throws -> AuthRefreshResponse {
+        guard let grantType, !grantType.isEmpty else { throw ServiceError.invalidArgument("MISSING_GRANT_TYPE") }
+        guard grantType == "refresh_token" else { throw ServiceError.invalidArgument("INVALID_GRANT_TYPE") }
+        guard let refreshToken, !refreshToken.isEmpty else {
+            throw ServiceError.invalidArgument("MISSING_REFRESH_TOKEN")
+        }
+        let token = try AuthRefreshToken(parsing: refreshToken)
+        let now = clock.now
+        let user = try write { transaction in
+            var user = try AuthUserStorage.user(transaction.db, project: project, uid: token.localId)
+            try token.validate(projectId: project, user: user)
+            user?.lastRefreshAt = now
+            guard let user else { throw ServiceError.invalidArgument("USER_NOT_FOUND") }
+            try AuthUserStorage.save(transaction.db, project: project, user: user)
+            return user
+        }
+        var generator = makeGenerator()
+        let session = issueSession(
+            for: user, signInProvider: token.signInProvider, now: now, authTime: token.issuedAt, using: &generator
+        )
+        return AuthRefreshResponse(
+            idToken: session.idToken, accessToken: session.idToken, expiresIn: session.expiresIn,
+            refreshToken: session.refreshToken, userId: user.localId, projectId: Self.projectNumber
+        )
+    }
+
+    /// Reads and checks a client's ID token against the stored user.
+    ///
+    /// - Throws: `MISSING_ID_TOKEN`, `INVALID_ID_TOKEN`, `USER_NOT_FOUND`, `TOKEN_EXPIRED` (issued before
+    ///   `validSince`), `USER_DISABLED`. Expiry is not checked, as in the emulator.
+    public func verifyIDToken(_ idToken: String?) throws -> AuthUser {
+        guard let idToken, !idToken.isEmpty else { throw ServiceError.invalidArgument("MISSING_ID_TOKEN") }
+        let token = try AuthIDToken(parsing: idToken, projectId: project, now: clock.now, checksExpiry: false)
+        let user = try read { db in try AuthUserStorage.user(db, project: project, uid: token.uid) }
+        try token.validate(for: user)
+        guard let user else { throw ServiceError.invalidArgument("USER_NOT_FOUND") }
+        return user
+    }
+
+    /// A fresh ID token and refresh token for `user`.
+    func issueSession(
+        for user: AuthUser,
+        signInProvider: String,
+        now: Date,
+        authTime: Date? = nil,
+        using generator: inout AuthRandomSource
+    ) -> AuthSession {
+        let idToken = AuthIDToken.issue(
+            for: user, projectId: project, signInProvider: signInProvider, now: now, authTime: authTime
+        )
+        let refresh = AuthRefreshToken(
+            localId: user.localId, projectId: project, signInProvider: signInProvider, issuedAt: now,
+            using: &generator
+        )
+        return AuthSession(idToken: idToken, refreshToken: refresh.encoded)
+    }
+}

@@ -1,0 +1,114 @@
+import CloudEvents
+import CloudFunctions
+import Foundation
+import GRDB
+import Synchronization
+
+/// The emulated Firebase Authentication service of one project (Identity Toolkit as the Auth emulator serves it).
+///
+/// Users live in the store (schema `auth-v1`); passwords only as bcrypt hashes. Creating a user (sign-up,
+/// admin create, import) emits `google.firebase.auth.user.v1.created` and deleting one emits
+/// `google.firebase.auth.user.v1.deleted`, in the same transaction as the change. Bad input throws
+/// ``ServiceError`` with the Identity Toolkit message (`EMAIL_EXISTS`, `USER_NOT_FOUND`, ...), HTTP 400 as the
+/// emulator answers; a failed call changes nothing and emits nothing.
+public final class AuthService: Sendable {
+    /// The project the service serves.
+    public let project: String
+    /// The project number in `securetoken` responses (`project_id`), as the emulator reports it.
+    public static let projectNumber = "12345"
+
+    let store: EmulatorStore
+    let clock: any BusClock
+    let emit: @Sendable ([OutboxEntry]) -> Void
+    let hasher: AuthPasswordHasher
+    private let random: Mutex<AuthRandomSource>
+    private let settings: Mutex<AuthEmulatorConfig>
+
+    /// Opens the service on a store and loads the project's emulator settings.
+    ///
+    /// - Parameters:
+    ///   - store: where users live.
+    ///   - project: the project id (`aud` of ID tokens, CloudEvent sources).
+    ///   - clock: the only time source.
+    ///   - emit: called with the outbox entries of each committed write.
+    ///   - hasher: the bcrypt hasher for new passwords (tests use cost 4).
+    ///   - randomSeed: seeds uid, salt and token randomness (a system-random seed when `nil`).
+    public init(
+        store: EmulatorStore,
+        project: String,
+        clock: any BusClock,
+        emit: @escaping @Sendable ([OutboxEntry]) -> Void,
+        hasher: AuthPasswordHasher = AuthPasswordHasher(),
+        randomSeed: UInt64? = nil
+    ) throws {
+        self.store = store
+        self.project = project
+        self.clock = clock
+        self.emit = emit
+        self.hasher = hasher
+        var system = SystemRandomNumberGenerator()
+        random = Mutex(AuthRandomSource(seed: randomSeed ?? system.next()))
+        let config = try store.read { db in try AuthUserStorage.config(db, project: project) }
+        settings = Mutex(config)
+    }
+
+    /// The project's emulator settings.
+    public var emulatorConfig: AuthEmulatorConfig { settings.withLock { $0 } }
+
+    /// Changes the emulator settings (`PATCH /emulator/v1/projects/{p}/config`); `nil` leaves a setting as is.
+    ///
+    /// - Returns: the settings now in force.
+    @discardableResult
+    public func updateEmulatorConfig(enableImprovedEmailPrivacy: Bool?) throws -> AuthEmulatorConfig {
+        var config = emulatorConfig
+        if let enableImprovedEmailPrivacy { config.enableImprovedEmailPrivacy = enableImprovedEmailPrivacy }
+        _ = try store.write { transaction in
+            try AuthUserStorage.saveConfig(transaction.db, project: project, config: config)
+        }
+        settings.withLock { $0 = config }
+        return config
+    }
+
+    /// Runs a write transaction and hands what it emitted to `emit` once it has committed.
+    func write<T>(_ body: (inout StoreTransaction) throws -> T) throws -> T {
+        let (value, entries) = try store.write(body)
+        if !entries.isEmpty { emit(entries) }
+        return value
+    }
+
+    /// Reads from the store.
+    func read<T>(_ body: (GRDB.Database) throws -> T) throws -> T {
+        try store.read(body)
+    }
+
+    /// A generator seeded from the shared source, so slow work (bcrypt) runs without holding the lock.
+    func makeGenerator() -> AuthRandomSource {
+        random.withLock { AuthRandomSource(seed: $0.next()) }
+    }
+
+    /// Emits the user-created or user-deleted event for `user`.
+    func emitUserEvent(_ type: String, _ user: AuthUser, in transaction: inout StoreTransaction) throws {
+        try transaction.emit(.authUser(type, user: user.cloudUserRecord, project: project, time: clock.now))
+    }
+
+    /// Hashes a clear password with a fresh salt.
+    func hashPassword(_ password: String) throws -> String {
+        var generator = makeGenerator()
+        return try hasher.hash(password, using: &generator)
+    }
+}
+
+/// The service's randomness: SplitMix64, seeded once (deterministic in tests).
+struct AuthRandomSource: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var value = state
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 31)
+    }
+}

@@ -1,4 +1,6 @@
 extension EmulatorStore {
     /// The schemas of every service, applied in this order.
-    public static let allSchemas: [StoreSchema] = []
+    public static let allSchemas: [StoreSchema] = [
+        RemoteConfigVersionTable.schema,
+    ]
 }

@@ -21,7 +21,8 @@ struct RemoteConfigServiceFetchTests {
             "sale": RemoteConfigParameter(defaultValue: .value("off"), conditionalValues: ["late": .value("on")]),
         ],
         parameterGroups: [
-            "group": RemoteConfigParameterGroup(parameters: ["grouped": RemoteConfigParameter(defaultValue: .value("g"))])
+            "group": RemoteConfigParameterGroup(
+                parameters: ["grouped": RemoteConfigParameter(defaultValue: .value("g"))])
         ]
     )
 
@@ -129,7 +130,8 @@ struct RemoteConfigServiceFetchTests {
     @Test("renders the current defaults in every format", arguments: RemoteConfigDefaultsFormat.allCases)
     func downloadDefaults(_ format: RemoteConfigDefaultsFormat) throws {
         let fixture = try Fixture()
-        #expect(try fixture.service.downloadDefaults(format: format) == RemoteConfigTemplate.empty.renderDefaults(as: format))
+        let empty = RemoteConfigTemplate.empty.renderDefaults(as: format)
+        #expect(try fixture.service.downloadDefaults(format: format) == empty)
         try fixture.service.publish(Self.template, ifMatch: "*")
         let rendered = try fixture.service.downloadDefaults(format: format)
         #expect(rendered == Self.template.renderDefaults(as: format))

@@ -31,7 +31,8 @@ struct RemoteConfigServiceTests {
             ("", "[VERSION_MISMATCH]: Expected version 0, found no If-Match header. "
                 + "Send the ETag of the current template, or '*' to force the update"),
             ("etag-demo-project-3", "[VERSION_MISMATCH]: Expected version 0, found 3"),
-            ("abc", "[VERSION_MISMATCH]: Expected version 0, found ETag 'abc', which is not an ETag of project demo-project"),
+            ("abc", "[VERSION_MISMATCH]: Expected version 0, found ETag 'abc', "
+                + "which is not an ETag of project demo-project"),
         ]
         for (ifMatch, message) in cases {
             #expect(throws: ServiceError(status: "FAILED_PRECONDITION", httpStatus: 412, message: message)) {
@@ -84,7 +85,8 @@ struct RemoteConfigServiceTests {
         let custom = try fixture.service.publish(
             Fixture.template(), ifMatch: answer.etag, user: RemoteConfigUser(email: "ada@example.com"),
             origin: .adminSDKNode)
-        #expect(custom.template.version?.updateUser == RemoteConfigUser(name: "", email: "ada@example.com", imageUrl: ""))
+        #expect(
+            custom.template.version?.updateUser == RemoteConfigUser(name: "", email: "ada@example.com", imageUrl: ""))
         #expect(custom.template.version?.updateOrigin == .adminSDKNode)
         #expect(custom.template.version?.description == nil)
         #expect(custom.template.version?.updateTime == Date(timeIntervalSince1970: 1_735_787_047.178))
@@ -105,7 +107,8 @@ struct RemoteConfigServiceTests {
             try fixture.service.publish(bad, ifMatch: "*")
         }
         let long = Fixture.template(description: String(repeating: "d", count: 1025))
-        #expect(throws: ServiceError.invalidArgument("[VALIDATION_ERROR]: Version description exceeds 1024 characters")) {
+        let tooLong = ServiceError.invalidArgument("[VALIDATION_ERROR]: Version description exceeds 1024 characters")
+        #expect(throws: tooLong) {
             try fixture.service.publish(long, ifMatch: "*", validateOnly: true)
         }
         #expect(try fixture.service.publish(Fixture.template(description: String(repeating: "d", count: 1024)),
@@ -194,6 +197,7 @@ struct RemoteConfigServiceTests {
             "//firebaseremoteconfig.googleapis.com/projects/demo-project",
             "//firebaseremoteconfig.googleapis.com/projects/other",
         ])
-        #expect(try fixture.service.template(project: "other").template.parameters["welcome"]?.defaultValue == .value("b"))
+        let otherTemplate = try fixture.service.template(project: "other").template
+        #expect(otherTemplate.parameters["welcome"]?.defaultValue == .value("b"))
     }
 }

@@ -23,7 +23,9 @@ struct RemoteConfigServiceVersionTests {
                 + "or is older than the last 300 versions")) {
             try fixture.service.template(version: 3)
         }
-        #expect(throws: ServiceError.invalidArgument("[VALIDATION_ERROR]: versionNumber must be greater than 0, got 0")) {
+        #expect(
+            throws: ServiceError.invalidArgument("[VALIDATION_ERROR]: versionNumber must be greater than 0, got 0")
+        ) {
             try fixture.service.template(version: 0)
         }
         #expect(throws: ServiceError.self) { try fixture.service.template(version: 1, namespace: .firebaseServer) }
@@ -131,7 +133,9 @@ struct RemoteConfigServiceVersionTests {
                 + "or is older than the last 300 versions")) {
             try fixture.service.rollback(to: 2)
         }
-        #expect(throws: ServiceError.invalidArgument("[VALIDATION_ERROR]: versionNumber must be greater than 0, got -1")) {
+        #expect(
+            throws: ServiceError.invalidArgument("[VALIDATION_ERROR]: versionNumber must be greater than 0, got -1")
+        ) {
             try fixture.service.rollback(to: -1)
         }
         #expect(fixture.service.latestVersion() == 1)

@@ -28,7 +28,8 @@ extension RemoteConfigService {
         let template = currentTemplate(key)
         let version = template.versionNumber
         guard version > 0 else {
-            let etag = RemoteConfigFetchResponse.etag(project: key.project, namespace: namespace, version: 0, entries: [:])
+            let etag = RemoteConfigFetchResponse.etag(
+                project: key.project, namespace: namespace, version: 0, entries: [:])
             return RemoteConfigFetchResponse(state: .noTemplate, entries: [:], templateVersion: "0", etag: etag)
         }
         let entries = template.evaluate(for: instance, at: now)

@@ -39,7 +39,9 @@ extension RemoteConfigService {
         try content.validate()
         if validateOnly {
             let current = try storeOperation {
-                try store.read { db in try RemoteConfigVersionTable.latestNumber(db, project: key.project, namespace: namespace) }
+                try store.read { db in
+                    try RemoteConfigVersionTable.latestNumber(db, project: key.project, namespace: namespace)
+                }
             }
             _ = try Self.updateType(ifMatch: ifMatch, current: current, project: key.project)
             let etag = RemoteConfigETag.template(project: key.project, versionNumber: current)
@@ -103,14 +105,16 @@ extension RemoteConfigService {
         let (published, entries) = try storeOperation {
             try store.write { transaction in
                 let db = transaction.db
-                let current = try RemoteConfigVersionTable.latestNumber(db, project: key.project, namespace: key.namespace)
+                let current = try RemoteConfigVersionTable.latestNumber(
+                    db, project: key.project, namespace: key.namespace)
                 let draft = try draft(db, current)
                 let version = RemoteConfigVersion(
                     versionNumber: current + 1, updateTime: now, updateUser: user, updateOrigin: origin,
                     updateType: draft.updateType, description: draft.description,
                     rollbackSource: draft.rollbackSource.map { String($0) })
                 let published = draft.content.withVersion(version)
-                try RemoteConfigVersionTable.insert(db, project: key.project, namespace: key.namespace, template: published)
+                try RemoteConfigVersionTable.insert(
+                    db, project: key.project, namespace: key.namespace, template: published)
                 if key.namespace.emitsEvents {
                     try transaction.emit(Self.updatedEvent(version, project: key.project, time: now))
                 }

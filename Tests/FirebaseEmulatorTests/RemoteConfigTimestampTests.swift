@@ -35,6 +35,14 @@ struct RemoteConfigTimestampTests {
         #expect(RemoteConfigTimestamp.format(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000Z")
     }
 
+    @Test("formats a parsed timestamp back to the same text")
+    func roundTrips() throws {
+        for millis in stride(from: 0, to: 1000, by: 1) {
+            let text = "2025-01-02T03:04:05." + String(format: "%03d", millis) + "Z"
+            #expect(RemoteConfigTimestamp.format(try #require(RemoteConfigTimestamp.parse(text))) == text)
+        }
+    }
+
     @Test("parses zone-less local times in a named zone")
     func parsesLocal() throws {
         let zone = try #require(TimeZone(identifier: "America/Los_Angeles"))

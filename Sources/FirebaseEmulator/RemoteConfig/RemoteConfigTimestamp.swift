@@ -6,11 +6,14 @@ import CloudFunctions
 /// The API writes UTC ("Zulu") times with milliseconds, e.g. `2025-01-02T03:04:05.678Z`, and
 /// accepts any number of fraction digits (up to nanoseconds) and numeric offsets on input.
 public enum RemoteConfigTimestamp {
-    /// Formats a date as `yyyy-MM-ddTHH:mm:ss.SSSZ` in UTC; milliseconds are truncated, not rounded.
+    /// Formats a date as `yyyy-MM-ddTHH:mm:ss.SSSZ` in UTC; milliseconds are truncated, not rounded
+    /// (after rounding to the microsecond).
     public static func format(_ date: Date) -> String {
         let seconds = date.timeIntervalSince1970
         guard seconds.isFinite, abs(seconds) < 253_402_300_800 else { return "1970-01-01T00:00:00.000Z" }
-        let millis = Int64((seconds * 1000).rounded(.down))
+        // Round to whole microseconds first so that a parsed `.678` (a hair below it in binary)
+        // formats back to `.678`: format(parse(text)) == text.
+        let millis = Int64(((seconds * 1_000_000).rounded() / 1000).rounded(.down))
         let wholeSeconds = millis >= 0 ? millis / 1000 : (millis - 999) / 1000
         let fraction = Int(millis - wholeSeconds * 1000)
         let parts = utcCalendar.dateComponents(

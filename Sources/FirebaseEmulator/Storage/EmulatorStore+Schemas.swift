@@ -1,6 +1,7 @@
 extension EmulatorStore {
     /// The schemas of every service, applied in this order.
     public static let allSchemas: [StoreSchema] = [
+        RemoteConfigVersionTable.schema,
         MessagingService.schema,
         AuthUserStorage.schema,
         AnalyticsStorage.schema,

@@ -1,0 +1,26 @@
+import CloudFunctions
+import Foundation
+
+/// The ETags of Remote Config templates and fetch answers (§1.2).
+///
+/// Clients treat them as opaque; the emulator makes them deterministic: a template's ETag is
+/// `etag-<project>-<versionNumber>` (the project ID stands in for the project number), so it names
+/// exactly one version of one project, and a never-published template has `etag-<project>-0`.
+public enum RemoteConfigETag {
+    /// The ETag of version `versionNumber` of `project`'s template (either namespace).
+    public static func template(project: String, versionNumber: Int64) -> String {
+        "etag-\(project)-\(versionNumber)"
+    }
+
+    /// The ETag a `validateOnly` publish answers with: the current one with a `-0` suffix (§1.1).
+    public static func validateOnly(_ etag: String) -> String {
+        etag + "-0"
+    }
+
+    /// The version number an ETag of `project` names, or `nil` when it is not one of ours.
+    public static func versionNumber(in etag: String, project: String) -> Int64? {
+        let prefix = "etag-\(project)-"
+        guard etag.hasPrefix(prefix) else { return nil }
+        return Int64(etag.dropFirst(prefix.count))
+    }
+}

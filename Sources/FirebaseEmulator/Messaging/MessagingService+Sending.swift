@@ -12,7 +12,7 @@ extension MessagingService {
     @discardableResult
     public func send(_ request: FCMSendRequest) throws -> SendResult {
         let target = try validation.validate(request.message)
-        var generator = SystemRandomNumberGenerator()
+        var generator = SplitMixRandom()
         let now = clock.now
         let name = FCMMessageID.generate(projectID: project, at: now, using: &generator).name
         if request.validateOnly { return SendResult(name: name, recipients: 0) }

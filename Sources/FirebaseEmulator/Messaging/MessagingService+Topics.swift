@@ -42,23 +42,26 @@ extension MessagingService {
             throw ServiceError.invalidArgument("at most 1000 registration tokens may be given at once")
         }
         return try state.withLock { state in
+            // Decide every outcome first, write the changes, then apply them to the index in
+            // place (copying the index would cost a pass over every subscription).
             var outcomes: [FCMTopicOutcome] = []
             var changed: [String] = []
-            var index = state.index
             for token in tokens {
                 if !FCMRegistrationToken.isWellFormed(token) {
                     outcomes.append(.failure(.invalidArgument))
-                } else if !state.devices.contains(token) {
-                    outcomes.append(.failure(.notFound))
-                } else if subscribe {
-                    let already = index.topics(forToken: token).contains(topic)
-                    let outcome = index.subscribe(token: token, to: topic)
-                    outcomes.append(outcome)
-                    if outcome == .success, !already { changed.append(token) }
-                } else {
-                    if index.unsubscribe(token: token, from: topic) { changed.append(token) }
-                    outcomes.append(.success)
+                    continue
                 }
+                guard state.devices.contains(token) else {
+                    outcomes.append(.failure(.notFound))
+                    continue
+                }
+                let topics = state.index.topics(forToken: token)
+                if subscribe, !topics.contains(topic), topics.count >= FCMTopicIndex.maxTopicsPerToken {
+                    outcomes.append(.failure(.tooManyTopics))
+                    continue
+                }
+                outcomes.append(.success)
+                if topics.contains(topic) != subscribe, !changed.contains(token) { changed.append(token) }
             }
             let sequence = state.nextSequence
             _ = try store.write { transaction in
@@ -70,7 +73,13 @@ extension MessagingService {
                     try statement.execute(arguments: subscribe ? [token, topic, sequence] : [sequence, token, topic])
                 }
             }
-            state.index = index
+            for token in changed {
+                if subscribe {
+                    _ = state.index.subscribe(token: token, to: topic)
+                } else {
+                    _ = state.index.unsubscribe(token: token, from: topic)
+                }
+            }
             return outcomes
         }
     }

@@ -63,7 +63,7 @@ public final class MessagingService: Sendable {
 
     /// Registers several devices at once, in one transaction.
     public func registerDevices(count: Int, platform: String? = nil) throws -> [String] {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SplitMixRandom()
         let tokens = (0..<count).map { _ in FCMRegistrationToken.generate(using: &generator) }
         let now = clock.now.timeIntervalSince1970
         _ = try store.write { transaction in

@@ -54,6 +54,12 @@ let package = Package(
             path: "Benchmarks/BusBenchmark",
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "emulator-benchmark",
+            dependencies: ["FirebaseEmulator", "CloudFunctions", "CloudFunctionsTesting"],
+            path: "Benchmarks/EmulatorBenchmark",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "CloudEventsTests", dependencies: ["CloudEvents"], swiftSettings: swiftSettings),
         .testTarget(
             name: "FirebaseEmulatorTests",

@@ -65,8 +65,8 @@ extension DatabaseService {
                 return DatabaseChangeEvent(
                     event: .put, path: relative.description, data: DatabaseTree.rendered(change.after))
             }
-            return DatabaseChangeEvent(
-                event: .patch, path: relative.description, data: children(change.writtenPaths, below: change.path, change))
+            let data = children(change.writtenPaths, below: change.path, change)
+            return DatabaseChangeEvent(event: .patch, path: relative.description, data: data)
         }
         guard change.path.isAncestor(of: location) else { return nil }
         if change.writtenPaths.contains(where: { $0.contains(location) }) {

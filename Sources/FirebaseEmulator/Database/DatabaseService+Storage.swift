@@ -30,12 +30,13 @@ extension DatabaseService {
             let sequence: Int64 = row["seq"]
             let kindText: String = row["kind"]
             guard let kind = DatabaseLogEntry.Kind(rawValue: kindText) else {
-                throw ServiceError(status: "INTERNAL", httpStatus: 500, message: "unknown database log entry \(kindText)")
+                throw ServiceError(status: "INTERNAL", httpStatus: 500, message: "unknown log entry kind \(kindText)")
             }
             var namespace = namespaces.removeValue(forKey: name) ?? Namespace()
             if sequence > namespace.sequence {
-                let path = DatabasePath(uncheckedSegments: (row["path"] as String).split(separator: "/").map(String.init))
-                let entry = DatabaseLogEntry(kind: kind, path: path, value: try JSONValue(parsing: row["value"] as String))
+                let segments = (row["path"] as String).split(separator: "/").map(String.init)
+                let value = try JSONValue(parsing: row["value"] as String)
+                let entry = DatabaseLogEntry(kind: kind, path: DatabasePath(uncheckedSegments: segments), value: value)
                 entry.replay(on: &namespace.tree)
                 namespace.sequence = sequence
                 namespace.writesSinceSnapshot += 1

@@ -15,6 +15,16 @@ import Synchronization
 /// transaction, which then drops the log rows the snapshot covers), so opening a store
 /// rebuilds every tree as snapshot + replayed log and a write never re-serialises the tree.
 ///
+/// Triggers (``setTriggers(_:)``): a write emits, in its own transaction, one event per
+/// (event type, concrete path) for every trigger pattern matching an ancestor of a written
+/// location, the location itself, or a descendant holding data before or after the write,
+/// where the value changed; triggers sharing a concrete path share its events (the bus
+/// delivers each to every matching function). A `**` segment may match zero keys, so
+/// `/logs/{rest=**}` reports a write at `/logs/a` at `/logs`, `/logs/a` and each changed
+/// node below it. At most ``maximumEventsPerWrite`` events are emitted per write: the write
+/// still succeeds and the rest are dropped with a warning in the log. A write that changes
+/// nothing is not logged and emits nothing.
+///
 /// Writes are serialised: a write validates, applies to the tree in place, computes its
 /// trigger events, and commits log row and events in one transaction; if the commit fails
 /// the tree is put back. `emit` and the change feeds are called in commit order, while the
@@ -137,9 +147,12 @@ public final class DatabaseService: Sendable {
     static func validate(namespace: String) throws(ServiceError) {
         let valid = !namespace.isEmpty && namespace.utf8.count <= 128
             && namespace.utf8.allSatisfy { byte in
-                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-")
-                    || byte == UInt8(ascii: "_")
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+                    true
+                default: false
+                }
             }
         guard valid else {
             throw ServiceError.invalidArgument(

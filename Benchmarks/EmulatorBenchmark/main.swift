@@ -1,0 +1,30 @@
+// Measures the emulated Firebase services and prints one block of figures per section.
+//
+//   swift run -c release emulator-benchmark [section-name ...]
+//
+// With no arguments every section runs; otherwise only the sections whose names contain one of
+// the arguments (case-insensitive). Each section is one function in its own file, registered in
+// `sections` below.
+import Foundation
+
+/// One benchmark: a name (printed as the section's heading) and the function that runs it.
+struct BenchmarkSection {
+    let name: String
+    let run: () throws -> Void
+}
+
+let sections: [BenchmarkSection] = [
+    BenchmarkSection(name: "topic fan-out", run: { try messagingFanoutBenchmark() }),
+    BenchmarkSection(name: "database writes per second with one onWrite trigger", run: DatabaseWriteBenchmark.run),
+]
+
+let filters = CommandLine.arguments.dropFirst().map { $0.lowercased() }
+for section in sections where filters.isEmpty || filters.contains(where: section.name.lowercased().contains) {
+    print("== \(section.name)")
+    do {
+        try section.run()
+    } catch {
+        print("failed: \(error)")
+    }
+    print("")
+}

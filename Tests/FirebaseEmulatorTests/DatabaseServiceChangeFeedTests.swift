@@ -101,3 +101,30 @@ struct DatabaseServiceChangeFeedTests {
         ])
     }
 }
+
+@Suite("Database service: concurrent writers")
+struct DatabaseServiceConcurrencyTests {
+    @Test("concurrent writes all land, and a feed sees each of them once")
+    func concurrentWrites() async throws {
+        let harness = try DatabaseServiceHarness(
+            snapshotInterval: 7, triggers: [Database.ref("/n/{id}").onWrite(noHandler)])
+        let service = harness.service
+        let ns = harness.ns
+        let feed = try service.changes(namespace: ns, path: "/n")
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<4 {
+                group.addTask {
+                    for index in 0..<50 { try service.set(namespace: ns, path: "/n/w\(writer)-\(index)", value: 1) }
+                }
+            }
+            try await group.waitForAll()
+        }
+        var seen: Set<String> = []
+        for await event in feed.prefix(201) where event.path != "/" {
+            seen.insert(event.path)
+        }
+        #expect(seen.count == 200)
+        #expect(try service.get(namespace: ns, path: "/n").objectValue?.count == 200)
+        #expect(harness.recorder.take().count == 200)
+    }
+}

@@ -15,6 +15,7 @@ struct BenchmarkSection {
 
 let sections: [BenchmarkSection] = [
     BenchmarkSection(name: "template publishes per second", run: RemoteConfigPublishBenchmark.run),
+    BenchmarkSection(name: "database writes per second with one onWrite trigger", run: DatabaseWriteBenchmark.run),
     BenchmarkSection(name: "topic fan-out", run: MessagingFanoutBenchmark.run),
 ]
 

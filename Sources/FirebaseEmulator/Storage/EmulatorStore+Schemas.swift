@@ -5,5 +5,6 @@ extension EmulatorStore {
         MessagingService.schema,
         AuthUserStorage.schema,
         AnalyticsStorage.schema,
+        DatabaseService.schema,
     ]
 }

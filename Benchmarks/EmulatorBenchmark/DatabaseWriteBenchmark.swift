@@ -1,0 +1,44 @@
+import CloudFunctions
+import FirebaseEmulator
+import Foundation
+
+/// Database writes per second with one onWrite trigger: `count` sets of a small object at
+/// `/scores/{i}` with a trigger on `/scores/{id}` registered, so every write also computes
+/// and commits one event to the outbox (no bus attached); in memory and on disk.
+enum DatabaseWriteBenchmark {
+    static func run() throws {
+        try run(count: 20_000)
+    }
+
+    static func run(count: Int) throws {
+        print("store      writes   seconds   writes/s   events in outbox")
+        for onDisk in [false, true] {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("db-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let store = try EmulatorStore(directory: onDisk ? directory : nil)
+            let service = try DatabaseService(store: store, project: "bench", clock: SystemClock())
+            let trigger = Database.ref("/scores/{id}").onWrite { _, _ in }.trigger
+            service.setTriggers([trigger])
+            let namespace = "bench-default-rtdb"
+            let start = ContinuousClock.now
+            for index in 0..<count {
+                let value: JSONValue = ["player": .string("p\(index % 100)"), "points": .number(Double(index))]
+                try service.set(namespace: namespace, path: "/scores/\(index)", value: value)
+            }
+            let elapsed = ContinuousClock.now - start
+            let events = try store.pendingEvents(limit: count + 1).count
+            precondition(events == count, "expected one event per write, got \(events)")
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            print(
+                [
+                    (onDisk ? "disk" : "memory").padding(toLength: 8, withPad: " ", startingAt: 0),
+                    pad(String(count), 9), pad(String(format: "%.2f", seconds), 10),
+                    pad(String(Int(Double(count) / seconds)), 11), pad(String(events), 19),
+                ].joined())
+        }
+    }
+
+    private static func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
+    }
+}

@@ -1,0 +1,93 @@
+import CloudFunctions
+import Foundation
+import Synchronization
+
+extension DatabaseService {
+    /// Follows the data at `path`: first a `put` at `/` with the current value, then a `put`
+    /// or `patch` for every later write that changes data at, above or below `path`, in
+    /// commit order, with paths relative to `path` (the REST streaming protocol).
+    ///
+    /// The stream ends at ``shutdown()``; when the consumer stops, the listener is removed.
+    /// - Throws: `ServiceError.invalidArgument` for a bad namespace or path.
+    public func changes(namespace: String, path: String) throws(ServiceError) -> AsyncStream<DatabaseChangeEvent> {
+        try Self.validate(namespace: namespace)
+        let location = try DatabasePath(path)
+        let (stream, continuation) = AsyncStream.makeStream(of: DatabaseChangeEvent.self)
+        let id = UUID()
+        let registered = state.withLock { state -> Bool in
+            guard !state.isShutDown else { return false }
+            let current = state.namespaces[namespace]?.tree.value(at: location) ?? .null
+            continuation.yield(DatabaseChangeEvent(event: .put, path: "/", data: current))
+            state.listeners[id] = Listener(namespace: namespace, path: location, continuation: continuation)
+            return true
+        }
+        guard registered else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.listeners.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Ends every change feed; later feeds end at once.
+    public func shutdown() {
+        let listeners = state.withLock { state in
+            state.isShutDown = true
+            defer { state.listeners = [:] }
+            return Array(state.listeners.values)
+        }
+        for listener in listeners { listener.continuation.finish() }
+    }
+
+    /// How many change feeds are open.
+    public var listenerCount: Int { state.withLock { $0.listeners.count } }
+
+    /// Sends a committed write to the feeds it concerns.
+    func notifyListeners(
+        _ listeners: [UUID: Listener], namespace: String, change: DatabaseWriteChange, isUpdate: Bool,
+        tree: DatabaseTree
+    ) {
+        for listener in listeners.values where listener.namespace == namespace {
+            if let event = Self.feedEvent(at: listener.path, change: change, isUpdate: isUpdate, tree: tree) {
+                listener.continuation.yield(event)
+            }
+        }
+    }
+
+    /// What a listener at `location` sees of a write; `nil` when the write does not concern it.
+    static func feedEvent(at location: DatabasePath, change: DatabaseWriteChange, isUpdate: Bool, tree: DatabaseTree)
+        -> DatabaseChangeEvent?
+    {
+        if let relative = location.relativePath(to: change.path) {
+            guard isUpdate else {
+                return DatabaseChangeEvent(
+                    event: .put, path: relative.description, data: DatabaseTree.rendered(change.after))
+            }
+            let data = children(change.writtenPaths, below: change.path, change)
+            return DatabaseChangeEvent(event: .patch, path: relative.description, data: data)
+        }
+        guard change.path.isAncestor(of: location) else { return nil }
+        if change.writtenPaths.contains(where: { $0.contains(location) }) {
+            let after = tree.storedValue(at: location)
+            guard change.before(at: location, in: tree) != after else { return nil }
+            return DatabaseChangeEvent(event: .put, path: "/", data: DatabaseTree.rendered(after))
+        }
+        let below = change.writtenPaths.filter { location.isAncestor(of: $0) }
+        guard !below.isEmpty else { return nil }
+        return DatabaseChangeEvent(event: .patch, path: "/", data: children(below, below: location, change))
+    }
+
+    /// The patch object: each written location relative to `base`, with its new value.
+    private static func children(_ written: [DatabasePath], below base: DatabasePath, _ change: DatabaseWriteChange)
+        -> JSONValue
+    {
+        var members: [String: JSONValue] = [:]
+        for path in written {
+            let key = base.relativePath(to: path)?.segments.joined(separator: "/") ?? ""
+            members[key] = DatabaseTree.rendered(change.after(at: path) ?? .null)
+        }
+        return .object(members)
+    }
+}

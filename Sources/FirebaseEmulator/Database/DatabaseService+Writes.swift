@@ -1,0 +1,153 @@
+import CloudEvents
+import CloudFunctions
+import Foundation
+import GRDB
+import Synchronization
+
+extension DatabaseService {
+    /// What one tree operation did.
+    struct Outcome {
+        var change: DatabaseWriteChange
+        /// The REST echo.
+        var echo: JSONValue
+        var isUpdate = false
+    }
+
+    /// Replaces the data at `path` (REST `PUT`); `null` deletes it.
+    ///
+    /// - Parameters:
+    ///   - auth: who writes; reported in the events' `authtype`/`authid`.
+    ///   - ifMatch: write only when the location's current ETag is this one.
+    ///   - disableTriggers: emit no events for this write.
+    /// - Returns: the written value (server values resolved) and the new ETag.
+    /// - Throws: `ServiceError.invalidArgument` for a bad namespace, path, key or value;
+    ///   ``DatabasePreconditionFailure/error`` (412) on an ETag mismatch; store errors.
+    @discardableResult
+    public func set(
+        namespace: String, path: String, value: JSONValue, auth: DatabaseWriteAuth = .admin, ifMatch: String? = nil,
+        disableTriggers: Bool = false
+    ) throws -> DatabaseWriteResult {
+        let location = try DatabasePath(path)
+        return try commit(namespace, at: location, auth: auth, ifMatch: ifMatch, disableTriggers: disableTriggers) {
+            (tree, now, _) throws(ServiceError) in
+            let change = try tree.set(value, at: location, now: now)
+            return Outcome(change: change, echo: DatabaseTree.rendered(change.after))
+        }
+    }
+
+    /// Merges children into the data at `path` (REST `PATCH`); keys may be relative paths
+    /// (`"a/b"`), `null` values delete, unnamed children are kept. All or nothing.
+    ///
+    /// - Parameter values: a JSON object.
+    /// - Returns: the written keys as given with their resolved values, and the new ETag of `path`.
+    /// - Throws: `ServiceError.invalidArgument` when `values` is not an object, for overlapping
+    ///   or bad keys and bad values; the 412 error on an ETag mismatch; store errors.
+    @discardableResult
+    public func update(
+        namespace: String, path: String, values: JSONValue, auth: DatabaseWriteAuth = .admin, ifMatch: String? = nil,
+        disableTriggers: Bool = false
+    ) throws -> DatabaseWriteResult {
+        let location = try DatabasePath(path)
+        guard case .object(let members) = values else {
+            throw DatabaseErrorMessage.invalidData("an update must be a JSON object of children to write")
+        }
+        return try commit(namespace, at: location, auth: auth, ifMatch: ifMatch, disableTriggers: disableTriggers) {
+            (tree, now, _) throws(ServiceError) in
+            let change = try tree.update(members, at: location, now: now)
+            var echo: [String: JSONValue] = [:]
+            for key in members.keys {
+                let written = try location.appending(DatabasePath(key))
+                echo[key] = DatabaseTree.rendered(change.after(at: written) ?? .null)
+            }
+            return Outcome(change: change, echo: .object(echo), isUpdate: true)
+        }
+    }
+
+    /// Stores `value` under a new push id below `path` (REST `POST`).
+    ///
+    /// - Returns: the new child's path (``DatabaseWriteResult/name`` is the 20-character id),
+    ///   the stored value and its ETag.
+    /// - Throws: as ``set(namespace:path:value:auth:ifMatch:disableTriggers:)``; `ifMatch` is
+    ///   compared with the ETag of `path`.
+    @discardableResult
+    public func push(
+        namespace: String, path: String, value: JSONValue, auth: DatabaseWriteAuth = .admin, ifMatch: String? = nil,
+        disableTriggers: Bool = false
+    ) throws -> DatabaseWriteResult {
+        let location = try DatabasePath(path)
+        return try commit(namespace, at: location, auth: auth, ifMatch: ifMatch, disableTriggers: disableTriggers) {
+            (tree, now, pushIDs) throws(ServiceError) in
+            var generator = SystemRandomNumberGenerator()
+            let id = pushIDs.next(now: now, using: &generator)
+            let change = try tree.push(value, at: location, id: id, now: now)
+            return Outcome(change: change, echo: DatabaseTree.rendered(change.after))
+        }
+    }
+
+    /// Removes the data at `path` (REST `DELETE`).
+    ///
+    /// - Returns: `null` and the ETag `null_etag`.
+    /// - Throws: `ServiceError.invalidArgument` for a bad namespace or path; the 412 error on
+    ///   an ETag mismatch; store errors.
+    @discardableResult
+    public func delete(
+        namespace: String, path: String, auth: DatabaseWriteAuth = .admin, ifMatch: String? = nil,
+        disableTriggers: Bool = false
+    ) throws -> DatabaseWriteResult {
+        let location = try DatabasePath(path)
+        return try commit(namespace, at: location, auth: auth, ifMatch: ifMatch, disableTriggers: disableTriggers) {
+            (tree, _, _) throws(ServiceError) in
+            Outcome(change: tree.delete(at: location), echo: .null)
+        }
+    }
+
+    /// Runs one write: precondition, tree change, then log row and events in one transaction.
+    private func commit(
+        _ namespace: String, at location: DatabasePath, auth: DatabaseWriteAuth, ifMatch: String?,
+        disableTriggers: Bool,
+        operation: (inout DatabaseTree, Date, inout DatabasePushID) throws(ServiceError) -> Outcome
+    ) throws -> DatabaseWriteResult {
+        try Self.validate(namespace: namespace)
+        let now = clock.now
+        return try state.withLock { state in
+            var space = state.namespaces.removeValue(forKey: namespace) ?? Namespace()
+            defer { state.namespaces[namespace] = space }
+            if let ifMatch {
+                let current = space.tree.storedValue(at: location)
+                let etag = DatabaseETag.etag(of: current)
+                guard etag == ifMatch else {
+                    throw DatabasePreconditionFailure(value: DatabaseTree.rendered(current), etag: etag).error
+                }
+            }
+            let outcome = try operation(&space.tree, now, &state.pushIDs)
+            let change = outcome.change
+            let result = DatabaseWriteResult(path: change.path, value: outcome.echo, storedValue: change.after)
+            guard change.changed else { return result }
+            let events = disableTriggers
+                ? [] : events(for: change, tree: space.tree, namespace: namespace, auth: auth, now: now,
+                    triggers: state.triggers)
+            let entry = DatabaseLogEntry(change: change, isUpdate: outcome.isUpdate)
+            let sequence = space.sequence + 1
+            let snapshot = space.writesSinceSnapshot + 1 >= snapshotInterval
+            let emitted: [OutboxEntry]
+            do {
+                (_, emitted) = try store.write { transaction in
+                    try Self.append(entry, namespace: namespace, sequence: sequence, in: transaction.db)
+                    if snapshot {
+                        try Self.saveSnapshot(space.tree, namespace: namespace, sequence: sequence, in: transaction.db)
+                    }
+                    for event in events { try transaction.emit(event) }
+                }
+            } catch {
+                space.tree.revert(change)
+                throw error
+            }
+            space.sequence = sequence
+            space.writesSinceSnapshot = snapshot ? 0 : space.writesSinceSnapshot + 1
+            notifyListeners(state.listeners, namespace: namespace, change: change, isUpdate: outcome.isUpdate,
+                tree: space.tree)
+            if !emitted.isEmpty { emit(emitted) }
+            return result
+        }
+    }
+}

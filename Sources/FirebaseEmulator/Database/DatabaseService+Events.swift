@@ -4,6 +4,11 @@ import Foundation
 import Logging
 
 extension DatabaseService {
+    /// How many writes made by functions, each caused by the event of the one before, may
+    /// follow each other; the next is refused. Events of such writes carry the extension
+    /// attribute `chaindepth`.
+    public static let maximumChainDepth = 32
+
     /// The trigger events of one write: one per (event type, concrete trigger path) that the
     /// deployed triggers ask for and whose value changed, at most ``maximumEventsPerWrite``.
     ///
@@ -12,7 +17,7 @@ extension DatabaseService {
     /// new value back.
     func events(
         for change: DatabaseWriteChange, tree: DatabaseTree, namespace: String, auth: DatabaseWriteAuth, now: Date,
-        triggers: DatabaseTriggerSet
+        triggers: DatabaseTriggerSet, chainDepth: Int
     ) -> [CloudEvent] {
         guard !triggers.isEmpty else { return [] }
         var events: [CloudEvent] = []
@@ -35,11 +40,12 @@ extension DatabaseService {
                     dropped += 1
                     continue
                 }
-                events.append(
-                    .databaseWrite(
-                        type: type, instance: namespace, ref: affected.path.description, before: renderedBefore,
-                        delta: delta, location: location, host: databaseHost, authType: auth.authType,
-                        authId: auth.authID, time: now))
+                var event = CloudEvent.databaseWrite(
+                    type: type, instance: namespace, ref: affected.path.description, before: renderedBefore,
+                    delta: delta, location: location, host: databaseHost, authType: auth.authType,
+                    authId: auth.authID, time: now)
+                if chainDepth > 0 { event.extensions["chaindepth"] = .integer(chainDepth) }
+                events.append(event)
             }
         }
         if dropped > 0 {

@@ -25,10 +25,12 @@ extension DatabaseService {
     @discardableResult
     public func set(
         namespace: String, path: String, value: JSONValue, auth: DatabaseWriteAuth = .admin, ifMatch: String? = nil,
-        disableTriggers: Bool = false
+        disableTriggers: Bool = false, chainDepth: Int = 0
     ) throws -> DatabaseWriteResult {
         let location = try DatabasePath(path)
-        return try commit(namespace, at: location, auth: auth, ifMatch: ifMatch, disableTriggers: disableTriggers) {
+        return try commit(namespace, at: location, auth: auth, ifMatch: ifMatch, disableTriggers: disableTriggers,
+            chainDepth: chainDepth
+        ) {
             (tree, now, _) throws(ServiceError) in
             let change = try tree.set(value, at: location, now: now)
             return Outcome(change: change, echo: DatabaseTree.rendered(change.after))
@@ -45,13 +47,15 @@ extension DatabaseService {
     @discardableResult
     public func update(
         namespace: String, path: String, values: JSONValue, auth: DatabaseWriteAuth = .admin, ifMatch: String? = nil,
-        disableTriggers: Bool = false
+        disableTriggers: Bool = false, chainDepth: Int = 0
     ) throws -> DatabaseWriteResult {
         let location = try DatabasePath(path)
         guard case .object(let members) = values else {
             throw DatabaseErrorMessage.invalidData("an update must be a JSON object of children to write")
         }
-        return try commit(namespace, at: location, auth: auth, ifMatch: ifMatch, disableTriggers: disableTriggers) {
+        return try commit(namespace, at: location, auth: auth, ifMatch: ifMatch, disableTriggers: disableTriggers,
+            chainDepth: chainDepth
+        ) {
             (tree, now, _) throws(ServiceError) in
             let change = try tree.update(members, at: location, now: now)
             var echo: [String: JSONValue] = [:]
@@ -72,12 +76,14 @@ extension DatabaseService {
     @discardableResult
     public func push(
         namespace: String, path: String, value: JSONValue, auth: DatabaseWriteAuth = .admin, ifMatch: String? = nil,
-        disableTriggers: Bool = false
+        disableTriggers: Bool = false, chainDepth: Int = 0
     ) throws -> DatabaseWriteResult {
         let location = try DatabasePath(path)
-        return try commit(namespace, at: location, auth: auth, ifMatch: ifMatch, disableTriggers: disableTriggers) {
+        return try commit(namespace, at: location, auth: auth, ifMatch: ifMatch, disableTriggers: disableTriggers,
+            chainDepth: chainDepth
+        ) {
             (tree, now, pushIDs) throws(ServiceError) in
-            var generator = SystemRandomNumberGenerator()
+            var generator = SplitMixRandom()
             let id = pushIDs.next(now: now, using: &generator)
             let change = try tree.push(value, at: location, id: id, now: now)
             return Outcome(change: change, echo: DatabaseTree.rendered(change.after))
@@ -92,10 +98,12 @@ extension DatabaseService {
     @discardableResult
     public func delete(
         namespace: String, path: String, auth: DatabaseWriteAuth = .admin, ifMatch: String? = nil,
-        disableTriggers: Bool = false
+        disableTriggers: Bool = false, chainDepth: Int = 0
     ) throws -> DatabaseWriteResult {
         let location = try DatabasePath(path)
-        return try commit(namespace, at: location, auth: auth, ifMatch: ifMatch, disableTriggers: disableTriggers) {
+        return try commit(namespace, at: location, auth: auth, ifMatch: ifMatch, disableTriggers: disableTriggers,
+            chainDepth: chainDepth
+        ) {
             (tree, _, _) throws(ServiceError) in
             Outcome(change: tree.delete(at: location), echo: .null)
         }
@@ -104,10 +112,17 @@ extension DatabaseService {
     /// Runs one write: precondition, tree change, then log row and events in one transaction.
     private func commit(
         _ namespace: String, at location: DatabasePath, auth: DatabaseWriteAuth, ifMatch: String?,
-        disableTriggers: Bool,
+        disableTriggers: Bool, chainDepth: Int,
         operation: (inout DatabaseTree, Date, inout DatabasePushID) throws(ServiceError) -> Outcome
     ) throws -> DatabaseWriteResult {
         try Self.validate(namespace: namespace)
+        guard chainDepth <= Self.maximumChainDepth else {
+            throw ServiceError.failedPrecondition(
+                "a chain of \(Self.maximumChainDepth) writes made by functions, each triggered by the one "
+                    + "before, reached \(location): a function keeps writing where it (or another) listens, so "
+                    + "this write was refused to stop the loop"
+            )
+        }
         let now = clock.now
         return try state.withLock { state in
             var space = state.namespaces.removeValue(forKey: namespace) ?? Namespace()
@@ -125,7 +140,7 @@ extension DatabaseService {
             guard change.changed else { return result }
             let events = disableTriggers
                 ? [] : events(for: change, tree: space.tree, namespace: namespace, auth: auth, now: now,
-                    triggers: state.triggers)
+                    triggers: state.triggers, chainDepth: chainDepth)
             let entry = DatabaseLogEntry(change: change, isUpdate: outcome.isUpdate)
             let sequence = space.sequence + 1
             let snapshot = space.writesSinceSnapshot + 1 >= snapshotInterval

@@ -1,0 +1,49 @@
+import CloudEvents
+import CloudFunctions
+
+/// The `context.database` of functions running in process against the emulator.
+///
+/// Writes made while handling an event carry the chain depth of that event plus one, so a
+/// function that keeps writing where it listens is stopped after
+/// ``DatabaseService/maximumChainDepth`` steps instead of looping for ever.
+public struct EmulatorDatabaseClient: DatabaseClient {
+    let service: DatabaseService
+    let namespace: String
+    let chainDepth: Int
+
+    /// Creates a client for one database instance.
+    public init(service: DatabaseService, namespace: String) {
+        self.init(service: service, namespace: namespace, chainDepth: 0)
+    }
+
+    init(service: DatabaseService, namespace: String, chainDepth: Int) {
+        self.service = service
+        self.namespace = namespace
+        self.chainDepth = chainDepth
+    }
+
+    public func handling(_ event: CloudEvent) -> any DatabaseClient {
+        let depth = event.extensions["chaindepth"].flatMap { Int($0.canonicalString) } ?? 0
+        return EmulatorDatabaseClient(service: service, namespace: namespace, chainDepth: depth + 1)
+    }
+
+    public func get(_ path: String) async throws -> JSONValue {
+        try service.get(namespace: namespace, path: path)
+    }
+
+    public func set(_ path: String, _ value: JSONValue) async throws {
+        _ = try service.set(namespace: namespace, path: path, value: value, chainDepth: chainDepth)
+    }
+
+    public func update(_ path: String, _ values: [String: JSONValue]) async throws {
+        _ = try service.update(namespace: namespace, path: path, values: .object(values), chainDepth: chainDepth)
+    }
+
+    public func push(_ path: String, _ value: JSONValue) async throws -> String {
+        try service.push(namespace: namespace, path: path, value: value, chainDepth: chainDepth).name ?? ""
+    }
+
+    public func delete(_ path: String) async throws {
+        _ = try service.delete(namespace: namespace, path: path, chainDepth: chainDepth)
+    }
+}

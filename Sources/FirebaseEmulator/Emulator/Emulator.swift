@@ -1,0 +1,111 @@
+import CloudEvents
+import CloudFunctions
+import Foundation
+import Logging
+import Synchronization
+
+/// Every emulated Firebase service of one project, on one store, feeding deployed functions.
+///
+/// ```swift
+/// let emulator = try Emulator(project: "demo-project", directory: nil)
+/// try emulator.deploy(functions)                  // in process; handlers get emulator-backed clients
+/// let version = try emulator.remoteConfig.publish(template, ifMatch: "*")
+/// await emulator.waitUntilIdle()                  // pushConfig has sent its message
+/// ```
+public final class Emulator: Sendable {
+    /// The project id.
+    public let project: String
+    /// The store all services keep their state in.
+    public let store: EmulatorStore
+    /// Moves committed events to the deployed functions.
+    public let dispatcher: OutboxDispatcher
+    /// Remote Config.
+    public let remoteConfig: RemoteConfigService
+    /// The Realtime Database.
+    public let database: DatabaseService
+    /// Authentication.
+    public let auth: AuthService
+    /// Cloud Messaging.
+    public let messaging: MessagingService
+    /// Analytics.
+    public let analytics: AnalyticsService
+    /// The time source of the services and the bus.
+    public let clock: any BusClock
+    let logger: Logger
+    private let deployment = Mutex<EventBus?>(nil)
+
+    /// Opens the emulator on a data directory (`nil`: in memory) and publishes whatever events
+    /// an earlier run committed but did not finish delivering, once functions are deployed.
+    public init(
+        project: String,
+        directory: URL?,
+        clock: any BusClock = SystemClock(),
+        logger: Logger = Logger(label: "emulator")
+    ) throws {
+        let store = try EmulatorStore(directory: directory)
+        let dispatcher = OutboxDispatcher(store: store, logger: logger)
+        let emit: @Sendable ([OutboxEntry]) -> Void = { dispatcher.publish($0) }
+        self.project = project
+        self.store = store
+        self.dispatcher = dispatcher
+        self.clock = clock
+        self.logger = logger
+        remoteConfig = try RemoteConfigService(store: store, project: project, clock: clock, emit: emit)
+        database = try DatabaseService(store: store, project: project, clock: clock, emit: emit)
+        auth = try AuthService(store: store, project: project, clock: clock, emit: emit)
+        messaging = try MessagingService(store: store, project: project, clock: clock, emit: emit)
+        analytics = try AnalyticsService(store: store, project: project, clock: clock, emit: emit)
+    }
+
+    /// The default Realtime Database instance, `{project}-default-rtdb`.
+    public var defaultDatabaseInstance: String { "\(project)-default-rtdb" }
+
+    /// The Admin clients in-process functions get: backed by these services.
+    public var admin: AdminClients {
+        AdminClients(
+            messaging: EmulatorMessagingClient(service: messaging),
+            database: EmulatorDatabaseClient(service: database, namespace: defaultDatabaseInstance)
+        )
+    }
+
+    /// Deploys functions in process: events are delivered to them from now on, starting with
+    /// any left undelivered in the outbox.
+    ///
+    /// Replaces the previous deployment without losing events: new events go to the new
+    /// functions at once; the previous ones finish what they are running; events they had not
+    /// finished (such as pending retries) stay in the outbox and are published to the new
+    /// deployment, which drops those it already has.
+    ///
+    /// - Throws: ``RegistryError`` for a registry with problems; a store error while recovering.
+    @discardableResult
+    public func deploy(
+        _ functions: FunctionRegistry,
+        configuration: EventBus.Configuration = EventBus.Configuration()
+    ) async throws -> EventBus {
+        let bus = try EventBus(
+            functions: functions,
+            admin: admin,
+            clock: clock,
+            configuration: configuration,
+            observer: dispatcher,
+            logger: logger
+        )
+        database.setTriggers(functions.functions.map(\.function.trigger))
+        let previous = deployment.withLock { current in
+            defer { current = bus }
+            return current
+        }
+        dispatcher.attach(bus)
+        await previous?.shutdown()
+        try dispatcher.recoverPending()
+        return bus
+    }
+
+    /// The deployed bus, if any.
+    public var bus: EventBus? { deployment.withLock { $0 } }
+
+    /// Waits until the deployed functions have nothing queued or running.
+    public func waitUntilIdle() async {
+        await bus?.waitUntilIdle()
+    }
+}

@@ -1,0 +1,149 @@
+import CloudEvents
+import CloudFunctions
+import CloudFunctionsTesting
+import FirebaseEmulator
+import Foundation
+import FunctionsBuiltins
+import Synchronization
+import Testing
+
+/// The whole loop in process: services, outbox, bus and functions with emulator-backed clients.
+@Suite("Emulator: the in-process loop")
+struct EmulatorLoopTests {
+    static let template = #"""
+        {"conditions": [{"name": "ios", "expression": "device.os == 'ios'"}],
+         "parameters": {"welcome": {"defaultValue": {"value": "hi"}, "conditionalValues": {"ios": {"value": "hey"}}},
+                        "color": {"defaultValue": {"value": "blue"}}},
+         "version": {"description": "first"}}
+        """#
+
+    static func functions() -> FunctionRegistry {
+        var functions = FunctionRegistry()
+        functions.use(PushConfig(topic: "PUSH_RC"))
+        functions["onScoreWrite"] = Database.ref("/scores/{scoreId}").options(.concurrency(1)).onWrite {
+            change, context in
+            guard let player = change.after.child("player").val().stringValue,
+                let points = change.after.child("points").val().numberValue
+            else { return }
+            let best = context.database.ref("leaderboard/\(player)")
+            let current = try await best.get().val().numberValue
+            if current == nil || current! < points {
+                try await best.set(.number(points))
+            }
+        }
+        return functions
+    }
+
+    @Test("scores keep the leaderboard at each player's best, and a publish pings exactly PUSH_RC's devices")
+    func leaderboardAndStalePing() async throws {
+        let emulator = try Emulator(project: "demo-project", directory: nil)
+        try await emulator.deploy(Self.functions())
+        let db = emulator.defaultDatabaseInstance
+
+        for (id, player, points) in [("s1", "ann", 10), ("s2", "bob", 7), ("s3", "ann", 4), ("s4", "ann", 12)] {
+            try emulator.database.set(namespace: db, path: "scores/\(id)", value: ["player": .string(player),
+                "points": .number(Double(points))])
+            await emulator.waitUntilIdle()
+        }
+        #expect(try emulator.database.get(namespace: db, path: "leaderboard") == ["ann": 12, "bob": 7])
+
+        let subscribed = try emulator.messaging.registerDevices(count: 5, platform: "ios")
+        let others = try emulator.messaging.registerDevices(count: 2, platform: "android")
+        _ = try emulator.messaging.subscribe(tokens: subscribed, to: "PUSH_RC")
+        _ = try emulator.messaging.subscribe(tokens: others, to: "NEWS")
+
+        let template = try RemoteConfigTemplate.decode(from: Data(Self.template.utf8))
+        let published = try emulator.remoteConfig.publish(template, ifMatch: "*")
+        await emulator.waitUntilIdle()
+        for token in subscribed {
+            let inbox = try emulator.messaging.inbox(token: token)
+            #expect(inbox.map(\.data) == [["CONFIG_STATE": "STALE"]])
+            #expect(inbox.first?.apns?["payload"]?["aps"]?["content-available"] == 1)
+        }
+        for token in others { #expect(try emulator.messaging.inbox(token: token).isEmpty) }
+
+        var second = template
+        second.parameters["color"] = try RemoteConfigTemplate.decode(
+            from: Data(#"{"parameters": {"color": {"defaultValue": {"value": "red"}}}}"#.utf8)
+        ).parameters["color"]
+        _ = try emulator.remoteConfig.publish(second, ifMatch: published.etag)
+        await emulator.waitUntilIdle()
+        let rollback = try emulator.remoteConfig.rollback(to: published.template.versionNumber)
+        await emulator.waitUntilIdle()
+        #expect(rollback.template.version?.updateType == .rollback)
+        #expect(try emulator.messaging.inbox(token: subscribed[0]).count == 3)
+        for token in others { #expect(try emulator.messaging.inbox(token: token).isEmpty) }
+
+        let log = try emulator.store.eventLog()
+        let configEvents = log.filter { $0.entry.event.type == FirebaseEventType.remoteConfigUpdated }
+        #expect(configEvents.count == 3)
+        let lastVersion = try JSONDecoder().decode(TemplateVersion.self, from: configEvents.last!.entry.event.data!)
+        #expect(lastVersion.updateType == .rollback)
+        #expect(lastVersion.rollbackSource == published.template.versionNumber)
+        #expect(configEvents.allSatisfy { $0.done && $0.deliveries.map(\.status) == ["succeeded"] })
+    }
+
+    @Test("a function that writes where it listens is stopped after the chain limit, and nothing crashes")
+    func triggerLoop() async throws {
+        let emulator = try Emulator(project: "demo-project", directory: nil)
+        var functions = FunctionRegistry()
+        functions["echo"] = Database.ref("/counter").onWrite { change, context in
+            let next = (change.after.val().numberValue ?? 0) + 1
+            try await context.database.ref("counter").set(.number(next))
+        }
+        let bus = try await emulator.deploy(functions)
+        try emulator.database.set(namespace: emulator.defaultDatabaseInstance, path: "counter", value: 0)
+        await emulator.waitUntilIdle()
+        let counter = try emulator.database.get(namespace: emulator.defaultDatabaseInstance, path: "counter")
+        #expect(counter == .number(Double(DatabaseService.maximumChainDepth)))
+        let letter = try #require(bus.deadLetters.first)
+        #expect(letter.lastError?.contains("keeps writing where it") == true)
+        #expect(bus.deadLetters.count == 1)
+    }
+
+    @Test("committed events survive a crash and are delivered once functions run again; finished ones are not redelivered")
+    func crashSafety() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (delivered, deliveredContinuation) = AsyncStream.makeStream(of: String.self)
+        func functions(hangOn hung: String?) -> FunctionRegistry {
+            var functions = FunctionRegistry()
+            functions["record"] = Database.ref("/items/{id}").onCreate { _, context in
+                let id = context.params["id"]!
+                if id == hung {
+                    // Never finishes: the process "dies" while this delivery is in flight.
+                    try await ManualClock().sleep(until: .distantFuture)
+                }
+                deliveredContinuation.yield(id)
+            }
+            return functions
+        }
+        let namespace = "p-default-rtdb"
+
+        // First run: three writes; the deployment delivers two and "dies" during the third.
+        var crashed: Emulator? = try Emulator(project: "p", directory: directory)
+        let first = try #require(crashed)
+        try await first.deploy(functions(hangOn: "c"))
+        for (key, value) in [("a", 1), ("b", 2), ("c", 3)] {
+            try first.database.set(namespace: namespace, path: "items/\(key)", value: .number(Double(value)))
+        }
+        var iterator = delivered.makeAsyncIterator()
+        var seenFirst = [await iterator.next(), await iterator.next()].compactMap { $0 }
+        seenFirst.sort()
+        #expect(seenFirst == ["a", "b"])
+        let pendingAtCrash = try first.store.pendingEvents().map(\.event.subject)
+        #expect(pendingAtCrash == ["refs/items/c"])
+        // The crash: the first run's handles are abandoned, never closed or shut down.
+        crashed = nil
+
+        let second = try Emulator(project: "p", directory: directory)
+        #expect(try second.database.get(namespace: namespace, path: "items") == ["a": 1, "b": 2, "c": 3])
+        try await second.deploy(functions(hangOn: nil))
+        await second.waitUntilIdle()
+        #expect(await iterator.next() == "c")
+        #expect(try second.store.pendingEvents().isEmpty)
+        let log = try second.store.eventLog()
+        #expect(log.count == 3)
+        #expect(log.allSatisfy { $0.done })
+    }
+}

@@ -49,6 +49,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "stale-loop",
+            dependencies: [
+                "CloudFunctions", "FirebaseEmulator", "FunctionsBuiltins",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "bus-benchmark",
             dependencies: ["CloudFunctions"],
             path: "Benchmarks/BusBenchmark",

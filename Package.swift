@@ -14,11 +14,15 @@ let package = Package(
         .library(name: "CloudFunctions", targets: ["CloudFunctions"]),
         .library(name: "FunctionsBuiltins", targets: ["FunctionsBuiltins"]),
         .library(name: "CloudFunctionsTesting", targets: ["CloudFunctionsTesting"]),
+        .library(name: "FirebaseEmulator", targets: ["FirebaseEmulator"]),
+        .library(name: "EmulatorServer", targets: ["EmulatorServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
     ],
     targets: [
         .target(name: "CloudEvents", swiftSettings: swiftSettings),
@@ -40,6 +44,17 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "EmulatorServer",
+            dependencies: [
+                "FirebaseEmulator", "CloudFunctions",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -69,6 +84,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CloudEventsTests", dependencies: ["CloudEvents"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "EmulatorServerTests",
+            dependencies: [
+                "EmulatorServer", "FirebaseEmulator", "CloudFunctions", "CloudFunctionsTesting", "FunctionsBuiltins",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "FirebaseEmulatorTests",
             dependencies: ["FirebaseEmulator", "CloudFunctions", "CloudFunctionsTesting", "FunctionsBuiltins"],

@@ -1,0 +1,51 @@
+import CloudEvents
+import CloudFunctions
+import FirebaseEmulator
+import Foundation
+import Hummingbird
+
+/// The emulator's own routes under `/emulator/v1/projects/{project}` (fixed: other tools rely
+/// on them): device registration and inboxes, and the event log.
+struct EmulatorRoutes {
+    let server: EmulatorServer
+
+    func add(to router: Router<EmulatorRequestContext>) {
+        let group = router.group("emulator/v1/projects/:project")
+        group.post("devices") { request, context in
+            var request = request
+            let body = try await request.jsonBody(limit: server.configuration.maxBodySize)
+            let platform = body["platform"]?.stringValue
+            let token = try server.emulator.messaging.registerDevice(platform: platform)
+            return Response.json(["token": .string(token)])
+        }
+        group.get("devices/:token/messages") { _, context in
+            let token = try context.parameters.require("token")
+            let messages = try server.emulator.messaging.inbox(token: token)
+            return Response.json(["messages": try JSONValue(encoding: messages)])
+        }
+        group.get("events") { _, _ in
+            let log = try server.emulator.store.eventLog()
+            return Response.json(["events": .array(log.map(EmulatorRoutes.eventJSON))])
+        }
+    }
+
+    static func eventJSON(_ entry: EventLogEntry) -> JSONValue {
+        let event = entry.entry.event
+        return [
+            "id": .string(event.id),
+            "type": .string(event.type),
+            "source": .string(event.source),
+            "subject": event.subject.map(JSONValue.string) ?? .null,
+            "time": event.time.map { .string(RFC3339Timestamp.string(from: $0)) } ?? .null,
+            "done": .bool(entry.done),
+            "deliveries": .array(entry.deliveries.map {
+                [
+                    "function": .string($0.function),
+                    "attempts": .number(Double($0.attempts)),
+                    "status": .string($0.status),
+                    "lastError": $0.lastError.map(JSONValue.string) ?? .null,
+                ]
+            }),
+        ]
+    }
+}

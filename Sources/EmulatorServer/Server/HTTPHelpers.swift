@@ -1,0 +1,54 @@
+import CloudFunctions
+import FirebaseEmulator
+import Foundation
+import Hummingbird
+import NIOCore
+import NIOFoundationEssentialsCompat
+
+extension Response {
+    /// A JSON response.
+    static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+        var headers = headers
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(data: value.serializedData())))
+    }
+}
+
+extension Request {
+    /// Whether the request carries the emulator's admin credential (`Authorization: Bearer owner`,
+    /// or a Google OAuth token, which the Firebase emulators also accept as admin).
+    var isAdmin: Bool {
+        guard let authorization = headers[.authorization] else { return false }
+        let parts = authorization.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return false }
+        return parts[1].lowercased() == "owner" || parts[1].hasPrefix("ya29.")
+    }
+
+    /// The body, refused with 413 when it is larger than `limit` (checked while reading, so a
+    /// large body is never buffered).
+    mutating func bodyData(limit: Int) async throws -> Data {
+        if let length = headers[.contentLength].flatMap(Int.init), length > limit {
+            throw ServiceError(status: "RESOURCE_EXHAUSTED", httpStatus: 413,
+                message: "The request body is \(length) bytes; the limit is \(limit) bytes.")
+        }
+        do {
+            return Data(buffer: try await collectBody(upTo: limit))
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw ServiceError(status: "RESOURCE_EXHAUSTED", httpStatus: 413,
+                message: "The request body is larger than the limit of \(limit) bytes.")
+        }
+    }
+
+    /// The body as JSON; an empty body is `null`.
+    ///
+    /// - Throws: `INVALID_ARGUMENT` when the body is not JSON.
+    mutating func jsonBody(limit: Int) async throws -> JSONValue {
+        let data = try await bodyData(limit: limit)
+        if data.isEmpty { return .null }
+        do {
+            return try JSONValue(parsing: data)
+        } catch {
+            throw ServiceError.invalidArgument("Invalid JSON payload received. The body is not valid JSON.")
+        }
+    }
+}

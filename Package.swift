@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "CloudFunctionsTesting", targets: ["CloudFunctionsTesting"]),
         .library(name: "FirebaseEmulator", targets: ["FirebaseEmulator"]),
         .library(name: "EmulatorServer", targets: ["EmulatorServer"]),
+        .executable(name: "functions", targets: ["functions"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
@@ -23,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
     ],
     targets: [
         .target(name: "CloudEvents", swiftSettings: swiftSettings),
@@ -64,6 +66,17 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "functions",
+            dependencies: [
+                "EmulatorServer", "FirebaseEmulator", "CloudFunctions",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/FunctionsCLI",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "stale-loop",
             dependencies: [
                 "CloudFunctions", "FirebaseEmulator", "FunctionsBuiltins",
@@ -84,6 +97,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CloudEventsTests", dependencies: ["CloudEvents"], swiftSettings: swiftSettings),
+        .testTarget(name: "FunctionsCLITests", dependencies: ["CloudFunctions"], swiftSettings: swiftSettings),
         .testTarget(
             name: "EmulatorServerTests",
             dependencies: [

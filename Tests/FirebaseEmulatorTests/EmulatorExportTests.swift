@@ -1,0 +1,106 @@
+import CloudEvents
+import CloudFunctions
+import CloudFunctionsTesting
+import FirebaseEmulator
+import Foundation
+import FunctionsBuiltins
+import Testing
+
+@Suite("Emulator export and import")
+struct EmulatorExportTests {
+    static func temporaryDirectory() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("export-\(UUID().uuidString)")
+    }
+
+    /// Puts something in every service.
+    static func fill(_ emulator: Emulator) throws -> (token: String, other: String) {
+        for revision in 1...3 {
+            let template = try RemoteConfigTemplate.decode(from: Data(
+                #"{"parameters": {"color": {"defaultValue": {"value": "c\#(revision)"}}}}"#.utf8))
+            try emulator.remoteConfig.publish(template, ifMatch: "*")
+        }
+        try emulator.database.set(namespace: emulator.defaultDatabaseInstance, path: "users/u1", value: ["name": "Ann"])
+        try emulator.database.set(namespace: "second-db", path: "a/b", value: [1, 2, 3])
+        _ = try emulator.auth.signUp(
+            AuthSignUpRequest(email: "ann@example.com", password: "secret-1", displayName: "Ann", localId: "u1"),
+            privileged: true
+        )
+        let token = try emulator.messaging.registerDevice(platform: "ios")
+        let other = try emulator.messaging.registerDevice(platform: "android")
+        _ = try emulator.messaging.subscribe(tokens: [token], to: "PUSH_RC")
+        try emulator.messaging.send(PushConfig().message)
+        try emulator.messaging.send(Message(.token(other), data: ["k": "v"]))
+        _ = try emulator.analytics.logEvents(
+            AnalyticsMeasurementRequest.parse([
+                "app_instance_id": "0123456789abcdef0123456789abcdef",
+                "events": [["name": "level_up", "params": ["level": 3]]],
+            ]),
+            appId: "1:1:ios:1"
+        )
+        return (token, other)
+    }
+
+    @Test("everything written reads back the same after export and import", arguments: [false, true])
+    func roundTrip(onDisk: Bool) async throws {
+        let exportDirectory = Self.temporaryDirectory()
+        let dataDirectory = Self.temporaryDirectory()
+        defer {
+            try? FileManager.default.removeItem(at: exportDirectory)
+            try? FileManager.default.removeItem(at: dataDirectory)
+        }
+        let source = try Emulator(project: "demo-project", directory: nil)
+        let (token, other) = try Self.fill(source)
+        try source.export(to: exportDirectory)
+        for file in ["emulator-export.json", "remote-config.json", "auth/users.json", "messaging.json",
+            "analytics.json", "database/demo-project-default-rtdb.json", "database/second-db.json"]
+        {
+            #expect(FileManager.default.fileExists(atPath: exportDirectory.appendingPathComponent(file).path), "\(file)")
+        }
+
+        let target = try Emulator(project: "demo-project", directory: onDisk ? dataDirectory : nil)
+        var functions = FunctionRegistry()
+        functions["anything"] = Eventarc.onEvent(type: FirebaseEventType.authUserCreated) { _, _ in }
+        try await target.deploy(functions)
+        try target.importState(from: exportDirectory)
+        await target.waitUntilIdle()
+
+        #expect(try target.remoteConfig.listVersions().versions.count == 3)
+        #expect(try target.remoteConfig.template().template == source.remoteConfig.template().template)
+        #expect(try target.database.get(namespace: target.defaultDatabaseInstance, path: "") == ["users": ["u1": ["name": "Ann"]]])
+        #expect(try target.database.get(namespace: "second-db", path: "a/b") == [1, 2, 3])
+        #expect(try target.auth.signInWithPassword(email: "ann@example.com", password: "secret-1").localId == "u1")
+        #expect(target.messaging.isRegistered(token))
+        #expect(target.messaging.topics(forToken: token) == ["PUSH_RC"])
+        #expect(try target.messaging.inbox(token: token).map(\.data) == [["CONFIG_STATE": "STALE"]])
+        #expect(try target.messaging.inbox(token: other).map(\.data) == [["k": "v"]])
+        #expect(try target.analytics.events(appInstanceId: "0123456789abcdef0123456789abcdef").map(\.name) == ["level_up"])
+        // An import emits no events: nothing reached the deployed function.
+        #expect(try target.store.eventLog().isEmpty)
+        // The imported state keeps working: a new topic message reaches the imported device.
+        try target.messaging.send(PushConfig().message)
+        #expect(try target.messaging.inbox(token: token).count == 2)
+    }
+
+    @Test("a malformed export changes nothing and names the file")
+    func malformed() throws {
+        let exportDirectory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: exportDirectory) }
+        let source = try Emulator(project: "demo-project", directory: nil)
+        _ = try Self.fill(source)
+        try source.export(to: exportDirectory)
+        try Data("{ not json".utf8).write(to: exportDirectory.appendingPathComponent("messaging.json"))
+
+        let target = try Emulator(project: "demo-project", directory: nil)
+        try target.database.set(namespace: target.defaultDatabaseInstance, path: "keep", value: true)
+        #expect {
+            try target.importState(from: exportDirectory)
+        } throws: { error in
+            (error as? ServiceError)?.message.hasPrefix("messaging.json") == true
+        }
+        #expect(try target.database.get(namespace: target.defaultDatabaseInstance, path: "keep") == true)
+        #expect(try target.remoteConfig.listVersions().versions.isEmpty)
+
+        try FileManager.default.removeItem(at: exportDirectory.appendingPathComponent("auth/users.json"))
+        #expect(throws: ServiceError.self) { try target.importState(from: exportDirectory) }
+    }
+}

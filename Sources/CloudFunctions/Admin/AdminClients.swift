@@ -5,14 +5,22 @@ public struct AdminClients: Sendable {
     public var messaging: any MessagingClient
     /// The Realtime Database (the default instance).
     public var database: any DatabaseClient
+    /// Authentication.
+    public var auth: any AuthClient
+    /// Remote Config templates.
+    public var remoteConfig: any RemoteConfigAdminClient
 
     /// Creates the clients; a service left out fails with ``AdminClientError`` when used.
     public init(
         messaging: any MessagingClient = UnavailableMessaging(),
-        database: any DatabaseClient = UnavailableDatabase()
+        database: any DatabaseClient = UnavailableDatabase(),
+        auth: any AuthClient = UnavailableAuth(),
+        remoteConfig: any RemoteConfigAdminClient = UnavailableRemoteConfig()
     ) {
         self.messaging = messaging
         self.database = database
+        self.auth = auth
+        self.remoteConfig = remoteConfig
     }
 }
 

@@ -74,6 +74,12 @@ public struct EventContext: Sendable {
     /// The Realtime Database client; its writes count as made by this invocation.
     public var database: any DatabaseClient { admin.database.handling(event) }
 
+    /// The Authentication client.
+    public var auth: any AuthClient { admin.auth }
+
+    /// The Remote Config client.
+    public var remoteConfig: any RemoteConfigAdminClient { admin.remoteConfig }
+
     /// A logger carrying the function name, event id and event type as metadata.
     public var logger: Logger {
         var logger = baseLogger

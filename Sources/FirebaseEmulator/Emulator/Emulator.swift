@@ -64,7 +64,9 @@ public final class Emulator: Sendable {
     public var admin: AdminClients {
         AdminClients(
             messaging: EmulatorMessagingClient(service: messaging),
-            database: EmulatorDatabaseClient(service: database, namespace: defaultDatabaseInstance)
+            database: EmulatorDatabaseClient(service: database, namespace: defaultDatabaseInstance),
+            auth: EmulatorAuthClient(service: auth),
+            remoteConfig: EmulatorRemoteConfigClient(service: remoteConfig)
         )
     }
 

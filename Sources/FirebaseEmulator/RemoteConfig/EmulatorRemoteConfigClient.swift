@@ -1,0 +1,29 @@
+import CloudFunctions
+import Foundation
+
+/// The `context.remoteConfig` of functions running in process against the emulator.
+public struct EmulatorRemoteConfigClient: RemoteConfigAdminClient {
+    let service: RemoteConfigService
+
+    /// Creates a client for the `firebase` namespace of `service`'s project.
+    public init(service: RemoteConfigService) {
+        self.service = service
+    }
+
+    public func getTemplate() async throws -> RemoteConfigTemplateSnapshot {
+        Self.snapshot(try service.template())
+    }
+
+    public func publishTemplate(_ template: JSONValue, etag: String?) async throws -> RemoteConfigTemplateSnapshot {
+        let decoded = try RemoteConfigTemplate.decode(from: template.serializedData())
+        return Self.snapshot(try service.publish(decoded, ifMatch: etag ?? "*", origin: .adminSDKNode))
+    }
+
+    public func rollback(to versionNumber: Int64) async throws -> RemoteConfigTemplateSnapshot {
+        Self.snapshot(try service.rollback(to: versionNumber, origin: .adminSDKNode))
+    }
+
+    static func snapshot(_ response: RemoteConfigTemplateResponse) -> RemoteConfigTemplateSnapshot {
+        RemoteConfigTemplateSnapshot(template: response.template.jsonValue, etag: response.etag)
+    }
+}

@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "CloudFunctionsTesting", targets: ["CloudFunctionsTesting"]),
         .library(name: "FirebaseEmulator", targets: ["FirebaseEmulator"]),
         .library(name: "EmulatorServer", targets: ["EmulatorServer"]),
+        .library(name: "FunctionsWorker", targets: ["FunctionsWorker"]),
         .executable(name: "functions", targets: ["functions"]),
     ],
     dependencies: [
@@ -25,6 +26,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.0.0"),
     ],
     targets: [
         .target(name: "CloudEvents", swiftSettings: swiftSettings),
@@ -54,6 +57,20 @@ let package = Package(
             dependencies: [
                 "FirebaseEmulator", "CloudFunctions",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "FunctionsWorker",
+            dependencies: [
+                "CloudFunctions", "CloudEvents",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
@@ -97,6 +114,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CloudEventsTests", dependencies: ["CloudEvents"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "FunctionsWorkerTests",
+            dependencies: [
+                "FunctionsWorker", "CloudFunctions", "CloudEvents", "CloudFunctionsTesting", "FunctionsBuiltins",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "FunctionsCLITests", dependencies: ["CloudFunctions"], swiftSettings: swiftSettings),
         .testTarget(
             name: "EmulatorServerTests",

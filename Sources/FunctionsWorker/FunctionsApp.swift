@@ -1,0 +1,83 @@
+import CloudFunctions
+import Foundation
+
+/// An author's functions binary: register the functions, and `main` does the rest.
+///
+/// ```swift
+/// @main
+/// struct AppFunctions: FunctionsApp {
+///     static func register(_ functions: inout FunctionRegistry) {
+///         functions.use(PushConfig(topic: "PUSH_RC"))
+///     }
+/// }
+/// ```
+/// With `FUNCTIONS_MANIFEST_OUTPUT_PATH` set, `main` writes the manifest there and exits 0.
+/// Otherwise it serves the functions on `PORT` (0 or unset: any free port) at 127.0.0.1
+/// (`HOST` to change it), printing `ready: http://HOST:PORT` once it accepts events.
+/// Registration problems print one line on stderr and exit 1.
+public protocol FunctionsApp {
+    /// Adds the app's functions.
+    static func register(_ functions: inout FunctionRegistry)
+
+    /// The Admin clients handlers get; by default none (calls fail with a clear error).
+    static func adminClients(environment: [String: String]) -> AdminClients
+}
+
+extension FunctionsApp {
+    public static func adminClients(environment: [String: String]) -> AdminClients { AdminClients() }
+
+    /// Runs the app as the process environment says.
+    public static func main() async {
+        let environment = ProcessInfo.processInfo.environment
+        var functions = FunctionRegistry()
+        register(&functions)
+        let status = await FunctionsWorker.main(
+            functions: functions,
+            admin: adminClients(environment: environment),
+            environment: environment
+        )
+        exit(status)
+    }
+}
+
+extension FunctionsWorker {
+    /// The entry point of a functions binary, given its environment; returns the exit status.
+    public static func main(
+        functions: FunctionRegistry,
+        admin: AdminClients = AdminClients(),
+        environment: [String: String],
+        standardOutput: @escaping @Sendable (String) -> Void = { FileHandle.standardOutput.write(Data($0.utf8)) },
+        standardError: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }
+    ) async -> Int32 {
+        do {
+            try functions.validate()
+        } catch {
+            standardError("error: the functions cannot be registered: \(error)\n")
+            return 1
+        }
+        if let path = environment["FUNCTIONS_MANIFEST_OUTPUT_PATH"], !path.isEmpty {
+            do {
+                try functions.manifest().json().write(to: URL(fileURLWithPath: path), options: .atomic)
+                return 0
+            } catch {
+                standardError("error: cannot write the manifest to \(path): \(error)\n")
+                return 1
+            }
+        }
+        let host = environment["HOST"] ?? "127.0.0.1"
+        guard let port = Int(environment["PORT"] ?? "0"), (0...65535).contains(port) else {
+            standardError("error: PORT must be a number between 0 and 65535\n")
+            return 1
+        }
+        do {
+            let worker = try FunctionsWorker(functions: functions, admin: admin)
+            try await worker.run(host: host, port: port) { port in
+                standardOutput("ready: http://\(host):\(port)\n")
+            }
+            return 0
+        } catch {
+            standardError("error: \(error)\n")
+            return 1
+        }
+    }
+}

@@ -43,6 +43,7 @@ public struct EmulatorServer: Sendable {
         let router = Router(context: EmulatorRequestContext.self)
         router.add(middleware: ServiceErrorMiddleware())
         EmulatorRoutes(server: self).add(to: router)
+        RemoteConfigRoutes(server: self).add(to: router)
         return router
     }
 

@@ -44,6 +44,7 @@ public struct EmulatorServer: Sendable {
         router.add(middleware: ServiceErrorMiddleware())
         EmulatorRoutes(server: self).add(to: router)
         RemoteConfigRoutes(server: self).add(to: router)
+        MessagingRoutes(server: self).add(to: router)
         return router
     }
 

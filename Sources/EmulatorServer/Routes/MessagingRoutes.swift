@@ -1,0 +1,76 @@
+import CloudFunctions
+import FirebaseEmulator
+import Foundation
+import Hummingbird
+
+/// Cloud Messaging: the HTTP v1 send API and topic management (the Instance ID batch form and
+/// the per-token v1 form), all needing the admin credential.
+struct MessagingRoutes {
+    let server: EmulatorServer
+
+    var service: MessagingService { server.emulator.messaging }
+
+    func add(to router: Router<EmulatorRequestContext>) {
+        router.post("v1/projects/:project/messages:send") { request, _ in
+            try requireAdmin(request)
+            var request = request
+            let body = try await request.bodyData(limit: server.configuration.maxBodySize)
+            let result = try service.send(FCMSendRequest.parse(body))
+            return Response.json(["name": .string(result.name)])
+        }
+        for (path, subscribe) in [("iid/v1:batchAdd", true), ("iid/v1:batchRemove", false)] {
+            router.post(RouterPath(path)) { request, _ in
+                var request = request
+                do {
+                    try requireAdmin(request)
+                    let body = try await request.jsonBody(limit: server.configuration.maxBodySize)
+                    let batch = try FCMTopicBatchRequest.parse(body)
+                    let outcomes = subscribe
+                        ? try service.subscribe(tokens: batch.registrationTokens, to: batch.topic)
+                        : try service.unsubscribe(tokens: batch.registrationTokens, from: batch.topic)
+                    return Response.json(FCMTopicBatchResponse(results: outcomes).jsonValue)
+                } catch let error as ServiceError {
+                    // The Instance ID API answers whole-request errors as {"error": "<CODE>"}.
+                    return Response.json(FCMTopicBatchRequest.errorBody(for: error), status: .init(code: error.httpStatus))
+                }
+            }
+        }
+        router.post("v1/projects/:project/registrations/:token/topicSubscriptions") { request, context in
+            try requireAdmin(request)
+            let subscription = try FCMTopicSubscriptionRequest.subscribe(
+                tokenSegment: try context.parameters.require("token"),
+                query: Self.query(request)
+            )
+            try Self.check(service.subscribe(tokens: [subscription.token], to: subscription.topic))
+            return Response.json([:])
+        }
+        router.delete("v1/projects/:project/registrations/:token/topicSubscriptions/:topic") { request, context in
+            try requireAdmin(request)
+            let subscription = try FCMTopicSubscriptionRequest.unsubscribe(
+                tokenSegment: try context.parameters.require("token"),
+                topicSegment: try context.parameters.require("topic"),
+                query: Self.query(request)
+            )
+            try Self.check(service.unsubscribe(tokens: [subscription.token], from: subscription.topic))
+            return Response.json([:])
+        }
+    }
+
+    private func requireAdmin(_ request: Request) throws {
+        guard request.isAdmin else {
+            throw ServiceError(status: "UNAUTHENTICATED", httpStatus: 401,
+                message: "Request is missing required authentication credential. Use Authorization: Bearer owner.")
+        }
+    }
+
+    static func query(_ request: Request) -> [String: String] {
+        var query: [String: String] = [:]
+        for (key, value) in request.uri.queryParameters { query[String(key)] = String(value) }
+        return query
+    }
+
+    /// A per-token change that failed becomes that token's error.
+    static func check(_ outcomes: [FCMTopicOutcome]) throws {
+        if case .failure(let code)? = outcomes.first { throw code.serviceError }
+    }
+}

@@ -127,7 +127,7 @@ let package = Package(
         .testTarget(
             name: "EmulatorServerTests",
             dependencies: [
-                "EmulatorServer", "FirebaseEmulator", "CloudFunctions", "CloudFunctionsTesting", "FunctionsBuiltins",
+                "EmulatorServer", "FunctionsWorker", "FirebaseEmulator", "CloudFunctions", "CloudFunctionsTesting", "FunctionsBuiltins",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings

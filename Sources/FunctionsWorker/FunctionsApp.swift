@@ -19,12 +19,16 @@ public protocol FunctionsApp {
     /// Adds the app's functions.
     static func register(_ functions: inout FunctionRegistry)
 
-    /// The Admin clients handlers get; by default none (calls fail with a clear error).
+    /// The Admin clients handlers get. By default, with `FUNCTIONS_EMULATOR_URL` (the
+    /// emulator's base URL) and `GCLOUD_PROJECT` set, `context.messaging` talks to that
+    /// emulator over HTTP; the other services are not available over HTTP yet.
     static func adminClients(environment: [String: String]) -> AdminClients
 }
 
 extension FunctionsApp {
-    public static func adminClients(environment: [String: String]) -> AdminClients { AdminClients() }
+    public static func adminClients(environment: [String: String]) -> AdminClients {
+        FunctionsWorker.adminClients(environment: environment)
+    }
 
     /// Runs the app as the process environment says.
     public static func main() async {
@@ -41,6 +45,14 @@ extension FunctionsApp {
 }
 
 extension FunctionsWorker {
+    /// The Admin clients the environment points to (see ``FunctionsApp/adminClients(environment:)``).
+    public static func adminClients(environment: [String: String]) -> AdminClients {
+        guard let base = environment["FUNCTIONS_EMULATOR_URL"].flatMap(URL.init(string:)),
+            let project = environment["GCLOUD_PROJECT"] ?? environment["GOOGLE_CLOUD_PROJECT"]
+        else { return AdminClients() }
+        return AdminClients(messaging: HTTPMessagingClient(baseURL: base, project: project))
+    }
+
     /// The entry point of a functions binary, given its environment; returns the exit status.
     public static func main(
         functions: FunctionRegistry,

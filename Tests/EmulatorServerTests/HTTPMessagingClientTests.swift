@@ -1,0 +1,43 @@
+import CloudFunctions
+import EmulatorServer
+import FirebaseEmulator
+import Foundation
+import FunctionsBuiltins
+import FunctionsWorker
+import Hummingbird
+import Testing
+
+@Suite("Workers' HTTP Admin clients against a live emulator")
+struct HTTPMessagingClientTests {
+    @Test("context.messaging over HTTP reaches the emulator's devices; errors carry the service's message")
+    func messagingOverHTTP() async throws {
+        let emulator = try Emulator(project: "demo", directory: nil)
+        let token = try emulator.messaging.registerDevice(platform: "ios")
+        _ = try emulator.messaging.subscribe(tokens: [token], to: "PUSH_RC")
+        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let app = EmulatorServer(emulator: emulator).application { portContinuation.yield($0) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await app.run() }
+            var iterator = ports.makeAsyncIterator()
+            let port = try #require(await iterator.next())
+            let admin = FunctionsWorker.adminClients(environment: [
+                "FUNCTIONS_EMULATOR_URL": "http://127.0.0.1:\(port)", "GCLOUD_PROJECT": "demo",
+            ])
+            let name = try await admin.messaging.send(PushConfig().message)
+            #expect(name.hasPrefix("projects/demo/messages/"))
+            #expect(try emulator.messaging.inbox(token: token).map(\.data) == [["CONFIG_STATE": "STALE"]])
+            await #expect {
+                try await admin.messaging.send(Message(.topic("bad topic!"), data: [:]))
+            } throws: { error in
+                (error as? AdminHTTPError)?.status == 400
+            }
+            group.cancelAll()
+        }
+    }
+
+    @Test("without the environment, the clients say what is missing")
+    func unconfigured() async {
+        let admin = FunctionsWorker.adminClients(environment: [:])
+        await #expect(throws: AdminClientError.self) { try await admin.messaging.send(PushConfig().message) }
+    }
+}

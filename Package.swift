@@ -94,6 +94,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "push-config-worker",
+            dependencies: ["CloudFunctions", "FunctionsBuiltins", "FunctionsWorker"],
+            path: "Examples/PushConfigWorker",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "stale-loop",
             dependencies: [
                 "CloudFunctions", "FirebaseEmulator", "FunctionsBuiltins",

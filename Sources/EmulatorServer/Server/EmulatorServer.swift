@@ -3,6 +3,7 @@ import FirebaseEmulator
 import Foundation
 import Hummingbird
 import Logging
+import Synchronization
 
 /// The emulator's HTTP face: every emulated service on one port, with the Firebase routes and
 /// bodies real clients (curl, firebase-admin, the device SDKs) send, plus the emulator's own
@@ -29,13 +30,20 @@ public struct EmulatorServer: Sendable {
     public let emulator: Emulator
     /// Where and how it listens.
     public let configuration: Configuration
+    /// The deployed functions and their worker process.
+    public let deployments: DeploymentManager
     let logger: Logger
+    private let listening: ListeningAddress
 
     /// Creates a server for an emulator.
     public init(emulator: Emulator, configuration: Configuration = Configuration(), logger: Logger? = nil) {
+        let logger = logger ?? Logger(label: "emulator.http")
+        let listening = ListeningAddress()
         self.emulator = emulator
         self.configuration = configuration
-        self.logger = logger ?? Logger(label: "emulator.http")
+        self.logger = logger
+        self.listening = listening
+        self.deployments = DeploymentManager(emulator: emulator, baseURL: { listening.url }, logger: logger)
     }
 
     /// The router with every route, for serving or for socketless tests.
@@ -45,6 +53,7 @@ public struct EmulatorServer: Sendable {
         EmulatorRoutes(server: self).add(to: router)
         RemoteConfigRoutes(server: self).add(to: router)
         MessagingRoutes(server: self).add(to: router)
+        DeployRoutes(server: self).add(to: router)
         return router
     }
 
@@ -55,8 +64,22 @@ public struct EmulatorServer: Sendable {
         Application(
             router: router(),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port)),
-            onServerRunning: { channel in await onReady(channel.localAddress?.port ?? 0) },
+            onServerRunning: { [listening, configuration] channel in
+                let port = channel.localAddress?.port ?? 0
+                listening.url = URL(string: "http://\(configuration.host):\(port)")
+                await onReady(port)
+            },
             logger: logger
         )
+    }
+}
+
+/// The address the server listens on, once it does (workers are told to call back there).
+final class ListeningAddress: Sendable {
+    private let value = Mutex<URL?>(nil)
+
+    var url: URL? {
+        get { value.withLock { $0 } }
+        set { value.withLock { $0 = newValue } }
     }
 }

@@ -1,0 +1,68 @@
+import CloudFunctions
+import FirebaseEmulator
+import Foundation
+import Logging
+import Synchronization
+
+/// The functions deployed to the emulator: a manifest, the worker process serving it, and
+/// the bus delivering to it. A new deployment replaces the old one without losing events:
+/// the new worker starts first, then the emulator switches to it (events not finished by
+/// the old one stay in the outbox and go to the new one).
+public final class DeploymentManager: Sendable {
+    /// What is deployed.
+    public struct Deployment: Sendable {
+        /// The manifest as deployed.
+        public var manifest: FunctionsManifest
+        /// The worker process.
+        public var supervisor: WorkerSupervisor
+        /// Endpoints without an event trigger, which the emulator does not serve yet.
+        public var skipped: [String]
+        /// When it was deployed.
+        public var time: Date
+    }
+
+    let emulator: Emulator
+    let baseURL: @Sendable () -> URL?
+    let logger: Logger
+    private let current = Mutex<Deployment?>(nil)
+
+    init(emulator: Emulator, baseURL: @escaping @Sendable () -> URL?, logger: Logger) {
+        self.emulator = emulator
+        self.baseURL = baseURL
+        self.logger = logger
+    }
+
+    /// The current deployment, if any.
+    public var deployment: Deployment? { current.withLock { $0 } }
+
+    /// Starts `binary`, which must serve `manifest`, and routes events to it.
+    ///
+    /// - Throws: ``RegistryError`` for a malformed manifest, ``WorkerError`` when the worker
+    ///   does not start.
+    public func deploy(binary: URL, manifest: FunctionsManifest, only: [String]? = nil) async throws -> Deployment {
+        var environment = ["PORT": "0", "GCLOUD_PROJECT": emulator.project, "HOST": "127.0.0.1"]
+        if let base = baseURL() { environment["FUNCTIONS_EMULATOR_URL"] = base.absoluteString }
+        let supervisor = WorkerSupervisor(binary: binary, environment: environment, logger: logger)
+        var (functions, skipped) = try HTTPDelivery.registry(manifest: manifest, supervisor: supervisor)
+        if let only { functions = try functions.only(only) }
+        try await supervisor.start()
+        let deployment = Deployment(manifest: manifest, supervisor: supervisor, skipped: skipped, time: Date())
+        do {
+            try await emulator.deploy(functions)
+        } catch {
+            supervisor.stop()
+            throw error
+        }
+        let previous = current.withLock { current in
+            defer { current = deployment }
+            return current
+        }
+        previous?.supervisor.stop()
+        return deployment
+    }
+
+    /// Stops the worker.
+    public func stop() {
+        current.withLock { $0 }?.supervisor.stop()
+    }
+}

@@ -1,0 +1,86 @@
+import CloudFunctions
+import EmulatorServer
+import FirebaseEmulator
+import Foundation
+import Hummingbird
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Deploys the real `push-config-worker` binary to a live emulator server, as `functions deploy` does.
+@Suite("Deployments: a worker process behind the emulator")
+struct DeployRoutesTests {
+    /// The worker binary, built into the same folder as this test bundle.
+    static var workerBinary: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("push-config-worker")
+    }
+
+    static func manifest() throws -> JSONValue {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("manifest-\(UUID()).json")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let process = Process()
+        process.executableURL = workerBinary
+        process.environment = ["FUNCTIONS_MANIFEST_OUTPUT_PATH": output.path]
+        try process.run()
+        process.waitUntilExit()
+        return try JSONValue(parsing: Data(contentsOf: output))
+    }
+
+    static func post(_ url: URL, _ body: JSONValue) async throws -> (Int, JSONValue?) {
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.httpBody = body.serializedData()
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, try? JSONValue(parsing: data))
+    }
+
+    @Test("a deployed worker gets Remote Config events over HTTP, and is restarted after it is killed without losing events")
+    func deployAndRestart() async throws {
+        let emulator = try Emulator(project: "demo", directory: nil)
+        let token = try emulator.messaging.registerDevice(platform: "ios")
+        _ = try emulator.messaging.subscribe(tokens: [token], to: "PUSH_RC")
+        let server = EmulatorServer(emulator: emulator)
+        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let app = server.application { portContinuation.yield($0) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await app.run() }
+            defer { server.deployments.stop() }
+            var iterator = ports.makeAsyncIterator()
+            let base = URL(string: "http://127.0.0.1:\(try #require(await iterator.next()))")!
+            let projectURL = base.appendingPathComponent("emulator/v1/projects/demo")
+
+            let (status, body) = try await Self.post(projectURL.appendingPathComponent("deployments"), [
+                "binary": .string(Self.workerBinary.path), "manifest": try Self.manifest(),
+            ])
+            #expect(status == 200)
+            #expect(body?["worker"]?["status"] == "running")
+            #expect(body?["endpoints"]?["pushConfig"]?["eventTrigger"]?["eventType"]
+                == "google.firebase.remoteconfig.remoteConfig.v1.updated")
+
+            let template = try RemoteConfigTemplate.decode(from: Data(#"{"parameters": {"a": {"defaultValue": {"value": "1"}}}}"#.utf8))
+            try emulator.remoteConfig.publish(template, ifMatch: "*")
+            await emulator.waitUntilIdle()
+            #expect(try emulator.messaging.inbox(token: token).map(\.data) == [["CONFIG_STATE": "STALE"]])
+
+            // Kill the worker: events published while it is down are delivered once it is back.
+            let pid = try #require(server.deployments.deployment?.supervisor.processIdentifier)
+            kill(pid, SIGKILL)
+            try emulator.remoteConfig.publish(template, ifMatch: "*")
+            await emulator.waitUntilIdle()
+            #expect(try emulator.messaging.inbox(token: token).count == 2)
+            #expect((server.deployments.deployment?.supervisor.status.restarts ?? 0) >= 1)
+            #expect(try emulator.store.eventLog().allSatisfy { $0.done })
+
+            let (badStatus, badBody) = try await Self.post(projectURL.appendingPathComponent("deployments"), [
+                "binary": "/nonexistent", "manifest": [:],
+            ])
+            #expect(badStatus == 400)
+            #expect(badBody?["error"]?["message"]?.stringValue?.contains("not an executable") == true)
+            group.cancelAll()
+        }
+    }
+}

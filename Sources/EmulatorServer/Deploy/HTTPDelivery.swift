@@ -59,19 +59,25 @@ enum HTTPDelivery {
             for field in message.headers { request.setValue(field.value, forHTTPHeaderField: field.name) }
             request.setValue(String(attempt), forHTTPHeaderField: "ce-attempt")
             request.httpBody = message.body
+            let failure: any Error
             do {
                 let (data, response) = try await URLSession.shared.data(for: request)
                 let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-                guard (200..<300).contains(status) else {
-                    throw WorkerError(message: "the worker answered \(status): "
-                        + String(decoding: data.prefix(500), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
-                }
-                return
-            } catch let error as URLError where [.cannotConnectToHost, .networkConnectionLost, .notConnectedToInternet,
-                .cannotFindHost].contains(error.code) && Date() < deadline
-            {
-                supervisor.unreachable(base)
+                if (200..<300).contains(status) { return }
+                failure = WorkerError(message: "the worker answered \(status): "
+                    + String(decoding: data.prefix(500), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+            } catch {
+                failure = error
             }
+            // A worker that died (and whose port another process may now hold) is being
+            // restarted: wait for it and send again, within this attempt's deadline.
+            let refused = (failure as? URLError).map { Self.connectionFailures.contains($0.code) } ?? false
+            guard refused || !supervisor.isCurrent(base), Date() < deadline else { throw failure }
+            supervisor.unreachable(base)
         }
     }
+
+    static let connectionFailures: Set<URLError.Code> = [
+        .cannotConnectToHost, .networkConnectionLost, .notConnectedToInternet, .cannotFindHost,
+    ]
 }

@@ -64,6 +64,11 @@ public final class WorkerSupervisor: Sendable {
         }
     }
 
+    /// Whether `url` is the address of the worker process that is running now.
+    func isCurrent(_ url: URL) -> Bool {
+        state.withLock { $0.url == url && $0.status == .running && $0.process?.isRunning == true }
+    }
+
     /// Marks the worker at `url` unreachable (a delivery could not connect): later callers
     /// wait for the restart.
     func unreachable(_ url: URL) {

@@ -61,6 +61,7 @@ struct EmulatorsStart: AsyncParsableCommand {
         let app = server.application { port in
             FileHandle.standardOutput.write(Data("ready: http://\(host):\(port)\n".utf8))
         }
+        defer { server.deployments.stop() }
         try await app.runService()
     }
 }

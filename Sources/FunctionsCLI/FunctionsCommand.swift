@@ -6,6 +6,6 @@ struct FunctionsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "functions",
         abstract: "Run Swift cloud functions against a local emulator of the Firebase services.",
-        subcommands: [EmulatorsStart.self]
+        subcommands: [EmulatorsStart.self, Deploy.self]
     )
 }

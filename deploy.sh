@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Deploys the sample functions/ to a local emulator and shows the STALE ping loop.
+#
+#   ./deploy.sh [--port N] [--project ID] [--no-demo]   build, start the emulator if none answers, deploy
+#   ./deploy.sh --stop                                  stop the emulator this script started
+#
+# State lives in .functions/ (SQLite, the emulator's log and pid). Re-running redeploys.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+port=4400
+project=demo-project
+demo=1
+stop=0
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --port) port="${2:?--port needs a number}"; shift 2 ;;
+        --project) project="${2:?--project needs an id}"; shift 2 ;;
+        --no-demo) demo=0; shift ;;
+        --stop) stop=1; shift ;;
+        -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "deploy.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
+    esac
+done
+
+data=.functions
+pidfile="$data/emulator.pid"
+log="$data/emulator.log"
+base="http://127.0.0.1:$port"
+mkdir -p "$data"
+
+if [ "$stop" = 1 ]; then
+    if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
+        kill "$(cat "$pidfile")" && rm -f "$pidfile" && echo "stopped the emulator"
+    else
+        echo "no emulator started by deploy.sh is running"
+    fi
+    exit 0
+fi
+
+echo "› building the functions CLI (release)…"
+swift build -c release --product functions >&2
+cli="$(swift build -c release --show-bin-path)/functions"
+
+if [ "$port" != 0 ] && curl -fsS "$base/emulator/v1/projects/$project/functions" >/dev/null 2>&1; then
+    echo "› an emulator already answers on $base"
+else
+    echo "› starting the emulator on $base (data in $data/, log in $log)…"
+    nohup "$cli" emulators:start --port "$port" --project "$project" --data-dir "$data" >"$log" 2>&1 &
+    echo $! >"$pidfile"
+    for _ in $(seq 1 600); do
+        grep -q '^ready: ' "$log" 2>/dev/null && break
+        kill -0 "$(cat "$pidfile")" 2>/dev/null || { echo "the emulator exited:" >&2; cat "$log" >&2; exit 1; }
+        sleep 0.1
+    done
+    grep -q '^ready: ' "$log" || { echo "the emulator did not become ready; see $log" >&2; exit 1; }
+    base=$(grep -m1 '^ready: ' "$log" | sed 's/^ready: //')
+    port="${base##*:}"
+    echo "› the emulator is ready on $base"
+fi
+
+"$cli" deploy --source functions --emulator "$base" --project "$project"
+
+owner=(-H 'Authorization: Bearer owner' -H 'Content-Type: application/json')
+if [ "$demo" = 1 ]; then
+    echo
+    echo "› the STALE ping loop: a device subscribes to PUSH_RC, a template is published, pushConfig pings the device"
+    token=$(curl -fsS -X POST "$base/emulator/v1/projects/$project/devices" -d '{"platform": "ios"}' \
+        | sed -E 's/.*"token":"([^"]+)".*/\1/')
+    curl -fsS -X POST "$base/iid/v1:batchAdd" "${owner[@]}" \
+        -d "{\"to\": \"/topics/PUSH_RC\", \"registration_tokens\": [\"$token\"]}" >/dev/null
+    echo "  device ${token:0:16}… subscribed to PUSH_RC"
+    version=$(curl -fsS -X PUT "$base/v1/projects/$project/remoteConfig" "${owner[@]}" -H 'If-Match: *' \
+        -d '{"parameters": {"welcome_message": {"defaultValue": {"value": "Hello from the emulator"}}}}' \
+        | sed -E 's/.*"versionNumber":"([0-9]+)".*/\1/')
+    echo "  published Remote Config template version $version"
+    for _ in $(seq 1 100); do
+        inbox=$(curl -fsS "$base/emulator/v1/projects/$project/devices/$token/messages")
+        case "$inbox" in *CONFIG_STATE*) break ;; esac
+        sleep 0.1
+    done
+    echo "  the device's inbox: $inbox"
+fi
+
+cat <<NEXT
+
+Try it yourself:
+  # register a device and subscribe it to PUSH_RC
+  TOKEN=\$(curl -s -X POST $base/emulator/v1/projects/$project/devices -d '{}' | sed -E 's/.*"token":"([^"]+)".*/\\1/')
+  curl -s -X POST $base/iid/v1:batchAdd -H 'Authorization: Bearer owner' \\
+       -d "{\\"to\\": \\"/topics/PUSH_RC\\", \\"registration_tokens\\": [\\"\$TOKEN\\"]}"
+  # publish a template (If-Match: * forces; use the ETag of GET .../remoteConfig for a safe publish)
+  curl -s -X PUT $base/v1/projects/$project/remoteConfig -H 'Authorization: Bearer owner' -H 'If-Match: *' \\
+       -d '{"parameters": {"color": {"defaultValue": {"value": "green"}}}}'
+  # read the device's inbox: {"CONFIG_STATE": "STALE"} from pushConfig
+  curl -s $base/emulator/v1/projects/$project/devices/\$TOKEN/messages
+  # every event and its deliveries
+  curl -s $base/emulator/v1/projects/$project/events
+Stop the emulator with: ./deploy.sh --stop
+NEXT

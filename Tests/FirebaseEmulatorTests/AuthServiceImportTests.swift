@@ -16,7 +16,7 @@ struct AuthServiceImportTests {
 
     /// A cost-4 bcrypt hash of `password` with its `$2b$` prefix rewritten.
     func bcrypt(_ password: String, prefix: String) throws -> String {
-        var generator = AuthTestGenerator(seed: 3)
+        var generator = SeededRandom(seed: 3)
         return prefix + (try AuthFixtures.hasher.hash(password, using: &generator)).dropFirst(4)
     }
 

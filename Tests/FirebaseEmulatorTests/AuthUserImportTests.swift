@@ -8,7 +8,7 @@ struct AuthUserImportTests {
     let now = Date(timeIntervalSince1970: 1_700_000_000.5)
 
     func parse(_ request: JSONValue) throws -> AuthUserImport {
-        var generator = AuthTestGenerator()
+        var generator = SeededRandom(seed: 42)
         return try AuthUserImport(parsing: request, now: now, hasher: AuthFixtures.hasher, using: &generator)
     }
 
@@ -17,7 +17,7 @@ struct AuthUserImportTests {
     }
 
     func bcrypt(_ password: String, prefix: String = "$2b$") throws -> String {
-        var generator = AuthTestGenerator(seed: 9)
+        var generator = SeededRandom(seed: 9)
         return prefix + (try AuthFixtures.hasher.hash(password, using: &generator)).dropFirst(4)
     }
 

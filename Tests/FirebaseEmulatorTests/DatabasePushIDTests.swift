@@ -4,18 +4,6 @@ import Testing
 
 @testable import FirebaseEmulator
 
-/// A seeded SplitMix64 generator so ids are reproducible.
-struct DatabaseTestRandom: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
-    }
-}
 
 /// A generator that always returns the same word (all random digits equal).
 struct DatabaseConstantRandom: RandomNumberGenerator {
@@ -28,7 +16,7 @@ struct DatabasePushIDTests {
     @Test("has 20 characters from the alphabet and encodes the timestamp")
     func shape() {
         var ids = DatabasePushID()
-        var random = DatabaseTestRandom(state: 1)
+        var random = SeededRandom(seed: 1)
         let id = ids.next(milliseconds: 1_700_000_000_000, using: &random)
         #expect(id.count == 20)
         #expect(id.allSatisfy { DatabasePushID.alphabet.contains($0) })
@@ -48,7 +36,7 @@ struct DatabasePushIDTests {
     @Test("takes the time from a Date")
     func fromDate() {
         var ids = DatabasePushID()
-        var random = DatabaseTestRandom(state: 7)
+        var random = SeededRandom(seed: 7)
         let id = ids.next(now: Date(timeIntervalSince1970: 1_234.5678), using: &random)
         #expect(DatabasePushID.timestamp(of: id) == 1_234_567)
     }
@@ -56,7 +44,7 @@ struct DatabasePushIDTests {
     @Test("is strictly increasing within one millisecond")
     func sameMillisecond() {
         var ids = DatabasePushID()
-        var random = DatabaseTestRandom(state: 42)
+        var random = SeededRandom(seed: 42)
         var previous = ""
         for _ in 0..<10_000 {
             let id = ids.next(milliseconds: 1_700_000_000_000, using: &random)
@@ -69,7 +57,7 @@ struct DatabasePushIDTests {
     @Test("is strictly increasing across milliseconds, even when the clock goes back")
     func acrossMilliseconds() {
         var ids = DatabasePushID()
-        var random = DatabaseTestRandom(state: 3)
+        var random = SeededRandom(seed: 3)
         var previous = ""
         let times: [Int64] = [5, 5, 6, 6, 6, 100, 99, 50, 101, 1 << 40, 1 << 40]
         for time in times {

@@ -2,20 +2,6 @@ import Foundation
 import FirebaseEmulator
 import CloudFunctions
 
-/// A deterministic SplitMix64 generator for exact token and id tests.
-struct FCMTestRandom: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 enum FCMTestFixtures {
     /// The send body firebase-admin 7.7.0 (Python) was observed to send (reference §6.5), verbatim.
@@ -33,7 +19,7 @@ enum FCMTestFixtures {
 
     /// A well-formed token made by the generator.
     static func token(seed: UInt64) -> String {
-        var random = FCMTestRandom(seed: seed)
+        var random = SeededRandom(seed: seed)
         return FCMRegistrationToken.generate(using: &random)
     }
 

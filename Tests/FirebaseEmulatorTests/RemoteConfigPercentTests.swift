@@ -47,7 +47,7 @@ struct RemoteConfigPercentTests {
     func distribution() throws {
         let expression = try RemoteConfigConditionExpression.parse("percent <= 30")
         let seeded = try RemoteConfigConditionExpression.parse("percent('exp1') between 10 and 40")
-        var generator = RemoteConfigSplitMix64(seed: 42)
+        var generator = SeededRandom(seed: 42)
         var hits = 0
         var seededHits = 0
         let now = Date(timeIntervalSince1970: 0)
@@ -65,17 +65,3 @@ struct RemoteConfigPercentTests {
     }
 }
 
-/// A small deterministic generator so the distribution test is exact run to run.
-struct RemoteConfigSplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

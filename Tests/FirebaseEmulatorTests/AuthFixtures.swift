@@ -2,21 +2,6 @@ import FirebaseEmulator
 import Foundation
 import CloudFunctions
 
-/// A seeded SplitMix64 generator so salts and ids are the same on every run.
-struct AuthTestGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64 = 42) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
-    }
-}
-
 /// Shared fixtures of the Auth tests.
 enum AuthFixtures {
     /// 2020-05-26T10:42:27.123Z.

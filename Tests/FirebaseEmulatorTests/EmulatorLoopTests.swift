@@ -83,6 +83,20 @@ struct EmulatorLoopTests {
         #expect(configEvents.allSatisfy { $0.done && $0.deliveries.map(\.status) == ["succeeded"] })
     }
 
+    @Test("every delivered event is marked done, even when its function finishes before publish returns")
+    func everyEventDone() async throws {
+        let emulator = try Emulator(project: "demo-project", directory: nil)
+        var functions = FunctionRegistry()
+        functions["instant"] = Database.ref("/items/{id}").onWrite { _, _ in }
+        try await emulator.deploy(functions)
+        for index in 0..<300 {
+            try emulator.database.set(namespace: emulator.defaultDatabaseInstance, path: "items/\(index)", value: 1)
+        }
+        await emulator.waitUntilIdle()
+        #expect(try emulator.store.pendingEvents().isEmpty)
+        #expect(try emulator.store.eventLog().count == 300)
+    }
+
     @Test("a function that writes where it listens is stopped after the chain limit, and nothing crashes")
     func triggerLoop() async throws {
         let emulator = try Emulator(project: "demo-project", directory: nil)

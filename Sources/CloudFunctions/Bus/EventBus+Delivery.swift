@@ -50,6 +50,7 @@ extension EventBus {
         while true {
             var effects = BusEffects()
             let job = state.withLock { state -> Job? in
+                defer { state.reportsInProgress += effects.reports.count }
                 if let finished,
                     finishAttempt(finished.job, failure: finished.failure, in: &state, effects: &effects)
                 {
@@ -191,6 +192,13 @@ extension EventBus {
                 )
             }
         }
-        for waiter in effects.waiters { waiter.resume() }
+        var waiters = effects.waiters
+        if !effects.reports.isEmpty {
+            waiters += state.withLock { state in
+                state.reportsInProgress -= effects.reports.count
+                return state.takeIdleWaitersIfIdle(now: clock.now)
+            }
+        }
+        for waiter in waiters { waiter.resume() }
     }
 }

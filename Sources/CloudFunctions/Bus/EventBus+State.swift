@@ -68,6 +68,9 @@ struct BusState: Sendable {
     var idleWaiters: [CheckedContinuation<Void, Never>] = []
     /// Deliveries queued or running (not those waiting for a retry).
     var active = 0
+    /// Reports handed to the observer and not yet returned from it: the bus is not idle
+    /// until the observer has heard about everything that happened.
+    var reportsInProgress = 0
     var deadLetters: [DeadLetter] = []
     let deadLetterCapacity: Int
     var shuttingDown = false
@@ -78,7 +81,7 @@ struct BusState: Sendable {
     }
 
     func isIdle(now: Date) -> Bool {
-        guard active == 0 else { return false }
+        guard active == 0, reportsInProgress == 0 else { return false }
         guard let due = retries.earliest?.due else { return true }
         return due > now
     }

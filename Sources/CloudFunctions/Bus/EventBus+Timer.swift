@@ -22,6 +22,7 @@ extension EventBus {
         }
         var effects = BusEffects()
         state.withLock { state in
+            defer { state.reportsInProgress += effects.reports.count }
             let now = clock.now
             timeOutOverdueAttempts(now: now, in: &state, effects: &effects)
             while let retry = state.retries.earliest, retry.due <= now {

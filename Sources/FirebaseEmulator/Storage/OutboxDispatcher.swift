@@ -12,10 +12,19 @@ import Synchronization
 /// has succeeded or given up on it. Until then it stays pending and is published again after
 /// a restart: delivery is at least once.
 public final class OutboxDispatcher: DeliveryObserver {
+    private struct Pending {
+        var sequence: Int64
+        /// How many functions are still busy with the event; `nil` until the bus has said how
+        /// many it queued the event for (a fast function can finish before that).
+        var remaining: Int?
+        /// Functions that finished before `remaining` was known.
+        var finishedEarly = 0
+    }
+
     private struct State {
         var bus: EventBus?
-        /// Events published and not yet done: the sequence and how many functions are still busy.
-        var inFlight: [String: (sequence: Int64, remaining: Int)] = [:]
+        /// Events published and not yet done.
+        var inFlight: [String: Pending] = [:]
     }
 
     let store: EmulatorStore
@@ -36,14 +45,28 @@ public final class OutboxDispatcher: DeliveryObserver {
     /// Publishes newly committed events.
     public func publish(_ entries: [OutboxEntry]) {
         guard !entries.isEmpty, let bus = state.withLock({ $0.bus }) else { return }
+        // Track the events before publishing: their deliveries may finish at once.
+        let tracked = state.withLock { state in
+            entries.map { entry -> Bool in
+                let key = Self.key(entry.event)
+                guard state.inFlight[key] == nil else { return false }
+                state.inFlight[key] = Pending(sequence: entry.sequence)
+                return true
+            }
+        }
         let results = bus.publish(contentsOf: entries.map(\.event))
         var done: [Int64] = []
         state.withLock { state in
-            for (entry, result) in zip(entries, results) where !result.duplicate {
-                if result.functions.isEmpty {
+            for ((entry, result), isTracked) in zip(zip(entries, results), tracked) where isTracked {
+                let key = Self.key(entry.event)
+                guard var pending = state.inFlight[key] else { continue }
+                let remaining = result.duplicate ? 0 : result.functions.count - pending.finishedEarly
+                if remaining <= 0 {
+                    state.inFlight[key] = nil
                     done.append(entry.sequence)
                 } else {
-                    state.inFlight[Self.key(entry.event)] = (entry.sequence, result.functions.count)
+                    pending.remaining = remaining
+                    state.inFlight[key] = pending
                 }
             }
         }
@@ -70,16 +93,20 @@ public final class OutboxDispatcher: DeliveryObserver {
         let key = report.eventSource + "\u{0}" + report.eventId
         var finishedSequence: Int64?
         let sequence = state.withLock { state -> Int64? in
-            guard var entry = state.inFlight[key] else { return nil }
-            if case .willRetry = report.status { return entry.sequence }
-            entry.remaining -= 1
-            if entry.remaining == 0 {
-                state.inFlight[key] = nil
-                finishedSequence = entry.sequence
+            guard var pending = state.inFlight[key] else { return nil }
+            if case .willRetry = report.status { return pending.sequence }
+            if let remaining = pending.remaining {
+                pending.remaining = remaining - 1
+                if remaining - 1 == 0 {
+                    state.inFlight[key] = nil
+                    finishedSequence = pending.sequence
+                    return pending.sequence
+                }
             } else {
-                state.inFlight[key] = entry
+                pending.finishedEarly += 1
             }
-            return entry.sequence
+            state.inFlight[key] = pending
+            return pending.sequence
         }
         guard let sequence else { return }
         do {

@@ -82,6 +82,14 @@ struct DeployRoutesTests {
             ])
             #expect(badStatus == 400)
             #expect(badBody?["error"]?["message"]?.stringValue?.contains("not an executable") == true)
+
+            // A binary that exits before it serves fails the deployment and keeps the old one.
+            let (failedStatus, failedBody) = try await Self.post(projectURL.appendingPathComponent("deployments"), [
+                "binary": "/bin/false", "manifest": try Self.manifest(),
+            ])
+            #expect(failedStatus == 400)
+            #expect(failedBody?["error"]?["message"]?.stringValue?.contains("before it was ready") == true)
+            #expect(server.deployments.deployment?.supervisor.binary == Self.workerBinary)
             group.cancelAll()
         }
     }

@@ -18,6 +18,8 @@ public final class WorkerSupervisor: Sendable {
         var waiters: [CheckedContinuation<URL, any Error>] = []
         var restarts = 0
         var output = ""
+        /// Whether any launch reached its ready line; a binary that never does is not restarted.
+        var everReady = false
     }
 
     /// The binary.
@@ -125,6 +127,7 @@ public final class WorkerSupervisor: Sendable {
             else { return [] }
             state.url = url
             state.status = .running
+            state.everReady = true
             defer { state.waiters = [] }
             return state.waiters
         }
@@ -133,12 +136,25 @@ public final class WorkerSupervisor: Sendable {
     }
 
     private func exited(_ process: Process) {
-        let restart = state.withLock { state -> Bool in
-            guard state.process === process, state.status != .stopped else { return false }
+        let (restart, failed) = state.withLock { state -> (Bool, [CheckedContinuation<URL, any Error>]) in
+            guard state.process === process, state.status != .stopped else { return (false, []) }
+            guard state.everReady else {
+                // It never served: restarting would only fail again.
+                state.status = .stopped
+                defer { state.waiters = [] }
+                return (false, state.waiters)
+            }
             state.restarts += 1
             state.url = nil
             state.status = .restarting
-            return true
+            return (true, [])
+        }
+        let output = state.withLock { $0.output }.suffix(2000)
+        for waiter in failed {
+            waiter.resume(throwing: WorkerError(
+                message: "\(binary.path) exited with status \(process.terminationStatus) before it was ready"
+                    + (output.isEmpty ? "" : ": \(output)")
+            ))
         }
         guard restart else { return }
         // A worker that keeps crashing is restarted at most every few seconds.

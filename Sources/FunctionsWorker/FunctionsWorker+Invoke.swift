@@ -3,6 +3,7 @@ import CloudFunctions
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import NIOCore
 import NIOFoundationEssentialsCompat
 
@@ -12,9 +13,22 @@ extension FunctionsWorker {
         let description: String
     }
 
+    /// The header that carries the delivery attempt (1 for the first), as the emulator sends it.
+    ///
+    /// Not a standard CloudEvents attribute: Eventarc and Knative do not send it, and then the
+    /// attempt is 1. A value below 1 or not a number counts as 1.
+    public static let attemptHeader = HTTPField.Name("ce-attempt")!
+
+    /// Runs `name` once for the event in `request` and answers as ``FunctionsWorker`` describes.
+    ///
+    /// An event the function's trigger does not match (another type, a path outside its pattern)
+    /// still runs it, with empty `params`: Cloud Run does the same, since routing is Eventarc's
+    /// (or the emulator's) job, and `functions trigger` may fire a hand-written event on purpose.
+    /// If the handler cannot read the data, that is its error (500).
     func invoke(_ request: Request, function name: String) async throws -> Response {
         guard let function = functions[name] else {
-            return text(.notFound, "no function named '\(name)'; this worker serves: \(functions.names.joined(separator: ", "))")
+            let served = functions.names.joined(separator: ", ")
+            return text(.notFound, "no function named '\(name)'; this worker serves: \(served)")
         }
         var request = request
         let body: ByteBuffer
@@ -24,17 +38,19 @@ extension FunctionsWorker {
             return text(.contentTooLarge, "the event is larger than \(maxBodySize) bytes")
         }
         let event: CloudEvent
+        let isCloudEvent = Self.isCloudEvent(request.headers)
         do {
             event = try Self.event(headers: request.headers, body: Data(buffer: body))
         } catch {
-            return text(.badRequest, "not a CloudEvent: \(error)")
+            let kind = isCloudEvent ? "CloudEvent" : "legacy event (no ce- headers)"
+            return text(.badRequest, "invalid \(kind): \(error)")
         }
         let deadline = clock.now.addingTimeInterval(function.options.timeout.seconds)
         let context = EventContext(
             functionName: name,
             event: event,
             params: function.trigger.match(event) ?? [:],
-            attempt: request.headers[HTTPField.Name("ce-attempt")!].flatMap(Int.init) ?? 1,
+            attempt: max(1, request.headers[Self.attemptHeader].flatMap(Int.init) ?? 1),
             deadline: deadline,
             admin: admin,
             logger: logger
@@ -43,6 +59,7 @@ extension FunctionsWorker {
             try await runWithTimeout(function, event: event, context: context, deadline: deadline)
             return Response(status: .noContent)
         } catch {
+            context.logger.error("function failed", metadata: ["error": "\(error)"])
             var response = text(.internalServerError, "\(error)")
             response.headers[HTTPField.Name("X-Google-Status")!] = "error"
             return response
@@ -50,7 +67,12 @@ extension FunctionsWorker {
     }
 
     /// Runs the handler; past the deadline it is cancelled and the invocation fails.
-    func runWithTimeout(_ function: CloudFunction, event: CloudEvent, context: EventContext, deadline: Date) async throws {
+    func runWithTimeout(
+        _ function: CloudFunction,
+        event: CloudEvent,
+        context: EventContext,
+        deadline: Date
+    ) async throws {
         let clock = clock
         try await withThrowingTaskGroup(of: Bool.self) { group in
             group.addTask {
@@ -63,18 +85,25 @@ extension FunctionsWorker {
             }
             defer { group.cancelAll() }
             guard let finished = try await group.next(), finished else {
-                throw InvocationFailure(description: "timed out after \(function.options.timeout)")
+                // The wording of the event bus's own timeout, so the event log reads the same.
+                let seconds = function.options.timeout.seconds.formatted()
+                throw InvocationFailure(description: "timed out after \(seconds) s")
             }
         }
     }
 
     /// Reads a binary- or structured-mode CloudEvent, or a legacy background event.
     static func event(headers: HTTPFields, body: Data) throws -> CloudEvent {
-        let isCloudEvent = headers.contains { $0.name.canonicalName.hasPrefix("ce-") }
-            || headers[.contentType]?.lowercased().hasPrefix("application/cloudevents") == true
-        guard isCloudEvent else { return try LegacyEvent.cloudEvent(from: body) }
+        guard isCloudEvent(headers) else { return try LegacyEvent.cloudEvent(from: body) }
         let fields = headers.map { CloudEventHTTPMessage.Field(name: $0.name.canonicalName, value: $0.value) }
         return try CloudEvent(httpMessage: CloudEventHTTPMessage(headers: fields, body: body))
+    }
+
+    /// Whether a request carries a CloudEvent (`ce-` headers or a CloudEvents content type)
+    /// rather than a legacy background event.
+    static func isCloudEvent(_ headers: HTTPFields) -> Bool {
+        headers.contains { $0.name.canonicalName.hasPrefix("ce-") }
+            || headers[.contentType]?.lowercased().hasPrefix("application/cloudevents") == true
     }
 
     private func text(_ status: HTTPResponse.Status, _ message: String) -> Response {

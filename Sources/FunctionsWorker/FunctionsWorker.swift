@@ -10,11 +10,19 @@ import UnixSignals
 /// and Knative deliver with (and the emulator uses):
 ///
 /// - `POST /{functionName}`: a CloudEvent in binary mode (`ce-*` headers) or structured mode
-///   (`application/cloudevents+json`), or a legacy background-event body. 2xx when the handler
-///   returned; 500 with `X-Google-Status: error` when it threw or timed out; 400 for a
-///   malformed event; 404 for an unknown function.
+///   (`application/cloudevents+json`), or, with neither, a legacy background-event body
+///   (`{context, data}` or flat). The function runs once, with `params` from its trigger's
+///   match (empty when the trigger does not match: like Cloud Run, the worker does not filter),
+///   the attempt from ``attemptHeader`` (else 1) and a deadline of now + its timeout.
+///   Answers: 204 when the handler returned; 500 with `X-Google-Status: error` when it threw
+///   or outlived its timeout (it is then cancelled; a handler that ignores cancellation delays
+///   the answer until it returns); 400 with the reason for a malformed event; 404 for an
+///   unknown function; 413 for a body over ``maxBodySize``.
 /// - `GET /__/functions.yaml`: the manifest (a JSON body, which is valid YAML).
-/// - `GET /__/health`; `GET|POST /__/quitquitquit` stops the server gracefully.
+/// - `GET /__/health`; `GET|POST /__/quitquitquit` answers 200, then stops the server gracefully.
+///
+/// Handlers reach Firebase through ``admin``: by default none is available (calls throw);
+/// ``FunctionsApp`` plugs in HTTP clients of the emulator from the environment.
 public struct FunctionsWorker: Sendable {
     /// The functions served.
     public let functions: FunctionRegistry

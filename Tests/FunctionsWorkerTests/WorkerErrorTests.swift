@@ -1,0 +1,125 @@
+import CloudEvents
+import CloudFunctions
+import CloudFunctionsTesting
+import Foundation
+import FunctionsWorker
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@Suite("Functions worker: failures")
+struct WorkerErrorTests {
+    typealias Fixtures = WorkerFixtures
+
+    struct Malformed: Sendable, CustomTestStringConvertible {
+        var name: String
+        var headers: HTTPFields
+        var body: String
+        var code: CloudEventError.Code
+        var testDescription: String { name }
+    }
+
+    static let malformed: [Malformed] = {
+        var noSource = Fixtures.databaseHeaders
+        noSource[HTTPField.Name("ce-source")!] = nil
+        var oldSpec = Fixtures.remoteConfigHeaders
+        oldSpec[HTTPField.Name("ce-specversion")!] = "0.3"
+        var badTime = Fixtures.remoteConfigHeaders
+        badTime[HTTPField.Name("ce-time")!] = "yesterday"
+        let structured: HTTPFields = [.contentType: "application/cloudevents+json"]
+        return [
+            Malformed(name: "no ce-source", headers: noSource, body: Fixtures.databaseBody, code: .missingAttribute),
+            Malformed(name: "specversion 0.3", headers: oldSpec, body: "{}", code: .unsupportedSpecVersion),
+            Malformed(name: "bad ce-time", headers: badTime, body: "{}", code: .invalidTime),
+            Malformed(name: "JSON data that is not JSON", headers: Fixtures.remoteConfigHeaders, body: "{not json",
+                code: .invalidData),
+            Malformed(name: "structured, not JSON", headers: structured, body: "{", code: .invalidJSON),
+            Malformed(name: "a batch", headers: [.contentType: "application/cloudevents-batch+json"], body: "[]",
+                code: .unsupportedContentType),
+        ]
+    }()
+
+    @Test("answers 400 with the CloudEventError's message for a malformed CloudEvent", arguments: malformed)
+    func malformedCloudEvent(_ example: Malformed) async throws {
+        let fields = example.headers.map { CloudEventHTTPMessage.Field(name: $0.name.canonicalName, value: $0.value) }
+        let error = #expect(throws: CloudEventError.self) {
+            try CloudEvent(httpMessage: CloudEventHTTPMessage(headers: fields, body: Data(example.body.utf8)))
+        }
+        #expect(error?.code == example.code)
+        let seen = Fixtures.Seen()
+        let worker = try FunctionsWorker(functions: Fixtures.functions(seen))
+        let response = try await WorkerEventTests.post("config", headers: example.headers, body: example.body,
+            to: worker)
+        #expect(response.status == .badRequest)
+        #expect(String(buffer: response.body) == "invalid CloudEvent: \(error!)\n")
+        #expect(seen.all.isEmpty)
+    }
+
+    @Test("answers 400 for a body that is neither a CloudEvent nor a legacy event", arguments: [
+        ("not json", "the body is not a JSON object"),
+        (#"{"data": {}}"#, "eventType and eventId are required"),
+        (#"{"eventType": "providers/nope", "eventId": "1", "data": {}}"#, "no CloudEvent type is known for it"),
+    ])
+    func malformedLegacy(body: String, reason: String) async throws {
+        let worker = try FunctionsWorker(functions: Fixtures.functions(Fixtures.Seen()))
+        let response = try await WorkerEventTests.post("config", headers: [.contentType: "application/json"],
+            body: body, to: worker)
+        #expect(response.status == .badRequest)
+        let text = String(buffer: response.body)
+        #expect(text.hasPrefix("invalid legacy event (no ce- headers): "))
+        #expect(text.contains(reason))
+    }
+
+    @Test("answers 404 for an unknown function, naming the ones served")
+    func unknownFunction() async throws {
+        let worker = try FunctionsWorker(functions: Fixtures.functions(Fixtures.Seen()))
+        let response = try await WorkerEventTests.post("nope", headers: Fixtures.databaseHeaders,
+            body: Fixtures.databaseBody, to: worker)
+        #expect(response.status == .notFound)
+        #expect(String(buffer: response.body) == "no function named 'nope'; this worker serves: "
+            + "items, gcf, config, fails, slow, anywhere\n")
+    }
+
+    @Test("answers 413 for an event over the body limit, without running the function")
+    func tooLarge() async throws {
+        let seen = Fixtures.Seen()
+        let worker = try FunctionsWorker(functions: Fixtures.functions(seen), maxBodySize: 16)
+        let response = try await WorkerEventTests.post("items", headers: Fixtures.databaseHeaders,
+            body: Fixtures.databaseBody, to: worker)
+        #expect(response.status == .contentTooLarge)
+        #expect(seen.all.isEmpty)
+    }
+
+    @Test("answers 500 with X-Google-Status: error when the handler throws")
+    func handlerError() async throws {
+        let worker = try FunctionsWorker(functions: Fixtures.functions(Fixtures.Seen()))
+        let response = try await WorkerEventTests.post("fails", headers: Fixtures.remoteConfigHeaders,
+            body: Fixtures.remoteConfigBody, to: worker)
+        #expect(response.status == .internalServerError)
+        #expect(response.headers[HTTPField.Name("X-Google-Status")!] == "error")
+        #expect(String(buffer: response.body) == "boom\n")
+    }
+
+    @Test("cancels a handler that outlives its timeout and answers 500 with X-Google-Status: error")
+    func timeout() async throws {
+        let seen = Fixtures.Seen()
+        let clock = ManualClock()
+        let worker = try FunctionsWorker(functions: Fixtures.functions(seen, clock: clock), clock: clock)
+        try await Application(router: worker.router()).test(.router) { client in
+            async let answer = client.execute(uri: "/slow", method: .post, headers: Fixtures.remoteConfigHeaders,
+                body: ByteBuffer(string: Fixtures.remoteConfigBody))
+            // The handler and the timeout both sleep on the clock once the invocation runs.
+            while clock.sleeperCount < 2 { await Task.yield() }
+            clock.advance(by: .seconds(4))
+            #expect(clock.sleeperCount == 2)
+            clock.advance(by: .seconds(1))
+            let response = try await answer
+            #expect(response.status == .internalServerError)
+            #expect(response.headers[HTTPField.Name("X-Google-Status")!] == "error")
+            #expect(String(buffer: response.body) == "timed out after 5 s\n")
+        }
+        #expect(seen.all == ["slow started"])
+        #expect(clock.sleeperCount == 0)
+    }
+}

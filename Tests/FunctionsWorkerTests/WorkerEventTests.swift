@@ -1,0 +1,104 @@
+import CloudEvents
+import CloudFunctions
+import Foundation
+import FunctionsWorker
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@Suite("Functions worker: events in")
+struct WorkerEventTests {
+    typealias Fixtures = WorkerFixtures
+
+    /// Posts `body` to `/{function}` on a socketless worker and returns the answer.
+    static func post(
+        _ function: String,
+        headers: HTTPFields,
+        body: String,
+        to worker: FunctionsWorker
+    ) async throws -> TestResponse {
+        try await Application(router: worker.router()).test(.router) { client in
+            try await client.execute(
+                uri: "/\(function)", method: .post, headers: headers, body: ByteBuffer(string: body))
+        }
+    }
+
+    @Test("runs a database function for the consumer-accepted binary-mode event and answers 204")
+    func binaryDatabase() async throws {
+        let seen = Fixtures.Seen()
+        let worker = try FunctionsWorker(functions: Fixtures.functions(seen))
+        let response = try await Self.post("items", headers: Fixtures.databaseHeaders, body: Fixtures.databaseBody,
+            to: worker)
+        #expect(response.status == .noContent)
+        #expect(seen.all == [#"abc {"count":2,"name":"old","tag":"x"}"#])
+    }
+
+    @Test("runs a Remote Config function for the consumer-accepted binary-mode event")
+    func binaryRemoteConfig() async throws {
+        let seen = Fixtures.Seen()
+        let worker = try FunctionsWorker(functions: Fixtures.functions(seen))
+        let response = try await Self.post("config", headers: Fixtures.remoteConfigHeaders,
+            body: Fixtures.remoteConfigBody, to: worker)
+        #expect(response.status == .noContent)
+        #expect(seen.all == ["v5 bench-rc-0001"])
+    }
+
+    @Test("runs functions for structured-mode events, hand-written and encoded", arguments: [
+        "application/cloudevents+json", "application/cloudevents+json; charset=utf-8",
+    ])
+    func structured(contentType: String) async throws {
+        let seen = Fixtures.Seen()
+        let worker = try FunctionsWorker(functions: Fixtures.functions(seen))
+        let rc = try await Self.post("config", headers: [.contentType: contentType],
+            body: Fixtures.remoteConfigStructured, to: worker)
+        #expect(rc.status == .noContent)
+
+        // The database vector, re-encoded in structured mode.
+        let fields = Fixtures.databaseHeaders.map {
+            CloudEventHTTPMessage.Field(name: $0.name.canonicalName, value: $0.value)
+        }
+        let event = try CloudEvent(httpMessage: CloudEventHTTPMessage(headers: fields,
+            body: Data(Fixtures.databaseBody.utf8)))
+        let db = try await Self.post("items", headers: [.contentType: contentType],
+            body: String(decoding: event.jsonFormat(), as: UTF8.self), to: worker)
+        #expect(db.status == .noContent)
+        #expect(seen.all == ["v5 bench-rc-0001", #"abc {"count":2,"name":"old","tag":"x"}"#])
+    }
+
+    @Test("runs functions for legacy background events, nested and flat")
+    func legacy() async throws {
+        let seen = Fixtures.Seen()
+        let worker = try FunctionsWorker(functions: Fixtures.functions(seen))
+        let json: HTTPFields = [.contentType: "application/json"]
+        let nested = try await Self.post("config", headers: json, body: Fixtures.legacyNested, to: worker)
+        #expect(nested.status == .noContent)
+        let flat = try await Self.post("gcf", headers: json, body: Fixtures.legacyFlat, to: worker)
+        #expect(flat.status == .noContent)
+        #expect(seen.all == ["v6 legacy-1", #"xyz {"grandchild":"other"}"#])
+    }
+
+    @Test("takes the attempt from ce-attempt, 1 without it")
+    func attempt() async throws {
+        let seen = Fixtures.Seen()
+        let worker = try FunctionsWorker(functions: Fixtures.functions(seen))
+        var headers = Fixtures.databaseHeaders
+        headers[HTTPField.Name("ce-attempt")!] = "3"
+        let third = try await Self.post("anywhere", headers: headers, body: Fixtures.databaseBody, to: worker)
+        #expect(third.status == .noContent)
+        headers[HTTPField.Name("ce-attempt")!] = "not a number"
+        _ = try await Self.post("anywhere", headers: headers, body: Fixtures.databaseBody, to: worker)
+        #expect(seen.all == ["params [:] attempt 3", "params [:] attempt 1"])
+    }
+
+    @Test("runs a function for an event its trigger does not match, with empty params, as Cloud Run would")
+    func unmatchedEventRuns() async throws {
+        let seen = Fixtures.Seen()
+        let worker = try FunctionsWorker(functions: Fixtures.functions(seen))
+        // `anywhere` triggers on /elsewhere/{id}; the event is at /items/abc.
+        let response = try await Self.post("anywhere", headers: Fixtures.databaseHeaders,
+            body: Fixtures.databaseBody, to: worker)
+        #expect(response.status == .noContent)
+        #expect(seen.all == ["params [:] attempt 1"])
+    }
+}

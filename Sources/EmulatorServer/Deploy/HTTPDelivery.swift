@@ -60,24 +60,30 @@ enum HTTPDelivery {
             request.setValue(String(attempt), forHTTPHeaderField: "ce-attempt")
             request.httpBody = message.body
             let failure: any Error
+            let transportFailed: Bool
             do {
                 let (data, response) = try await URLSession.shared.data(for: request)
                 let status = (response as? HTTPURLResponse)?.statusCode ?? 0
                 if (200..<300).contains(status) { return }
-                failure = WorkerError(message: "the worker answered \(status): "
-                    + String(decoding: data.prefix(500), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+                let text = String(decoding: data.prefix(500), as: UTF8.self)
+                failure = WorkerError(
+                    message: "the worker answered \(status): " + text.trimmingCharacters(in: .whitespacesAndNewlines)
+                )
+                transportFailed = false
             } catch {
                 failure = error
+                transportFailed = true
             }
-            // A worker that died (and whose port another process may now hold) is being
-            // restarted: wait for it and send again, within this attempt's deadline.
-            let refused = (failure as? URLError).map { Self.connectionFailures.contains($0.code) } ?? false
-            guard refused || !supervisor.isCurrent(base), Date() < deadline else { throw failure }
-            supervisor.unreachable(base)
+            // No answer at all may mean the worker died mid-request (and another process may
+            // now hold its port): once the supervisor confirms it, wait for the restart and
+            // send again, within this attempt's deadline.
+            guard Date() < deadline else { throw failure }
+            if transportFailed || !supervisor.isCurrent(base) {
+                guard await supervisor.hasExited(base, grace: .seconds(2)) else { throw failure }
+                supervisor.unreachable(base)
+                continue
+            }
+            throw failure
         }
     }
-
-    static let connectionFailures: Set<URLError.Code> = [
-        .cannotConnectToHost, .networkConnectionLost, .notConnectedToInternet, .cannotFindHost,
-    ]
 }

@@ -71,6 +71,18 @@ public final class WorkerSupervisor: Sendable {
         state.withLock { $0.url == url && $0.status == .running && $0.process?.isRunning == true }
     }
 
+    /// Waits up to `grace` for the worker process at `url` to be gone (exited or replaced);
+    /// false when it still runs then. A killed process is reaped a moment after its
+    /// connections break.
+    func hasExited(_ url: URL, grace: Duration) async -> Bool {
+        let end = ContinuousClock.now + grace
+        while isCurrent(url) {
+            guard ContinuousClock.now < end else { return false }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return true
+    }
+
     /// Marks the worker at `url` unreachable (a delivery could not connect): later callers
     /// wait for the restart.
     func unreachable(_ url: URL) {

@@ -57,6 +57,8 @@ let package = Package(
             dependencies: [
                 "FirebaseEmulator", "CloudFunctions",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
@@ -135,6 +137,10 @@ let package = Package(
             dependencies: [
                 "EmulatorServer", "FunctionsWorker", "FirebaseEmulator", "CloudFunctions", "CloudFunctionsTesting", "FunctionsBuiltins",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

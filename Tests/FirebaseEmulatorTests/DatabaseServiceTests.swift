@@ -21,6 +21,20 @@ struct DatabaseServiceTests {
         #expect(try service.etag(namespace: ns, path: "/a") == "null_etag")
     }
 
+    @Test("getWithETag reads the (queried) value and the location's ETag together")
+    func getWithETag() throws {
+        let empty = try service.getWithETag(namespace: ns, path: "/u")
+        #expect(empty.value == .null && empty.etag == "null_etag")
+        try service.set(namespace: ns, path: "/u", value: ["a": ["n": 1], "b": ["n": 2]])
+        let read = try service.getWithETag(
+            namespace: ns, path: "/u", queryParameters: ["orderBy": #""n""#, "limitToFirst": "1"])
+        #expect(read.value == ["a": ["n": 1]])
+        #expect(read.etag == (try service.etag(namespace: ns, path: "/u")))
+        #expect(throws: ServiceError.self) {
+            try service.getWithETag(namespace: ns, path: "/u", queryParameters: ["startAt": "1"])
+        }
+    }
+
     @Test("set stores and echoes the value, with server values resolved and arrays rendered")
     func set() throws {
         let result = try service.set(

@@ -17,6 +17,8 @@ public struct EmulatorServer: Sendable {
         public var port: Int
         /// Request bodies larger than this are refused with 413, without being buffered.
         public var maxBodySize: Int
+        /// How often a Realtime Database stream (SSE) sends `keep-alive` when nothing changes.
+        public var databaseKeepAliveInterval: Duration = .seconds(30)
 
         /// Creates a configuration.
         public init(host: String = "127.0.0.1", port: Int = 0, maxBodySize: Int = 32 * 1024 * 1024) {
@@ -54,6 +56,7 @@ public struct EmulatorServer: Sendable {
         RemoteConfigRoutes(server: self).add(to: router)
         MessagingRoutes(server: self).add(to: router)
         DeployRoutes(server: self).add(to: router)
+        DatabaseRoutes(server: self).add(to: router)
         return router
     }
 

@@ -132,6 +132,20 @@ public final class DatabaseService: Sendable {
         DatabaseETag.etag(of: try storedValue(namespace: namespace, path: path))
     }
 
+    /// The data at `path` for a REST read's query parameters together with the location's ETag,
+    /// both from the same state (what a read with `X-Firebase-ETag` or `if-none-match` needs:
+    /// a value and a tag read separately could belong to different writes).
+    ///
+    /// - Returns: the (queried) value and the ETag of the whole location (`null_etag` when absent).
+    /// - Throws: `ServiceError.invalidArgument` for a bad namespace, path or query.
+    public func getWithETag(namespace: String, path: String, queryParameters: [String: String] = [:])
+        throws(ServiceError) -> (value: JSONValue, etag: String)
+    {
+        let query = try DatabaseQuery(parameters: queryParameters)
+        let stored = try storedValue(namespace: namespace, path: path)
+        return (query.apply(to: stored), DatabaseETag.etag(of: stored))
+    }
+
     /// The namespaces holding data, sorted.
     public func namespaces() -> [String] {
         state.withLock { state in state.namespaces.filter { !$0.value.tree.isEmpty }.keys.sorted() }

@@ -1,0 +1,107 @@
+import CloudFunctions
+import FirebaseEmulator
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// A Realtime Database REST request, decoded from its URI and headers: `/{path}.json?ns=...`.
+struct DatabaseRequest {
+    /// The operations of the REST API.
+    enum Method: String {
+        case get = "GET", put = "PUT", patch = "PATCH", post = "POST", delete = "DELETE"
+    }
+
+    /// The namespace (database instance): `?ns=`, else the emulator's default instance.
+    var namespace: String
+    /// The location, validated (`/` for the root).
+    var path: DatabasePath
+    /// The method, after `X-HTTP-Method-Override`.
+    var method: Method
+    /// The query parameters, percent-decoded (the last of repeated names wins).
+    var parameters: [String: String]
+    /// Who writes.
+    var auth: DatabaseWriteAuth
+
+    /// Whether `path` (the raw URI path) is a database path: it ends in `.json`.
+    static func isDatabasePath(_ path: String) -> Bool {
+        path.hasSuffix(".json")
+    }
+
+    /// Decodes a request whose path ends in `.json`.
+    ///
+    /// - Throws: `ServiceError` (400) for a bad path or method override, 401 for an `auth` token that
+    ///   does not parse, 405 for another method.
+    init(_ request: Request, defaultNamespace: String, project: String, now: Date) throws(ServiceError) {
+        var parameters: [String: String] = [:]
+        for (key, value) in request.uri.queryParameters {
+            parameters[String(key).removingPercentEncoding ?? String(key)] = String(value)
+        }
+        self.parameters = parameters
+        namespace = parameters["ns"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultNamespace
+        path = try Self.path(fromURIPath: request.uri.path)
+        method = try Self.method(of: request, parameters: parameters)
+        auth = try Self.auth(of: request, parameters: parameters, project: project, now: now)
+    }
+
+    /// The location of a URI path such as `/users/u%201.json` (`/users/u 1`); `/.json` is the root.
+    static func path(fromURIPath uriPath: String) throws(ServiceError) -> DatabasePath {
+        var raw = uriPath.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        if var last = raw.popLast() {
+            last.removeLast(".json".count)
+            if !last.isEmpty { raw.append(last) }
+        }
+        var segments: [String] = []
+        for segment in raw {
+            guard let decoded = segment.removingPercentEncoding else {
+                throw ServiceError.invalidArgument("Invalid path: segment \"\(segment)\" is not percent-encoded UTF-8")
+            }
+            segments.append(decoded)
+        }
+        return try DatabasePath(segments: segments)
+    }
+
+    /// The method, honouring `X-HTTP-Method-Override` (header or query) on a `POST`.
+    static func method(of request: Request, parameters: [String: String]) throws(ServiceError) -> Method {
+        let name = request.method.rawValue
+        let override = request.headers[HTTPField.Name("X-HTTP-Method-Override")!]
+            ?? parameters["x-http-method-override"]
+        if name == "POST", let override {
+            guard let method = Method(rawValue: override.uppercased()) else {
+                throw ServiceError.invalidArgument("Invalid X-HTTP-Method-Override: \(override)")
+            }
+            return method
+        }
+        guard let method = Method(rawValue: name) else {
+            throw ServiceError(status: "METHOD_NOT_ALLOWED", httpStatus: 405, message: "Method \(name) not allowed")
+        }
+        return method
+    }
+
+    /// Who the request acts as: admin for `Bearer owner` (or a Google OAuth token), the user of
+    /// an emulator ID token given as `auth=` or as the bearer token, else unauthenticated.
+    static func auth(of request: Request, parameters: [String: String], project: String, now: Date)
+        throws(ServiceError) -> DatabaseWriteAuth
+    {
+        if request.isAdmin { return .admin }
+        var token = parameters["auth"]
+        if token == nil, let authorization = request.headers[.authorization] {
+            let parts = authorization.split(separator: " ", maxSplits: 1)
+            if parts.count == 2, parts[0].lowercased() == "bearer" { token = String(parts[1]) }
+        }
+        guard let token, !token.isEmpty else { return .unauthenticated }
+        do {
+            let idToken = try AuthIDToken(parsing: token, projectId: project, now: now, checksExpiry: false)
+            return .user(uid: idToken.uid)
+        } catch {
+            throw ServiceError(status: "UNAUTHENTICATED", httpStatus: 401, message: "Could not parse auth token.")
+        }
+    }
+
+    /// Whether a query parameter is `true`.
+    func flag(_ name: String) -> Bool {
+        parameters[name] == "true"
+    }
+
+    /// Whether the response body is suppressed (`print=silent`).
+    var isSilent: Bool { parameters["print"] == "silent" }
+}

@@ -1,0 +1,90 @@
+import CloudFunctions
+import FirebaseEmulator
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+extension DatabaseRoutes {
+    /// `X-Firebase-ETag: true` asks for the `ETag` header.
+    static let firebaseETag = HTTPField.Name("X-Firebase-ETag")!
+
+    /// `GET`: the (queried) value; `ETag` when asked for; 304 when `if-none-match` is current.
+    ///
+    /// `format=export`, `callback`, `download` and `timeout` are accepted and ignored.
+    func read(_ request: DatabaseRequest, headers: HTTPFields) throws(ServiceError) -> Response {
+        let read = try service.getWithETag(
+            namespace: request.namespace, path: request.path.description, queryParameters: request.parameters)
+        let ifNoneMatch = headers[.ifNoneMatch]
+        var responseHeaders: HTTPFields = [:]
+        if ifNoneMatch != nil || headers[Self.firebaseETag]?.lowercased() == "true" {
+            responseHeaders[.eTag] = read.etag
+        }
+        if let ifNoneMatch, ifNoneMatch == read.etag {
+            return Response(status: .notModified, headers: responseHeaders)
+        }
+        return body(read.value, request: request, headers: responseHeaders)
+    }
+
+    /// `PUT`, `PATCH`, `POST` (push) and `DELETE`, conditional on `if-match`; 204 for `print=silent`.
+    func write(_ request: DatabaseRequest, body value: JSONValue, headers: HTTPFields) throws -> Response {
+        let ifMatch = headers[.ifMatch]
+        let (namespace, path, auth) = (request.namespace, request.path.description, request.auth)
+        let disableTriggers = request.flag("disableTriggers")
+        let result: DatabaseWriteResult
+        var echo: JSONValue
+        switch request.method {
+        case .put:
+            result = try service.set(namespace: namespace, path: path, value: value, auth: auth, ifMatch: ifMatch,
+                disableTriggers: disableTriggers)
+            echo = result.value
+        case .patch:
+            result = try service.update(namespace: namespace, path: path, values: value, auth: auth,
+                ifMatch: ifMatch, disableTriggers: disableTriggers)
+            echo = result.value
+        case .post:
+            result = try service.push(namespace: namespace, path: path, value: value, auth: auth, ifMatch: ifMatch,
+                disableTriggers: disableTriggers)
+            echo = ["name": result.name.map(JSONValue.string) ?? .null]
+        case .delete:
+            result = try service.delete(namespace: namespace, path: path, auth: auth, ifMatch: ifMatch,
+                disableTriggers: disableTriggers)
+            echo = .null
+        case .get:
+            preconditionFailure("a read is not a write")
+        }
+        var responseHeaders: HTTPFields = [:]
+        if request.method != .post, ifMatch != nil || headers[Self.firebaseETag]?.lowercased() == "true" {
+            responseHeaders[.eTag] = result.etag
+        }
+        if request.isSilent { return Response(status: .noContent, headers: responseHeaders) }
+        return body(echo, request: request, headers: responseHeaders)
+    }
+
+    /// A 200 JSON body, indented for `print=pretty`.
+    func body(_ value: JSONValue, request: DatabaseRequest, headers: HTTPFields) -> Response {
+        guard request.parameters["print"] == "pretty" else { return .json(value, headers: headers) }
+        var headers = headers
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: value.indented())))
+    }
+}
+
+extension JSONValue {
+    /// The value as JSON indented by two spaces per level (`print=pretty`).
+    func indented(level: Int = 0) -> String {
+        let inner = String(repeating: "  ", count: level + 1)
+        let outer = String(repeating: "  ", count: level)
+        switch self {
+        case .object(let members) where !members.isEmpty:
+            let lines = members.keys.sorted().map { key in
+                inner + JSONValue.string(key).serialized() + ": " + members[key]!.indented(level: level + 1)
+            }
+            return "{\n" + lines.joined(separator: ",\n") + "\n" + outer + "}"
+        case .array(let elements) where !elements.isEmpty:
+            let lines = elements.map { inner + $0.indented(level: level + 1) }
+            return "[\n" + lines.joined(separator: ",\n") + "\n" + outer + "]"
+        default:
+            return serialized()
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import CloudFunctions
+import FirebaseEmulator
+import Foundation
+import Hummingbird
+import NIOCore
+import ServiceLifecycle
+
+extension DatabaseRoutes {
+    /// The SSE frame that keeps an idle stream open.
+    static let keepAliveFrame = "event: keep-alive\ndata: null\n\n"
+
+    /// `GET` with `Accept: text/event-stream`: the REST streaming protocol.
+    ///
+    /// Sends `event: put` with `{"path": "/", "data": <current value>}` first, then a `put` or
+    /// `patch` frame for every write that concerns the location, and `keep-alive` frames every
+    /// ``EmulatorServer/Configuration/databaseKeepAliveInterval``. The stream ends (and its change
+    /// feed is closed) when the client goes away (the next frame fails to write), when the
+    /// service shuts down, or on the server's graceful shutdown. Query parameters are ignored.
+    func stream(_ request: DatabaseRequest) throws(ServiceError) -> Response {
+        let changes = try service.changes(namespace: request.namespace, path: request.path.description)
+        let interval = server.configuration.databaseKeepAliveInterval
+        let body = ResponseBody { writer in
+            let (frames, continuation) = AsyncStream.makeStream(of: String.self)
+            try await withGracefulShutdownHandler {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        for await change in changes { continuation.yield(Self.frame(change)) }
+                        continuation.finish()
+                    }
+                    group.addTask {
+                        while !Task.isCancelled {
+                            try await Task.sleep(for: interval)
+                            continuation.yield(Self.keepAliveFrame)
+                        }
+                    }
+                    for await frame in frames {
+                        try await writer.write(ByteBuffer(string: frame))
+                    }
+                    group.cancelAll()
+                }
+            } onGracefulShutdown: {
+                continuation.finish()
+            }
+            try await writer.finish(nil)
+        }
+        var headers: HTTPFields = [:]
+        headers[.contentType] = "text/event-stream"
+        headers[.cacheControl] = "no-cache"
+        return Response(status: .ok, headers: headers, body: body)
+    }
+
+    /// The SSE frame of a change: `event: put|patch` and `data: {"path": ..., "data": ...}` (path first,
+    /// as Firebase sends it).
+    static func frame(_ change: DatabaseChangeEvent) -> String {
+        let payload = #"{"path":"# + JSONValue.string(change.path).serialized() + #","data":"#
+            + change.data.serialized() + "}"
+        return "event: \(change.event.rawValue)\ndata: \(payload)\n\n"
+    }
+}

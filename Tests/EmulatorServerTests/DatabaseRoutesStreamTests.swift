@@ -1,0 +1,118 @@
+import CloudFunctions
+import EmulatorServer
+import FirebaseEmulator
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOHTTP1
+import Testing
+
+/// SSE streaming over a real socket, and HTTP writes firing deployed functions.
+@Suite("Database routes: streaming and triggers")
+struct DatabaseRoutesStreamTests {
+    static let ns = DatabaseRoutesTests.ns
+
+    @Test("a stream sends the initial put at /, then put and patch frames for writes, and keep-alives")
+    func stream() async throws {
+        var configuration = EmulatorServer.Configuration()
+        configuration.databaseKeepAliveInterval = .milliseconds(100)
+        let server = EmulatorServer(
+            emulator: try Emulator(project: "demo-project", directory: nil), configuration: configuration)
+        let db = server.emulator.database
+        try db.set(namespace: Self.ns, path: "live", value: ["a": 1])
+        try await Application(router: server.router()).test(.live) { client in
+            let port = try #require(client.port)
+            try await SSETestClient.withStream(port: port, uri: "/live.json?ns=\(Self.ns)", headers: [
+                ("Accept", "text/event-stream"), ("Cache-Control", "no-cache"), ("Authorization", "Bearer owner"),
+            ]) { reader in
+                let head = try #require(try await reader.head())
+                #expect(head.status == .ok)
+                #expect(head.headers["Content-Type"] == ["text/event-stream"])
+                #expect(try await reader.nextChange() == SSEFrame(event: "put", data: #"{"path":"/","data":{"a":1}}"#))
+                #expect(db.listenerCount == 1)
+
+                try db.set(namespace: Self.ns, path: "live/b", value: 2)
+                #expect(try await reader.nextChange() == SSEFrame(event: "put", data: #"{"path":"/b","data":2}"#))
+
+                try db.update(namespace: Self.ns, path: "live", values: ["c/d": 3, "a": nil])
+                let patch = try #require(try await reader.nextChange())
+                #expect(patch.event == "patch")
+                #expect(try JSONValue(parsing: Data(patch.data.utf8)) == ["path": "/", "data": ["c/d": 3, "a": nil]])
+
+                try db.set(namespace: Self.ns, path: "elsewhere", value: 1)
+                try db.delete(namespace: Self.ns, path: "live")
+                #expect(try await reader.nextChange() == SSEFrame(event: "put", data: #"{"path":"/","data":null}"#))
+
+                let keepAlive = try await reader.next()
+                #expect(keepAlive == SSEFrame(event: "keep-alive", data: "null"))
+            }
+            // The client is gone: the server notices at its next frame and closes the change feed.
+            let deadline = ContinuousClock.now + .seconds(10)
+            while db.listenerCount > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(db.listenerCount == 0)
+        }
+    }
+
+    @Test("a stream of a bad path answers 400 with {\"error\": ...} before streaming")
+    func badStream() async throws {
+        let server = try DatabaseRoutesTests.server()
+        try await Application(router: server.router()).test(.router) { client in
+            try await client.execute(uri: "/a%5B.json", method: .get, headers: [.accept: "text/event-stream"]) {
+                response in
+                #expect(response.status == .badRequest)
+                #expect(DatabaseRoutesTests.parsed(response)?["error"]?.stringValue != nil)
+            }
+        }
+        #expect(server.emulator.database.listenerCount == 0)
+    }
+
+    @Test("writes through HTTP fire deployed functions with the writer's auth; disableTriggers=true does not")
+    func triggers() async throws {
+        let server = try DatabaseRoutesTests.server()
+        var functions = FunctionRegistry()
+        functions["audit"] = Database.ref("/scores/{id}").onWrite { change, context in
+            try await context.database.ref("audit").set([
+                "type": .string(context.authType ?? ""), "uid": context.authId.map(JSONValue.string) ?? .null,
+                "after": change.after.val(),
+            ])
+        }
+        try await server.emulator.deploy(functions)
+        let db = server.emulator.database
+        let token = Self.idToken(uid: "alice", project: "demo-project")
+        try await Application(router: server.router()).test(.router) { client in
+            try await client.execute(uri: "/scores/s1.json?print=silent&ns=\(Self.ns)", method: .put,
+                headers: DatabaseRoutesTests.owner, body: ByteBuffer(string: "10")) { _ in }
+            await server.emulator.waitUntilIdle()
+            #expect(try db.get(namespace: Self.ns, path: "audit") == ["type": "admin", "after": 10])
+
+            try await client.execute(uri: "/scores/s2.json?auth=\(token)&ns=\(Self.ns)", method: .put,
+                body: ByteBuffer(string: "20")) { response in #expect(response.status == .ok) }
+            await server.emulator.waitUntilIdle()
+            #expect(try db.get(namespace: Self.ns, path: "audit") == ["type": "app_user", "uid": "alice", "after": 20])
+
+            try await client.execute(uri: "/scores.json?ns=\(Self.ns)", method: .patch,
+                body: ByteBuffer(string: #"{"s3": 30}"#)) { _ in }
+            await server.emulator.waitUntilIdle()
+            #expect(try db.get(namespace: Self.ns, path: "audit") == ["type": "unauthenticated", "after": 30])
+
+            try await client.execute(uri: "/scores/s4.json?disableTriggers=true&ns=\(Self.ns)", method: .put,
+                headers: DatabaseRoutesTests.owner, body: ByteBuffer(string: "40")) { _ in }
+            await server.emulator.waitUntilIdle()
+            #expect(try db.get(namespace: Self.ns, path: "audit/after") == 30)
+            #expect(try db.get(namespace: Self.ns, path: "scores/s4") == 40)
+        }
+    }
+
+    /// An unsigned emulator ID token (`alg: none`), as the Auth emulator issues.
+    static func idToken(uid: String, project: String) -> String {
+        let encode = { (json: String) in
+            Data(json.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        }
+        let now = Int(Date().timeIntervalSince1970)
+        let claims = #"{"sub":"\#(uid)","aud":"\#(project)","iss":"https://securetoken.google.com/\#(project)","#
+            + #""iat":\#(now),"exp":\#(now + 3600)}"#
+        return encode(#"{"alg":"none","typ":"JWT"}"#) + "." + encode(claims) + "."
+    }
+}

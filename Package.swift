@@ -42,6 +42,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .systemLibrary(name: "CCrypt"),
+        .systemLibrary(name: "CZlib"),
         .target(
             name: "FirebaseEmulator",
             dependencies: [
@@ -55,7 +56,7 @@ let package = Package(
         .target(
             name: "EmulatorServer",
             dependencies: [
-                "FirebaseEmulator", "CloudFunctions",
+                "FirebaseEmulator", "CloudFunctions", "CZlib",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -134,7 +135,10 @@ let package = Package(
             name: "EmulatorServerTests",
             dependencies: [
                 "EmulatorServer", "FunctionsWorker", "FirebaseEmulator", "CloudFunctions", "CloudFunctionsTesting", "FunctionsBuiltins",
+                "CZlib",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -51,6 +51,13 @@ struct MessagingRoutes {
                 topicSegment: try context.parameters.require("topic"),
                 query: Self.query(request)
             )
+            // Without allow_missing, removing a subscription that does not exist is NOT_FOUND.
+            if !subscription.allowMissing, service.isRegistered(subscription.token),
+                !service.topics(forToken: subscription.token).contains(subscription.topic)
+            {
+                throw ServiceError.notFound(
+                    "Requested entity was not found: the token is not subscribed to '\(subscription.topic)'.")
+            }
             try Self.check(service.unsubscribe(tokens: [subscription.token], from: subscription.topic))
             return Response.json([:])
         }

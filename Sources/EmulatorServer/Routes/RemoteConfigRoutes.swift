@@ -24,9 +24,14 @@ struct RemoteConfigRoutes {
         // `namespaces/firebase:fetch`: the namespace and the method share one path segment.
         project.post("namespaces/:namespace") { request, context in
             let segment = try context.parameters.require("namespace")
-            guard segment.hasSuffix(":fetch") else { throw HTTPError(.notFound) }
             var request = request
-            return try await fetch(&request, context: context, namespace: String(segment.dropLast(6)))
+            if let namespace = Self.namespace(segment, method: "fetch") {
+                return try await fetch(&request, context: context, namespace: namespace)
+            }
+            if let namespace = Self.namespace(segment, method: "streamFetchInvalidations") {
+                return try await streamInvalidations(&request, context: context, namespace: namespace)
+            }
+            throw HTTPError(.notFound)
         }
     }
 
@@ -117,6 +122,13 @@ struct RemoteConfigRoutes {
             throw ServiceError(status: "UNAUTHENTICATED", httpStatus: 401,
                 message: "Request is missing required authentication credential. Use Authorization: Bearer owner.")
         }
+    }
+
+    /// `firebase:fetch` → `firebase` for the method `fetch`.
+    static func namespace(_ segment: String, method: String) -> String? {
+        let suffix = ":" + method
+        guard segment.hasSuffix(suffix), segment.count > suffix.count else { return nil }
+        return String(segment.dropLast(suffix.count))
     }
 
     static func integer(_ text: String, name: String) throws -> Int {

@@ -134,8 +134,8 @@ let package = Package(
         .testTarget(
             name: "EmulatorServerTests",
             dependencies: [
-                "EmulatorServer", "FunctionsWorker", "FirebaseEmulator", "CloudFunctions", "CloudFunctionsTesting", "FunctionsBuiltins",
-                "CZlib",
+                "EmulatorServer", "FunctionsWorker", "FirebaseEmulator", "CloudFunctions", "CloudFunctionsTesting",
+                "FunctionsBuiltins", "CZlib",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -51,7 +51,8 @@ struct EmulatorAnalyticsRoutesTests {
     @Test("invalid events and queries get 400 INVALID_ARGUMENT and store nothing")
     func errors() async throws {
         let server = EmulatorServer(emulator: try Emulator(project: "demo", directory: nil))
-        let reserved = #"{"app_instance_id": "\#(Self.instance)", "events": [{"name": "ok_event"}, {"name": "first_open"}]}"#
+        let reserved = #"{"app_instance_id": "\#(Self.instance)", "#
+            + #""events": [{"name": "ok_event"}, {"name": "first_open"}]}"#
         try await Application(router: server.router()).test(.router) { client in
             for body in [reserved, #"{"events": []}"#, "[]"] {
                 try await client.execute(uri: "/emulator/v1/projects/demo/apps/1:1:ios:a/events", method: .post,

@@ -10,7 +10,8 @@ import Testing
 @Suite("Remote Config admin routes")
 struct RemoteConfigAdminRoutesTests {
     static let owner: HTTPFields = [.authorization: "Bearer owner", .acceptEncoding: "gzip"]
-    static let template = #"{"parameters": {"welcome": {"defaultValue": {"value": "hi"}}}, "version": {"description": "d"}}"#
+    static let template =
+        #"{"parameters": {"welcome": {"defaultValue": {"value": "hi"}}}, "version": {"description": "d"}}"#
 
     static func json(_ response: TestResponse) -> JSONValue? {
         try? JSONValue(parsing: Data(response.body.readableBytesView))
@@ -99,8 +100,8 @@ struct RemoteConfigAdminRoutesTests {
                 #expect(Self.json(response)?["versions"]?.arrayValue?.map { $0["versionNumber"] } == ["1"])
                 #expect(Self.json(response)?["nextPageToken"] == nil)
             }
-            try await client.execute(uri: "\(list)?startTime=2000-01-01T00:00:00Z&endTime=2001-01-01T00:00:00.123456789Z",
-                method: .get, headers: Self.owner) { response in
+            let range = "startTime=2000-01-01T00:00:00Z&endTime=2001-01-01T00:00:00.123456789Z"
+            try await client.execute(uri: "\(list)?\(range)", method: .get, headers: Self.owner) { response in
                 #expect(response.status == .ok)
                 #expect(Self.json(response)?["versions"]?.arrayValue?.isEmpty ?? true)
             }

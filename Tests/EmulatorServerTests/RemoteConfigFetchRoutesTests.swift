@@ -10,7 +10,8 @@ import Testing
 struct RemoteConfigFetchRoutesTests {
     static let template = #"""
         {"conditions": [
-            {"name": "gold", "expression": "app.userProperty['tier'].exactlyMatches(['gold']) && device.country in ['US']"},
+            {"name": "gold",
+             "expression": "app.userProperty['tier'].exactlyMatches(['gold']) && device.country in ['US']"},
             {"name": "levelled", "expression": "app.customSignal['level'] >= 3"},
             {"name": "ios", "expression": "device.os == 'ios'"}],
          "parameters": {

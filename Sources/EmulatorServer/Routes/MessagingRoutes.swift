@@ -31,7 +31,8 @@ struct MessagingRoutes {
                     return Response.json(FCMTopicBatchResponse(results: outcomes).jsonValue)
                 } catch let error as ServiceError {
                     // The Instance ID API answers whole-request errors as {"error": "<CODE>"}.
-                    return Response.json(FCMTopicBatchRequest.errorBody(for: error), status: .init(code: error.httpStatus))
+                    return Response.json(
+                        FCMTopicBatchRequest.errorBody(for: error), status: .init(code: error.httpStatus))
                 }
             }
         }

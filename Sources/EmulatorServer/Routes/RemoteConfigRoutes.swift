@@ -73,7 +73,9 @@ struct RemoteConfigRoutes {
                 namespace: namespace(context),
                 pageSize: try query.get("pageSize").map { try Self.integer($0, name: "pageSize") },
                 pageToken: query.get("pageToken"),
-                endVersionNumber: try query.get("endVersionNumber").map { Int64(try Self.integer($0, name: "endVersionNumber")) },
+                endVersionNumber: try query.get("endVersionNumber").map {
+                    Int64(try Self.integer($0, name: "endVersionNumber"))
+                },
                 startTime: try query.get("startTime").map { try Self.time($0, name: "startTime") },
                 endTime: try query.get("endTime").map { try Self.time($0, name: "endTime") }
             )
@@ -89,7 +91,8 @@ struct RemoteConfigRoutes {
             default: nil
             }
             guard let number else {
-                throw ServiceError.invalidArgument("versionNumber is required: a positive integer, as a number or a string")
+                throw ServiceError.invalidArgument(
+                    "versionNumber is required: a positive integer, as a number or a string")
             }
             return template(try service.rollback(
                 to: number,
@@ -132,7 +135,9 @@ struct RemoteConfigRoutes {
     }
 
     static func integer(_ text: String, name: String) throws -> Int {
-        guard let value = Int(text) else { throw ServiceError.invalidArgument("\(name) must be an integer, not '\(text)'") }
+        guard let value = Int(text) else {
+            throw ServiceError.invalidArgument("\(name) must be an integer, not '\(text)'")
+        }
         return value
     }
 

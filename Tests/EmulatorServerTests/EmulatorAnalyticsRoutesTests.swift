@@ -42,8 +42,13 @@ struct EmulatorAnalyticsRoutesTests {
                 let events = Self.json(response)?["events"]?.arrayValue
                 #expect(events?.map { $0["params"] } == [["level": 3]])
             }
+            try await client.execute(uri: "/emulator/v1/projects/demo/analytics:log?firebase_app_id=1:1234:ios:abcd",
+                method: .post,
+                body: ByteBuffer(string: #"{"app_instance_id": "\#(Self.instance)", "events": [{"name": "tap"}]}"#)) {
+                #expect(Self.json($0)?["events"]?.arrayValue?.map { $0["name"] } == ["tap"])
+            }
             try await client.execute(uri: "/emulator/v1/projects/demo/analytics/events?appInstanceId=\(Self.instance)",
-                method: .get) { #expect(Self.json($0)?["events"]?.arrayValue?.count == 3) }
+                method: .get) { #expect(Self.json($0)?["events"]?.arrayValue?.count == 4) }
         }
         #expect(try server.emulator.analytics.userProperties(appInstanceId: Self.instance)["tier"] != nil)
     }
@@ -60,6 +65,12 @@ struct EmulatorAnalyticsRoutesTests {
                     #expect(response.status == .badRequest)
                     #expect(Self.json(response)?["error"]?["status"] == "INVALID_ARGUMENT")
                 }
+            }
+            try await client.execute(uri: "/emulator/v1/projects/demo/analytics:log", method: .post,
+                body: ByteBuffer(string: #"{"app_instance_id": "\#(Self.instance)", "events": [{"name": "a"}]}"#)) {
+                response in
+                #expect(response.status == .badRequest)
+                #expect(Self.json(response)?["error"]?["message"]?.stringValue?.contains("firebase_app_id") == true)
             }
             for query in ["", "?appInstanceId=\(Self.instance)&limit=many"] {
                 try await client.execute(uri: "/emulator/v1/projects/demo/analytics/events\(query)", method: .get) {

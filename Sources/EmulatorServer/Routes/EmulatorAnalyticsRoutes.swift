@@ -19,10 +19,12 @@ struct EmulatorAnalyticsRoutes {
         group.post("apps/:appId/events") { request, context in
             var request = request
             let appSegment = try context.parameters.require("appId")
-            let appId = appSegment.removingPercentEncoding ?? appSegment
-            let body = try await request.jsonBody(limit: server.configuration.maxBodySize)
-            let events = try service.logEvents(AnalyticsMeasurementRequest.parse(body), appId: appId)
-            return Response.json(["events": .array(events.map(Self.eventJSON))])
+            return try await log(&request, appId: appSegment.removingPercentEncoding ?? appSegment)
+        }
+        // The same with the app in the query, as GA4's `mp/collect?firebase_app_id=` takes it.
+        group.post("analytics:log") { request, _ in
+            var request = request
+            return try await log(&request, appId: request.uri.queryParameters.get("firebase_app_id") ?? "")
         }
         // `?appInstanceId=` (required), `name=`, `limit=` (the newest N); oldest first.
         group.get("analytics/events") { request, _ in
@@ -39,6 +41,12 @@ struct EmulatorAnalyticsRoutes {
             let events = try service.events(appInstanceId: instance, name: query.get("name"), limit: limit)
             return Response.json(["events": .array(events.map(Self.eventJSON))])
         }
+    }
+
+    private func log(_ request: inout Request, appId: String) async throws -> Response {
+        let body = try await request.jsonBody(limit: server.configuration.maxBodySize)
+        let events = try service.logEvents(AnalyticsMeasurementRequest.parse(body), appId: appId)
+        return Response.json(["events": .array(events.map(Self.eventJSON))])
     }
 
     /// `{"name", "params", "timestamp" (RFC 3339), "appInstanceId", "userId"}`.

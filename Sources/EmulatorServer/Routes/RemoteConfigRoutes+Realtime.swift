@@ -3,12 +3,14 @@ import FirebaseEmulator
 import Foundation
 import Hummingbird
 import NIOCore
+import ServiceLifecycle
 
 extension RemoteConfigRoutes {
     /// The realtime stream (`POST .../namespaces/{namespace}:streamFetchInvalidations`, §1.8): a
     /// long-lived chunked 200 that writes `{"latestTemplateVersionNumber": "N"}`, one flat object per
     /// chunk, as soon as a version newer than the body's `lastKnownVersionNumber` exists or is
-    /// published. It ends when the client disconnects (or the service shuts down).
+    /// published. It ends when the client disconnects, the server shuts down gracefully, or the
+    /// service shuts down.
     ///
     /// The body is the iOS SDK's: gzipped, lenient JSON, with `lastKnownVersionNumber` as a string
     /// or a number (missing means 0); `project`, `appId` and the rest are accepted and unused.
@@ -39,7 +41,11 @@ extension RemoteConfigRoutes {
             status: .ok,
             headers: [.contentType: "application/json; charset=utf-8"],
             body: ResponseBody { writer in
-                try await Self.forward(versions, through: (messages, continuation), to: &writer)
+                try await withGracefulShutdownHandler {
+                    try await Self.forward(versions, through: (messages, continuation), to: &writer)
+                } onGracefulShutdown: {
+                    continuation.finish()
+                }
             }
         )
     }

@@ -42,6 +42,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .systemLibrary(name: "CCrypt"),
+        .systemLibrary(name: "CZlib"),
         .target(
             name: "FirebaseEmulator",
             dependencies: [
@@ -55,7 +56,7 @@ let package = Package(
         .target(
             name: "EmulatorServer",
             dependencies: [
-                "FirebaseEmulator", "CloudFunctions",
+                "FirebaseEmulator", "CloudFunctions", "CZlib",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -135,12 +136,15 @@ let package = Package(
         .testTarget(
             name: "EmulatorServerTests",
             dependencies: [
-                "EmulatorServer", "FunctionsWorker", "FirebaseEmulator", "CloudFunctions", "CloudFunctionsTesting", "FunctionsBuiltins",
+                "EmulatorServer", "FunctionsWorker", "FirebaseEmulator", "CloudFunctions", "CloudFunctionsTesting",
+                "FunctionsBuiltins", "CZlib",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

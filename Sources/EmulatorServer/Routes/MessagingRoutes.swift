@@ -31,7 +31,8 @@ struct MessagingRoutes {
                     return Response.json(FCMTopicBatchResponse(results: outcomes).jsonValue)
                 } catch let error as ServiceError {
                     // The Instance ID API answers whole-request errors as {"error": "<CODE>"}.
-                    return Response.json(FCMTopicBatchRequest.errorBody(for: error), status: .init(code: error.httpStatus))
+                    return Response.json(
+                        FCMTopicBatchRequest.errorBody(for: error), status: .init(code: error.httpStatus))
                 }
             }
         }
@@ -51,6 +52,13 @@ struct MessagingRoutes {
                 topicSegment: try context.parameters.require("topic"),
                 query: Self.query(request)
             )
+            // Without allow_missing, removing a subscription that does not exist is NOT_FOUND.
+            if !subscription.allowMissing, service.isRegistered(subscription.token),
+                !service.topics(forToken: subscription.token).contains(subscription.topic)
+            {
+                throw ServiceError.notFound(
+                    "Requested entity was not found: the token is not subscribed to '\(subscription.topic)'.")
+            }
             try Self.check(service.unsubscribe(tokens: [subscription.token], from: subscription.topic))
             return Response.json([:])
         }

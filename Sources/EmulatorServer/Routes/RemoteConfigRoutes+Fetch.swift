@@ -8,12 +8,18 @@ extension RemoteConfigRoutes {
     /// The client fetch: evaluates the template for the app instance the body describes and
     /// always answers 200 with `state`, `entries` and `templateVersion` (a string), plus an
     /// `ETag` header the client echoes as `If-None-Match`.
+    ///
+    /// The body may be gzipped and may be the iOS SDK's lenient JSON (see ``deviceBody(_:context:)``).
+    /// A throttled instance gets 429 `RESOURCE_EXHAUSTED` (only when a fetch limit is set).
     func fetch(_ request: inout Request, context: EmulatorRequestContext, namespace: String) async throws -> Response {
-        let body = try await request.jsonBody(limit: server.configuration.maxBodySize)
-        guard case .object = body else {
-            throw ServiceError.invalidArgument("The fetch body must be a JSON object describing the app instance.")
+        let body = try await deviceBody(&request, context: context)
+        func text(_ key: String) -> String? {
+            switch body[key] {
+            case .string(let text)?: text
+            case let value? where value.numberValue != nil || value.boolValue != nil: value.serialized()
+            default: nil
+            }
         }
-        func text(_ key: String) -> String? { body[key]?.stringValue }
         func strings(_ key: String) -> [String: String] {
             (body[key]?.objectValue ?? [:]).compactMapValues { value in
                 switch value {
@@ -23,6 +29,7 @@ extension RemoteConfigRoutes {
                 }
             }
         }
+        // `platform_version` (the OS version) is read by no condition, so it is accepted and unused.
         let instance = RemoteConfigAppInstance(
             installationID: text("app_instance_id"),
             appID: text("app_id"),
@@ -36,7 +43,7 @@ extension RemoteConfigRoutes {
             firstOpenTime: text("first_open_time").flatMap { RFC3339Timestamp.date(from: $0) }
         )
         let response = try service.fetch(
-            project: try context.parameters.require("project"),
+            project: try clientProject(context),
             namespace: RemoteConfigNamespace(rawValue: namespace),
             instance: instance,
             ifNoneMatch: request.headers[.ifNoneMatch]
@@ -47,6 +54,38 @@ extension RemoteConfigRoutes {
             "templateVersion": .string(response.templateVersion),
         ]
         return Response.json(json, headers: [.eTag: response.etag])
+    }
+
+    /// The JSON object a device sent: gunzipped when it starts with the gzip magic bytes (whatever
+    /// `Content-Encoding` says), then parsed as JSON or, failing that, as the iOS SDK's lenient form.
+    ///
+    /// - Throws: 400 `INVALID_ARGUMENT` when the body is not an object in either syntax; 413 over the
+    ///   body limit (compressed or inflated).
+    func deviceBody(_ request: inout Request, context: EmulatorRequestContext) async throws -> JSONValue {
+        let limit = server.configuration.maxBodySize
+        let data = try GzipBody.decoded(try await request.bodyData(limit: limit), limit: limit)
+        let body: JSONValue
+        if let strict = try? JSONValue(parsing: data) {
+            body = strict
+        } else {
+            do {
+                body = try LenientJSONParser.parse(data)
+            } catch {
+                throw ServiceError.invalidArgument("Invalid JSON payload received. The body is not JSON: \(error).")
+            }
+        }
+        guard case .object = body else {
+            throw ServiceError.invalidArgument("The request body must be a JSON object describing the app instance.")
+        }
+        return body
+    }
+
+    /// The project of a device request. Android and the iOS realtime stream name the project by its
+    /// number (the GCM sender ID); the emulator serves one project, so a number means that project.
+    func clientProject(_ context: EmulatorRequestContext) throws -> String {
+        let project = try context.parameters.require("project")
+        return !project.isEmpty && project.allSatisfy(\.isASCII) && project.allSatisfy(\.isNumber)
+            ? server.emulator.project : project
     }
 
     /// `1:1234:ios:abcd` → `ios`.

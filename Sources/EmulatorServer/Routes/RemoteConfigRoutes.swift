@@ -24,9 +24,14 @@ struct RemoteConfigRoutes {
         // `namespaces/firebase:fetch`: the namespace and the method share one path segment.
         project.post("namespaces/:namespace") { request, context in
             let segment = try context.parameters.require("namespace")
-            guard segment.hasSuffix(":fetch") else { throw HTTPError(.notFound) }
             var request = request
-            return try await fetch(&request, context: context, namespace: String(segment.dropLast(6)))
+            if let namespace = Self.namespace(segment, method: "fetch") {
+                return try await fetch(&request, context: context, namespace: namespace)
+            }
+            if let namespace = Self.namespace(segment, method: "streamFetchInvalidations") {
+                return try await streamInvalidations(&request, context: context, namespace: namespace)
+            }
+            throw HTTPError(.notFound)
         }
     }
 
@@ -68,7 +73,9 @@ struct RemoteConfigRoutes {
                 namespace: namespace(context),
                 pageSize: try query.get("pageSize").map { try Self.integer($0, name: "pageSize") },
                 pageToken: query.get("pageToken"),
-                endVersionNumber: try query.get("endVersionNumber").map { Int64(try Self.integer($0, name: "endVersionNumber")) },
+                endVersionNumber: try query.get("endVersionNumber").map {
+                    Int64(try Self.integer($0, name: "endVersionNumber"))
+                },
                 startTime: try query.get("startTime").map { try Self.time($0, name: "startTime") },
                 endTime: try query.get("endTime").map { try Self.time($0, name: "endTime") }
             )
@@ -84,7 +91,8 @@ struct RemoteConfigRoutes {
             default: nil
             }
             guard let number else {
-                throw ServiceError.invalidArgument("versionNumber is required: a positive integer, as a number or a string")
+                throw ServiceError.invalidArgument(
+                    "versionNumber is required: a positive integer, as a number or a string")
             }
             return template(try service.rollback(
                 to: number,
@@ -119,8 +127,17 @@ struct RemoteConfigRoutes {
         }
     }
 
+    /// `firebase:fetch` → `firebase` for the method `fetch`.
+    static func namespace(_ segment: String, method: String) -> String? {
+        let suffix = ":" + method
+        guard segment.hasSuffix(suffix), segment.count > suffix.count else { return nil }
+        return String(segment.dropLast(suffix.count))
+    }
+
     static func integer(_ text: String, name: String) throws -> Int {
-        guard let value = Int(text) else { throw ServiceError.invalidArgument("\(name) must be an integer, not '\(text)'") }
+        guard let value = Int(text) else {
+            throw ServiceError.invalidArgument("\(name) must be an integer, not '\(text)'")
+        }
         return value
     }
 

@@ -55,6 +55,8 @@ public struct EmulatorServer: Sendable {
         EmulatorRoutes(server: self).add(to: router)
         RemoteConfigRoutes(server: self).add(to: router)
         MessagingRoutes(server: self).add(to: router)
+        EmulatorAnalyticsRoutes(server: self).add(to: router)
+        EmulatorDeadLetterRoutes(server: self).add(to: router)
         DeployRoutes(server: self).add(to: router)
         DatabaseRoutes(server: self).add(to: router)
         return router
@@ -66,6 +68,7 @@ public struct EmulatorServer: Sendable {
     ) -> some ApplicationProtocol {
         Application(
             router: router(),
+            server: .http1(configuration: .init(additionalChannelHandlers: [ConnectionInputWatcher()])),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port)),
             onServerRunning: { [listening, configuration] channel in
                 let port = channel.localAddress?.port ?? 0

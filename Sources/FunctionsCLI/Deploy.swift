@@ -29,16 +29,10 @@ struct Deploy: AsyncParsableCommand {
     @Option(help: "Deploy only these functions (comma-separated).")
     var only: String?
 
-    @Option(help: "The emulator's base URL.")
-    var emulator = "http://127.0.0.1:4400"
-
-    @Option(help: "The project id.")
-    var project = "demo-project"
+    @OptionGroup var target: EmulatorOptions
 
     func run() async throws {
-        guard let base = URL(string: emulator), base.scheme == "http" || base.scheme == "https" else {
-            throw ValidationError("--emulator must be an http URL, not '\(emulator)'")
-        }
+        let api = try target.client()
         let package = URL(fileURLWithPath: source).standardizedFileURL
         guard FileManager.default.fileExists(atPath: package.appendingPathComponent("Package.swift").path) else {
             throw CLIError("no Swift package at \(package.path) (expected \(source)/Package.swift)")
@@ -59,11 +53,11 @@ struct Deploy: AsyncParsableCommand {
         let names = manifest["endpoints"]?.objectValue?.keys.sorted() ?? []
         status("found \(names.count) functions: \(names.joined(separator: ", "))")
 
-        status("deploying to \(base.absoluteString)…")
+        status("deploying to \(api.base.absoluteString)…")
         var body: [String: JSONValue] = ["binary": .string(binary.path), "manifest": manifest]
         if let only { body["only"] = .array(only.split(separator: ",").map { .string(String($0)) }) }
-        let url = base.appendingPathComponent("emulator/v1/projects/\(project)/deployments")
-        let answer = try await Self.post(url, .object(body))
+        let answer = try await api.send("POST", api.emulatorPath("/deployments"), json: .object(body), timeout: 120)
+            .json()
         let worker = answer["worker"]?["url"]?.stringValue ?? "?"
         let deployed = answer["endpoints"]?.objectValue?.keys.sorted() ?? []
         print("deployed \(deployed.joined(separator: ", ")) (worker \(worker))")
@@ -71,10 +65,6 @@ struct Deploy: AsyncParsableCommand {
             print("not served by the emulator yet (no event trigger): "
                 + skipped.compactMap(\.stringValue).joined(separator: ", "))
         }
-    }
-
-    private func status(_ text: String) {
-        FileHandle.standardError.write(Data("› \(text)\n".utf8))
     }
 
     static func executableProduct(in package: URL) throws -> String {
@@ -111,27 +101,5 @@ struct Deploy: AsyncParsableCommand {
                 + (errorText.isEmpty ? "" : ": " + errorText.trimmingCharacters(in: .whitespacesAndNewlines)))
         }
         return String(decoding: data, as: UTF8.self)
-    }
-
-    static func post(_ url: URL, _ body: JSONValue) async throws -> JSONValue {
-        var request = URLRequest(url: url)
-        request.httpMethod = "POST"
-        request.httpBody = body.serializedData()
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.timeoutInterval = 120
-        let data: Data
-        let response: URLResponse
-        do {
-            (data, response) = try await URLSession.shared.data(for: request)
-        } catch {
-            throw CLIError("cannot reach the emulator at \(url.scheme ?? "http")://\(url.host ?? ""):\(url.port ?? 80) "
-                + "(start it with `functions emulators:start`): \(error.localizedDescription)")
-        }
-        let json = (try? JSONValue(parsing: data)) ?? .null
-        guard (response as? HTTPURLResponse)?.statusCode == 200 else {
-            throw CLIError("the emulator refused the deployment: "
-                + (json["error"]?["message"]?.stringValue ?? String(decoding: data, as: UTF8.self)))
-        }
-        return json
     }
 }

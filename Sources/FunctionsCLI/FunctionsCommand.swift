@@ -1,11 +1,16 @@
 import ArgumentParser
 
-/// The `functions` command line: run the emulator, and (as they arrive) deploy and manage.
+/// The `functions` command line: run the emulator, deploy functions to it, and inspect and drive
+/// its services.
 @main
 struct FunctionsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "functions",
         abstract: "Run Swift cloud functions against a local emulator of the Firebase services.",
-        subcommands: [EmulatorsStart.self, Deploy.self]
+        subcommands: [
+            EmulatorsStart.self, Deploy.self, FunctionsList.self, Trigger.self, EventsLog.self,
+            ConfigGet.self, ConfigPublish.self, ConfigVersions.self, ConfigRollback.self,
+            DatabaseGet.self, DatabaseSet.self, AuthImport.self, MessagingSend.self, MessagingInbox.self,
+        ]
     )
 }

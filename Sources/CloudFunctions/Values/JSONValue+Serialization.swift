@@ -15,6 +15,25 @@ extension JSONValue {
         Data(serialized(sortedKeys: sortedKeys).utf8)
     }
 
+    /// The value as JSON with keys in byte order, indented by two spaces per level, for people
+    /// to read (the Realtime Database's `print=pretty`, the CLI's output).
+    public func indented(level: Int = 0) -> String {
+        let inner = String(repeating: "  ", count: level + 1)
+        let outer = String(repeating: "  ", count: level)
+        switch self {
+        case .object(let members) where !members.isEmpty:
+            let lines = members.keys.sorted().map { key in
+                inner + JSONValue.string(key).serialized() + ": " + members[key]!.indented(level: level + 1)
+            }
+            return "{\n" + lines.joined(separator: ",\n") + "\n" + outer + "}"
+        case .array(let elements) where !elements.isEmpty:
+            let lines = elements.map { inner + $0.indented(level: level + 1) }
+            return "[\n" + lines.joined(separator: ",\n") + "\n" + outer + "]"
+        default:
+            return serialized()
+        }
+    }
+
     private func write(to output: inout String, sortedKeys: Bool) {
         switch self {
         case .null:

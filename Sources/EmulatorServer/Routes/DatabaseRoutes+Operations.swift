@@ -68,23 +68,3 @@ extension DatabaseRoutes {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: value.indented())))
     }
 }
-
-extension JSONValue {
-    /// The value as JSON indented by two spaces per level (`print=pretty`).
-    func indented(level: Int = 0) -> String {
-        let inner = String(repeating: "  ", count: level + 1)
-        let outer = String(repeating: "  ", count: level)
-        switch self {
-        case .object(let members) where !members.isEmpty:
-            let lines = members.keys.sorted().map { key in
-                inner + JSONValue.string(key).serialized() + ": " + members[key]!.indented(level: level + 1)
-            }
-            return "{\n" + lines.joined(separator: ",\n") + "\n" + outer + "}"
-        case .array(let elements) where !elements.isEmpty:
-            let lines = elements.map { inner + $0.indented(level: level + 1) }
-            return "[\n" + lines.joined(separator: ",\n") + "\n" + outer + "]"
-        default:
-            return serialized()
-        }
-    }
-}

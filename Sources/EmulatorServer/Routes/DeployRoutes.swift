@@ -5,7 +5,8 @@ import Foundation
 import Hummingbird
 
 /// Deployments: `POST /emulator/v1/projects/{p}/deployments` starts a functions binary and
-/// routes events to it; `GET .../functions` lists what is deployed and the worker's state.
+/// routes events to it; `GET .../functions` lists what is deployed and the worker's state;
+/// `POST .../functions/{name}:trigger` sends one event straight to a deployed function.
 struct DeployRoutes {
     let server: EmulatorServer
 
@@ -43,6 +44,67 @@ struct DeployRoutes {
                 return Response.json(["endpoints": [:], "worker": .null])
             }
             return Response.json(try Self.describe(deployment))
+        }
+        group.post("functions/:call") { request, context in
+            var request = request
+            let body = try await request.jsonBody(limit: server.configuration.maxBodySize)
+            return Response.json(try await trigger(try context.parameters.require("call"), body: body))
+        }
+    }
+
+    /// Invokes a deployed function once with a stored event (`{"eventId"}`) or a hand-written
+    /// one (`{"event": {...}}`: a whole CloudEvent, or only some attributes and `data`, the rest
+    /// taken from the function's trigger). No retries: the answer says how that one attempt went.
+    func trigger(_ call: String, body: JSONValue) async throws -> JSONValue {
+        guard call.hasSuffix(":trigger") else { throw ServiceError.notFound("no route for functions/\(call)") }
+        let name = String(call.dropLast(":trigger".count))
+        guard let deployment = server.deployments.deployment, let endpoint = deployment.manifest.endpoints[name] else {
+            throw ServiceError.notFound("no deployed function named '\(name)'")
+        }
+        let event: CloudEvent
+        if let id = body["eventId"]?.stringValue {
+            guard let stored = try server.emulator.store.storedEvent(id: id) else {
+                throw ServiceError.notFound("no event with id '\(id)' in the event log")
+            }
+            event = stored
+        } else if let given = body["event"]?.objectValue {
+            event = try Self.event(from: given, for: endpoint, project: server.emulator.project)
+        } else {
+            throw ServiceError.invalidArgument(
+                "give eventId (an event of the event log) or event (a CloudEvent, or its data and attributes)"
+            )
+        }
+        let timeout = Double(endpoint.timeoutSeconds ?? 60)
+        var answer: [String: JSONValue] = [
+            "function": .string(name), "eventId": .string(event.id), "type": .string(event.type),
+        ]
+        do {
+            try await HTTPDelivery.deliver(event, to: name, attempt: 1, deadline: Date() + timeout,
+                via: deployment.supervisor)
+            answer["status"] = "succeeded"
+        } catch {
+            answer["status"] = "failed"
+            answer["error"] = .string("\(error)")
+        }
+        return .object(answer)
+    }
+
+    /// A hand-written event: the given attributes, and for those missing a new id, the time
+    /// now, the function's event type and a source of the project.
+    static func event(from given: [String: JSONValue], for endpoint: ManifestEndpoint, project: String) throws
+        -> CloudEvent
+    {
+        var object = given
+        object["specversion"] = object["specversion"] ?? "1.0"
+        object["id"] = object["id"] ?? .string(UUID().uuidString.lowercased())
+        object["time"] = object["time"] ?? .string(RFC3339Timestamp.string(from: Date()))
+        if object["type"] == nil, let type = endpoint.eventTrigger?.eventType { object["type"] = .string(type) }
+        object["source"] = object["source"] ?? .string("//firebase.googleapis.com/projects/\(project)")
+        if object["data"] != nil, object["datacontenttype"] == nil { object["datacontenttype"] = "application/json" }
+        do {
+            return try CloudEvent(jsonFormat: JSONValue.object(object).serializedData())
+        } catch {
+            throw ServiceError.invalidArgument("event is not a valid CloudEvent: \(error)")
         }
     }
 

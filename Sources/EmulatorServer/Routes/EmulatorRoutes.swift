@@ -23,7 +23,9 @@ struct EmulatorRoutes {
             let messages = try server.emulator.messaging.inbox(token: token)
             return Response.json(["messages": try JSONValue(encoding: messages)])
         }
-        group.get("events") { _, _ in
+        group.get("events") { request, _ in
+            // `?wait=true` answers once every queued delivery has finished (retries due later excepted).
+            if request.uri.queryParameters["wait"] == "true" { await server.emulator.waitUntilIdle() }
             let log = try server.emulator.store.eventLog()
             return Response.json(["events": .array(log.map(EmulatorRoutes.eventJSON))])
         }

@@ -76,6 +76,20 @@ extension EmulatorStore {
         }
     }
 
+    /// The newest stored event with this id, if the outbox has one.
+    public func storedEvent(id: String) throws -> CloudEvent? {
+        try read { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT seq, event, created_at FROM outbox
+                    WHERE json_extract(CAST(event AS TEXT), '$.id') = ? ORDER BY seq DESC LIMIT 1
+                    """,
+                arguments: [id]
+            ).map { try OutboxEntry(row: $0).event }
+        }
+    }
+
     /// The event log, oldest first: each event with the state of its deliveries.
     public func eventLog(limit: Int = 1000) throws -> [EventLogEntry] {
         try read { db in

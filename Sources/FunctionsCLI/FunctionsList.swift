@@ -1,0 +1,49 @@
+import ArgumentParser
+import CloudFunctions
+import Foundation
+
+/// `functions functions:list`: what is deployed, each function's trigger, and the worker's state.
+struct FunctionsList: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "functions:list",
+        abstract: "List the deployed functions, their triggers and the worker's state."
+    )
+
+    @OptionGroup var target: EmulatorOptions
+
+    @Flag(help: "Print the emulator's JSON answer.")
+    var json = false
+
+    func run() async throws {
+        let api = try target.client()
+        let answer = try await api.send("GET", api.emulatorPath("/functions")).json()
+        if json { return printJSON(answer) }
+        let endpoints = answer["endpoints"]?.objectValue ?? [:]
+        guard !endpoints.isEmpty else {
+            print("no functions deployed to \(api.base.absoluteString) (project \(api.project))")
+            return
+        }
+        for (name, endpoint) in endpoints.sorted(by: { $0.key < $1.key }) {
+            print("\(name)\t\(Self.trigger(of: endpoint))")
+        }
+        let worker = answer["worker"]
+        print("worker: \(worker?["status"]?.stringValue ?? "?"), restarts \(worker?["restarts"]?.serialized() ?? "0"), "
+            + "\(worker?["url"]?.stringValue ?? "no address")")
+        if let skipped = answer["skipped"]?.arrayValue, !skipped.isEmpty {
+            print("not served (no event trigger): " + skipped.compactMap(\.stringValue).joined(separator: ", "))
+        }
+    }
+
+    /// `eventType path-or-filters`, or the trigger kind for endpoints without an event trigger.
+    static func trigger(of endpoint: JSONValue) -> String {
+        guard let event = endpoint["eventTrigger"] else {
+            return endpoint.objectValue?.keys.first { $0.hasSuffix("Trigger") } ?? "?"
+        }
+        let type = event["eventType"]?.stringValue ?? "?"
+        let filters = (event["eventFilterPathPatterns"]?.objectValue ?? [:])
+            .merging(event["eventFilters"]?.objectValue ?? [:]) { pattern, _ in pattern }
+            .sorted { $0.key < $1.key }
+            .map { "\($0.key)=\($0.value.stringValue ?? $0.value.serialized())" }
+        return ([type] + filters).joined(separator: " ")
+    }
+}

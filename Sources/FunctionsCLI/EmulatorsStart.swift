@@ -19,11 +19,14 @@ struct EmulatorsStart: AsyncParsableCommand {
     @Option(help: "The project id.")
     var project = "demo-project"
 
-    @Option(help: "The address to listen on.")
-    var host = "127.0.0.1"
+    @Option(help: "The address to listen on (default 127.0.0.1).")
+    var host: String?
 
-    @Option(help: "The port to listen on; 0 picks a free one.")
-    var port = 4400
+    @Option(help: "The port to listen on; 0 picks a free one (default 4400).")
+    var port: Int?
+
+    @Option(help: "A firebase.json: emulators.functions.host/port and the remoteconfig.template to start with.")
+    var config: String?
 
     @Option(name: .customLong("data-dir"), help: "Where to keep state.")
     var dataDirectory = ".functions"
@@ -35,7 +38,7 @@ struct EmulatorsStart: AsyncParsableCommand {
     var maxBodySize = 32 * 1024 * 1024
 
     func validate() throws {
-        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+        if let port, !(0...65535).contains(port) { throw ValidationError("--port must be between 0 and 65535") }
         guard maxBodySize > 0 else { throw ValidationError("--max-body must be positive") }
         guard !project.isEmpty, project.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else {
             throw ValidationError("--project must be letters, digits and '-'")
@@ -45,6 +48,9 @@ struct EmulatorsStart: AsyncParsableCommand {
     func run() async throws {
         var logger = Logger(label: "functions.emulator")
         logger.logLevel = .warning
+        let file = try config.map { try FirebaseConfig(contentsOf: URL(fileURLWithPath: $0)) }
+        let host = host ?? file?.host ?? "127.0.0.1"
+        let port = port ?? file?.port ?? 4400
         let directory = inMemory ? nil : URL(fileURLWithPath: dataDirectory, isDirectory: true)
         let emulator: Emulator
         do {
@@ -52,17 +58,38 @@ struct EmulatorsStart: AsyncParsableCommand {
         } catch {
             throw CLIError("cannot open the emulator's data in \(dataDirectory): \(error)")
         }
+        if let file { try Self.apply(file, to: emulator) }
         let server = EmulatorServer(
             emulator: emulator,
             configuration: .init(host: host, port: port, maxBodySize: maxBodySize),
             logger: logger
         )
-        let host = host
         let app = server.application { port in
             FileHandle.standardOutput.write(Data("ready: http://\(host):\(port)\n".utf8))
         }
         defer { server.deployments.stop() }
         try await app.runService()
+    }
+}
+
+extension EmulatorsStart {
+    /// Publishes the config file's template when the emulator has none yet.
+    static func apply(_ config: FirebaseConfig, to emulator: Emulator) throws {
+        if let rules = config.databaseRules {
+            FileHandle.standardError.write(Data("› database rules (\(rules)) are not enforced by this emulator\n".utf8))
+        }
+        guard let templateFile = config.remoteConfigTemplate, emulator.remoteConfig.latestVersion() == 0 else { return }
+        let template: RemoteConfigTemplate
+        do {
+            template = try RemoteConfigTemplate.decode(from: Data(contentsOf: templateFile))
+        } catch {
+            throw CLIError("cannot read the Remote Config template \(templateFile.path): \(error)")
+        }
+        do {
+            try emulator.remoteConfig.publish(template, ifMatch: "*")
+        } catch {
+            throw CLIError("the Remote Config template \(templateFile.path) is invalid: \(error)")
+        }
     }
 }
 

@@ -58,10 +58,10 @@ final class RunningEmulator {
     let project: String
 
     /// Starts an emulator and waits for its ready line.
-    init(project: String = "demo-project") throws {
+    init(project: String = "demo-project", arguments: [String] = ["--port", "0"]) throws {
         self.project = project
         process.executableURL = CLIProcess.product("functions")
-        process.arguments = ["emulators:start", "--port", "0", "--in-memory", "--project", project]
+        process.arguments = ["emulators:start", "--in-memory", "--project", project] + arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

@@ -1,3 +1,4 @@
+import CloudFunctions
 import Foundation
 import Testing
 
@@ -64,5 +65,47 @@ struct EmulatorsStartTests {
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(process.terminationStatus != 0)
         #expect(message.contains("--port must be between 0 and 65535"))
+    }
+}
+
+/// `emulators:start --config firebase.json`.
+@Suite("functions emulators:start --config")
+struct EmulatorsStartConfigTests {
+    static func folder(_ files: [String: String]) throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("firebase-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for (name, text) in files { try Data(text.utf8).write(to: folder.appendingPathComponent(name)) }
+        return folder
+    }
+
+    @Test("takes the port from emulators.functions and starts with the remoteconfig.template")
+    func portAndTemplate() throws {
+        let folder = try Self.folder([
+            "firebase.json": #"{"emulators": {"functions": {"port": 0}}, "remoteconfig": {"template": "rc.json"}}"#,
+            "rc.json": #"{"parameters": {"welcome": {"defaultValue": {"value": "from firebase.json"}}}}"#,
+        ])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let emulator = try RunningEmulator(arguments: ["--config", folder.appendingPathComponent("firebase.json").path])
+        #expect((emulator.base.port ?? 0) > 0)
+        let template = try JSONValue(parsing: Data(try emulator.cli("config:get").output.utf8))
+        #expect(template["parameters"]?["welcome"]?["defaultValue"]?["value"] == "from firebase.json")
+        #expect(template["version"]?["versionNumber"] == "1")
+    }
+
+    @Test("a config with a bad port or a missing template file is one clear error")
+    func badConfig() throws {
+        let folder = try Self.folder([
+            "bad-port.json": #"{"emulators": {"functions": {"port": "high"}}}"#,
+            "no-template.json": #"{"remoteconfig": {"template": "missing.json"}, "emulators": {"functions": {"port": 0}}}"#,
+        ])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let badPort = try CLIProcess.run(["emulators:start", "--in-memory", "--config",
+            folder.appendingPathComponent("bad-port.json").path])
+        #expect(badPort.status != 0)
+        #expect(badPort.errors.contains("emulators.functions.port must be a port number"), "\(badPort.errors)")
+        let noTemplate = try CLIProcess.run(["emulators:start", "--in-memory", "--config",
+            folder.appendingPathComponent("no-template.json").path])
+        #expect(noTemplate.status != 0)
+        #expect(noTemplate.errors.contains("cannot read the Remote Config template"), "\(noTemplate.errors)")
     }
 }

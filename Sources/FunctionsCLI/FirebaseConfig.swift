@@ -1,0 +1,42 @@
+import CloudFunctions
+import Foundation
+
+/// What `emulators:start --config firebase.json` takes from a Firebase project file: the
+/// address (`emulators.functions.host/port`; every service shares it here), the Remote Config
+/// template to start with (`remoteconfig.template`), and the database rules file, which the
+/// emulator does not enforce.
+struct FirebaseConfig {
+    var host: String?
+    var port: Int?
+    /// The template file, resolved against the config file's folder.
+    var remoteConfigTemplate: URL?
+    /// The rules file named by `database.rules`, if any.
+    var databaseRules: String?
+
+    /// Reads and checks a firebase.json.
+    init(contentsOf file: URL) throws {
+        let json: JSONValue
+        do {
+            json = try JSONValue(parsing: Data(contentsOf: file))
+        } catch {
+            throw CLIError("cannot read \(file.path) as JSON: \(error)")
+        }
+        guard json.objectValue != nil else { throw CLIError("\(file.path) must hold a JSON object") }
+        let emulator = json["emulators"]?["functions"]
+        host = emulator?["host"]?.stringValue
+        if let port = emulator?["port"] {
+            guard let number = port.numberValue ?? port.stringValue.flatMap(Double.init), number == number.rounded(),
+                (0...65535).contains(number)
+            else { throw CLIError("\(file.path): emulators.functions.port must be a port number, not \(port.serialized())") }
+            self.port = Int(number)
+        }
+        let folder = file.deletingLastPathComponent()
+        if let template = json["remoteconfig"]?["template"] {
+            guard let path = template.stringValue, !path.isEmpty else {
+                throw CLIError("\(file.path): remoteconfig.template must be a file name")
+            }
+            remoteConfigTemplate = URL(fileURLWithPath: path, relativeTo: folder).standardizedFileURL
+        }
+        databaseRules = json["database"]?["rules"]?.stringValue
+    }
+}

@@ -117,6 +117,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "noop-worker",
+            dependencies: ["CloudFunctions", "FunctionsWorker"],
+            path: "Benchmarks/NoopWorker",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "emulator-benchmark",
             dependencies: ["FirebaseEmulator", "CloudFunctions", "CloudFunctionsTesting"],
             path: "Benchmarks/EmulatorBenchmark",

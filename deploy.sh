@@ -59,7 +59,7 @@ else
     echo "› the emulator is ready on $base"
 fi
 
-"$cli" deploy --source functions --emulator "$base" --project "$project"
+"$cli" deploy --source functions --scratch-path .build --emulator "$base" --project "$project"
 
 owner=(-H 'Authorization: Bearer owner' -H 'Content-Type: application/json')
 if [ "$demo" = 1 ]; then

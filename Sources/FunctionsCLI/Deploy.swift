@@ -26,10 +26,25 @@ struct Deploy: AsyncParsableCommand {
     @Option(help: "The executable product to deploy (default: the package's only executable).")
     var product: String?
 
+    @Option(help: "The build configuration: release or debug.")
+    var configuration = "release"
+
+    @Option(name: .customLong("scratch-path"), help: """
+        The build folder (default: the package's own .build). Give the root package's .build to reuse \
+        what it already compiled.
+        """)
+    var scratchPath: String?
+
     @Option(help: "Deploy only these functions (comma-separated).")
     var only: String?
 
     @OptionGroup var target: EmulatorOptions
+
+    func validate() throws {
+        guard ["release", "debug"].contains(configuration) else {
+            throw ValidationError("--configuration must be release or debug, not '\(configuration)'")
+        }
+    }
 
     func run() async throws {
         let api = try target.client()
@@ -38,11 +53,12 @@ struct Deploy: AsyncParsableCommand {
             throw CLIError("no Swift package at \(package.path) (expected \(source)/Package.swift)")
         }
         let productName = try product ?? Self.executableProduct(in: package)
-        status("building \(source) (\(productName), release)…")
-        try Self.run("swift", ["build", "-c", "release", "--package-path", package.path, "--product", productName],
-            echo: true)
-        let binDirectory = try Self.run("swift", ["build", "-c", "release", "--package-path", package.path,
-            "--show-bin-path"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        var build = ["build", "-c", configuration, "--package-path", package.path]
+        if let scratchPath { build += ["--scratch-path", URL(fileURLWithPath: scratchPath).standardizedFileURL.path] }
+        status("building \(source) (\(productName), \(configuration))…")
+        try Self.run("swift", build + ["--product", productName], echo: true)
+        let binDirectory = try Self.run("swift", build + ["--show-bin-path"])
+            .trimmingCharacters(in: .whitespacesAndNewlines)
         let binary = URL(fileURLWithPath: binDirectory).appendingPathComponent(productName)
 
         status("reading the manifest…")

@@ -58,6 +58,7 @@ public struct EmulatorServer: Sendable {
         EmulatorAnalyticsRoutes(server: self).add(to: router)
         EmulatorDeadLetterRoutes(server: self).add(to: router)
         DeployRoutes(server: self).add(to: router)
+        AuthRoutes(server: self).add(to: router)
         DatabaseRoutes(server: self).add(to: router)
         return router
     }

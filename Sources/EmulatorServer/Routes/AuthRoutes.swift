@@ -1,0 +1,236 @@
+import CloudFunctions
+import FirebaseEmulator
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Authentication as the Firebase Auth emulator serves it: Identity Toolkit under
+/// `/identitytoolkit.googleapis.com/v1/...`, token refresh under `/securetoken.googleapis.com/v1/token`,
+/// and `/emulator/v1/projects/{p}/accounts|config`.
+///
+/// `Authorization: Bearer owner` makes a call privileged (the admin SDKs send it); other calls are
+/// client calls, which need an API key (`?key=` or `X-Goog-Api-Key`) and may only act on the user of
+/// their ID token. Errors use the Identity Toolkit body, whose `message` is the code the SDKs map
+/// (`EMAIL_EXISTS`, `USER_NOT_FOUND : …`).
+struct AuthRoutes {
+    let server: EmulatorServer
+
+    var service: AuthService { server.emulator.auth }
+
+    func add(to router: Router<EmulatorRequestContext>) {
+        let v1 = router.group("identitytoolkit.googleapis.com/v1")
+        let project = v1.group("projects/:project")
+        post(v1, "accounts:signUp") { request, body in try signUp(request, body) }
+        post(project, "accounts") { request, body in
+            try requireAdmin(request)
+            return try signUp(request, body)
+        }
+        post(v1, "accounts:signInWithPassword") { request, body in
+            try requireAPIKey(request)
+            return try encoded(service.signInWithPassword(email: body["email"]?.stringValue,
+                password: body["password"]?.stringValue))
+        }
+        for group in [v1, project] {
+            post(group, "accounts:lookup") { request, body in try lookup(request, body) }
+            post(group, "accounts:update") { request, body in try update(request, body) }
+            post(group, "accounts:delete") { request, body in try delete(request, body) }
+        }
+        post(project, "accounts:batchCreate") { request, body in
+            try requireAdmin(request)
+            return try service.importUsers(body).json
+        }
+        post(project, "accounts:batchDelete") { request, body in
+            try requireAdmin(request)
+            let ids = try decode([String].self, body["localIds"] ?? .array([]), field: "localIds")
+            let failures = try service.batchDelete(localIds: ids, force: body["force"]?.boolValue ?? false)
+            var answer: [String: JSONValue] = ["kind": "identitytoolkit#BatchDeleteAccountsResponse"]
+            if !failures.isEmpty { answer["errors"] = try JSONValue(encoding: failures) }
+            return .object(answer)
+        }
+        project.get("accounts:batchGet") { request, _ in
+            try authResponse {
+                try requireAdmin(request)
+                let query = request.uri.queryParameters
+                let maxResults = try query.get("maxResults").map { text in
+                    guard let number = Int(text) else { throw AuthRoutes.error("INVALID_ARGUMENT : maxResults") }
+                    return number
+                }
+                return try service.listUsers(maxResults: maxResults, pageToken: query.get("nextPageToken")).json
+            }
+        }
+        router.post("securetoken.googleapis.com/v1/token") { request, _ in
+            var request = request
+            let data = try await request.bodyData(limit: server.configuration.maxBodySize)
+            return try authResponse {
+                try requireAPIKey(request)
+                let form = Self.form(data, contentType: request.headers[.contentType])
+                return try JSONValue(encoding: service.refresh(grantType: form["grant_type"] ?? form["grantType"],
+                    refreshToken: form["refresh_token"] ?? form["refreshToken"]))
+            }
+        }
+        let emulator = router.group("emulator/v1/projects/:project")
+        emulator.delete("accounts") { _, _ in
+            try service.deleteAllUsers()
+            return Response.json([:])
+        }
+        emulator.get("config") { _, _ in Response.json(service.emulatorConfig.json) }
+        emulator.patch("config") { request, _ in
+            var request = request
+            let body = try await request.jsonBody(limit: server.configuration.maxBodySize)
+            let privacy = body["emailPrivacyConfig"]?["enableImprovedEmailPrivacy"]
+            guard privacy == nil || privacy?.boolValue != nil else {
+                throw ServiceError.invalidArgument("emailPrivacyConfig.enableImprovedEmailPrivacy must be a boolean")
+            }
+            return Response.json(try service.updateEmulatorConfig(enableImprovedEmailPrivacy: privacy?.boolValue).json)
+        }
+    }
+
+    // MARK: Operations
+
+    private func signUp(_ request: Request, _ body: JSONValue) throws -> JSONValue {
+        let privileged = request.isAdmin
+        if !privileged { try requireAPIKey(request) }
+        let signUp = try decode(AuthSignUpRequest.self, body, field: nil)
+        return try encoded(service.signUp(signUp, privileged: privileged))
+    }
+
+    private func lookup(_ request: Request, _ body: JSONValue) throws -> JSONValue {
+        let users: [AuthUser]
+        if request.isAdmin, body["idToken"] == nil {
+            users = try service.lookup(decode(AuthLookupRequest.self, body, field: nil))
+        } else {
+            try requireAPIKey(request)
+            users = [try service.lookup(idToken: try idToken(body))]
+        }
+        var answer: [String: JSONValue] = ["kind": "identitytoolkit#GetAccountInfoResponse"]
+        // The key is absent when nothing matched: the Node admin SDK relies on it.
+        if !users.isEmpty { answer["users"] = .array(users.map { $0.userInfo() }) }
+        return .object(answer)
+    }
+
+    private func update(_ request: Request, _ body: JSONValue) throws -> JSONValue {
+        var change = try decode(AuthUpdateRequest.self, body, field: nil)
+        if !request.isAdmin {
+            try requireAPIKey(request)
+            change.localId = try service.verifyIDToken(try idToken(body)).localId
+        }
+        let user = try service.update(change)
+        var answer = user.userInfo(includePasswordHash: false).objectValue ?? [:]
+        answer["kind"] = "identitytoolkit#SetAccountInfoResponse"
+        return .object(answer)
+    }
+
+    private func delete(_ request: Request, _ body: JSONValue) throws -> JSONValue {
+        if request.isAdmin, body["idToken"] == nil {
+            try service.delete(uid: body["localId"]?.stringValue)
+        } else {
+            try requireAPIKey(request)
+            try service.delete(idToken: try idToken(body))
+        }
+        return ["kind": "identitytoolkit#DeleteAccountResponse"]
+    }
+
+    // MARK: Plumbing
+
+    /// A POST route whose JSON body becomes the JSON answer, with Identity Toolkit errors.
+    private func post(
+        _ group: RouterGroup<EmulatorRequestContext>,
+        _ path: String,
+        _ handle: @escaping @Sendable (Request, JSONValue) throws -> JSONValue
+    ) {
+        group.post(RouterPath(path)) { request, _ in
+            var request = request
+            let body: JSONValue
+            do {
+                body = try await request.jsonBody(limit: server.configuration.maxBodySize)
+            } catch let error as ServiceError {
+                return Self.errorResponse(error)
+            }
+            return try authResponse { try handle(request, body == .null ? [:] : body) }
+        }
+    }
+
+    private func authResponse(_ work: () throws -> JSONValue) throws -> Response {
+        do {
+            return Response.json(try work())
+        } catch let error as ServiceError {
+            return Self.errorResponse(error)
+        }
+    }
+
+    /// `{"error": {"code", "message", "errors": [{"message", "reason", "domain"}], "status"}}`.
+    static func errorResponse(_ error: ServiceError) -> Response {
+        var body = ServiceErrorMiddleware.googleBody(error)
+        if case .object(var outer) = body, case .object(var inner)? = outer["error"] {
+            inner["errors"] = [["message": .string(error.message), "reason": "invalid", "domain": "global"]]
+            outer["error"] = .object(inner)
+            body = .object(outer)
+        }
+        return .json(body, status: .init(code: error.httpStatus))
+    }
+
+    static func error(_ message: String, status: Int = 400) -> ServiceError {
+        ServiceError(status: status == 400 ? "INVALID_ARGUMENT" : status == 401 ? "UNAUTHENTICATED" : "PERMISSION_DENIED",
+            httpStatus: status, message: message)
+    }
+
+    private func requireAdmin(_ request: Request) throws {
+        guard request.isAdmin else {
+            if request.headers[.authorization] != nil {
+                throw Self.error("UNAUTHENTICATED : the bearer token is not the emulator's (use 'owner')", status: 401)
+            }
+            throw Self.error("INSUFFICIENT_PERMISSION : this call needs Authorization: Bearer owner", status: 403)
+        }
+    }
+
+    private func requireAPIKey(_ request: Request) throws {
+        let key = request.uri.queryParameters.get("key") ?? request.headers[HTTPField.Name("X-Goog-Api-Key")!]
+        guard let key, !key.isEmpty else {
+            throw Self.error("The request is missing a valid API key.", status: 403)
+        }
+    }
+
+    private func idToken(_ body: JSONValue) throws -> String {
+        guard let token = body["idToken"]?.stringValue, !token.isEmpty else { throw Self.error("MISSING_ID_TOKEN") }
+        return token
+    }
+
+    private func decode<T: Decodable>(_ type: T.Type, _ json: JSONValue, field: String?) throws -> T {
+        do {
+            return try JSONDecoder().decode(T.self, from: json.serializedData())
+        } catch {
+            throw Self.error("INVALID_ARGUMENT : Invalid JSON payload received" + (field.map { " in \($0)" } ?? "")
+                + ": \(Self.describe(error))")
+        }
+    }
+
+    private func encoded(_ value: some Encodable) throws -> JSONValue {
+        try JSONValue(encoding: value)
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
+            DecodingError.dataCorrupted(let context):
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return (path.isEmpty ? "" : "\(path): ") + context.debugDescription
+        default:
+            return "\(error)"
+        }
+    }
+
+    /// The fields of a form-encoded or JSON body.
+    static func form(_ data: Data, contentType: String?) -> [String: String] {
+        if let json = try? JSONValue(parsing: data), let object = json.objectValue {
+            return object.compactMapValues { $0.stringValue }
+        }
+        var fields: [String: String] = [:]
+        for pair in String(decoding: data, as: UTF8.self).split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map {
+                String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String($0)
+            }
+            if let name = parts.first { fields[name] = parts.count > 1 ? parts[1] : "" }
+        }
+        return fields
+    }
+}

@@ -20,8 +20,7 @@ public protocol FunctionsApp {
     static func register(_ functions: inout FunctionRegistry)
 
     /// The Admin clients handlers get. By default, with `FUNCTIONS_EMULATOR_URL` (the
-    /// emulator's base URL) and `GCLOUD_PROJECT` set, `context.messaging` talks to that
-    /// emulator over HTTP; the other services are not available over HTTP yet.
+    /// emulator's base URL) and `GCLOUD_PROJECT` set, every client talks to that emulator over HTTP.
     static func adminClients(environment: [String: String]) -> AdminClients
 }
 
@@ -46,11 +45,33 @@ extension FunctionsApp {
 
 extension FunctionsWorker {
     /// The Admin clients the environment points to (see ``FunctionsApp/adminClients(environment:)``).
+    ///
+    /// `FUNCTIONS_EMULATOR_URL` (set by the emulator for the workers it runs) serves every service;
+    /// `FIREBASE_DATABASE_EMULATOR_HOST` and `FIREBASE_AUTH_EMULATOR_HOST` (`host:port`, as the
+    /// Admin SDKs read them) point the database and auth clients elsewhere. The project comes from
+    /// `GCLOUD_PROJECT` or `GOOGLE_CLOUD_PROJECT`; the database instance from
+    /// `FIREBASE_DATABASE_NAMESPACE`, else `{project}-default-rtdb`.
     public static func adminClients(environment: [String: String]) -> AdminClients {
-        guard let base = environment["FUNCTIONS_EMULATOR_URL"].flatMap(URL.init(string:)),
-            let project = environment["GCLOUD_PROJECT"] ?? environment["GOOGLE_CLOUD_PROJECT"]
-        else { return AdminClients() }
-        return AdminClients(messaging: HTTPMessagingClient(baseURL: base, project: project))
+        guard let project = environment["GCLOUD_PROJECT"] ?? environment["GOOGLE_CLOUD_PROJECT"] else {
+            return AdminClients()
+        }
+        let emulator = environment["FUNCTIONS_EMULATOR_URL"].flatMap(URL.init(string:))
+        func host(_ name: String) -> URL? {
+            environment[name].flatMap { $0.isEmpty || $0.contains("//") ? nil : URL(string: "http://\($0)") }
+        }
+        var clients = AdminClients()
+        if let emulator {
+            clients.messaging = HTTPMessagingClient(baseURL: emulator, project: project)
+            clients.remoteConfig = HTTPRemoteConfigClient(baseURL: emulator, project: project)
+        }
+        if let base = host("FIREBASE_DATABASE_EMULATOR_HOST") ?? emulator {
+            let namespace = environment["FIREBASE_DATABASE_NAMESPACE"] ?? "\(project)-default-rtdb"
+            clients.database = HTTPDatabaseClient(baseURL: base, namespace: namespace)
+        }
+        if let base = host("FIREBASE_AUTH_EMULATOR_HOST") ?? emulator {
+            clients.auth = HTTPAuthClient(baseURL: base, project: project)
+        }
+        return clients
     }
 
     /// The entry point of a functions binary, given its environment; returns the exit status.

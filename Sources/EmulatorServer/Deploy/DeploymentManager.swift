@@ -40,9 +40,7 @@ public final class DeploymentManager: Sendable {
     /// - Throws: ``RegistryError`` for a malformed manifest, ``WorkerError`` when the worker
     ///   does not start.
     public func deploy(binary: URL, manifest: FunctionsManifest, only: [String]? = nil) async throws -> Deployment {
-        var environment = ["PORT": "0", "GCLOUD_PROJECT": emulator.project, "HOST": "127.0.0.1"]
-        if let base = baseURL() { environment["FUNCTIONS_EMULATOR_URL"] = base.absoluteString }
-        let supervisor = WorkerSupervisor(binary: binary, environment: environment, logger: logger)
+        let supervisor = WorkerSupervisor(binary: binary, environment: workerEnvironment(), logger: logger)
         var (functions, skipped) = try HTTPDelivery.registry(manifest: manifest, supervisor: supervisor)
         if let only { functions = try functions.only(only) }
         try await supervisor.start()
@@ -59,6 +57,26 @@ public final class DeploymentManager: Sendable {
         }
         previous?.supervisor.stop()
         return deployment
+    }
+
+    /// What a worker is told: where to listen, the project, and this emulator as the backend
+    /// of every service, under the variables our workers and the official Admin SDKs read.
+    func workerEnvironment() -> [String: String] {
+        var environment = [
+            "PORT": "0", "HOST": "127.0.0.1", "GCLOUD_PROJECT": emulator.project,
+            "GOOGLE_CLOUD_PROJECT": emulator.project,
+        ]
+        if let base = baseURL(), let host = base.host, let port = base.port {
+            environment["FUNCTIONS_EMULATOR_URL"] = base.absoluteString
+            environment["FIREBASE_DATABASE_EMULATOR_HOST"] = "\(host):\(port)"
+            environment["FIREBASE_AUTH_EMULATOR_HOST"] = "\(host):\(port)"
+            let config: JSONValue = [
+                "projectId": .string(emulator.project),
+                "databaseURL": .string("http://\(host):\(port)/?ns=\(emulator.defaultDatabaseInstance)"),
+            ]
+            environment["FIREBASE_CONFIG"] = config.serialized(sortedKeys: true)
+        }
+        return environment
     }
 
     /// Stops the worker.

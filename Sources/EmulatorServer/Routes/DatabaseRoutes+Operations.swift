@@ -7,6 +7,9 @@ import Hummingbird
 extension DatabaseRoutes {
     /// `X-Firebase-ETag: true` asks for the `ETag` header.
     static let firebaseETag = HTTPField.Name("X-Firebase-ETag")!
+    /// How many function-made writes led to this one (sent by functions workers, honoured for
+    /// admin requests), so runaway trigger loops stop over HTTP too.
+    static let chainDepth = HTTPField.Name("X-Functions-Chain-Depth")!
 
     /// `GET`: the (queried) value; `ETag` when asked for; 304 when `if-none-match` is current.
     ///
@@ -30,24 +33,25 @@ extension DatabaseRoutes {
         let ifMatch = headers[.ifMatch]
         let (namespace, path, auth) = (request.namespace, request.path.description, request.auth)
         let disableTriggers = request.flag("disableTriggers")
+        let chainDepth = auth == .admin ? headers[Self.chainDepth].flatMap { Int($0) }.map { max(0, $0) } ?? 0 : 0
         let result: DatabaseWriteResult
         var echo: JSONValue
         switch request.method {
         case .put:
             result = try service.set(namespace: namespace, path: path, value: value, auth: auth, ifMatch: ifMatch,
-                disableTriggers: disableTriggers)
+                disableTriggers: disableTriggers, chainDepth: chainDepth)
             echo = result.value
         case .patch:
             result = try service.update(namespace: namespace, path: path, values: value, auth: auth,
-                ifMatch: ifMatch, disableTriggers: disableTriggers)
+                ifMatch: ifMatch, disableTriggers: disableTriggers, chainDepth: chainDepth)
             echo = result.value
         case .post:
             result = try service.push(namespace: namespace, path: path, value: value, auth: auth, ifMatch: ifMatch,
-                disableTriggers: disableTriggers)
+                disableTriggers: disableTriggers, chainDepth: chainDepth)
             echo = ["name": result.name.map(JSONValue.string) ?? .null]
         case .delete:
             result = try service.delete(namespace: namespace, path: path, auth: auth, ifMatch: ifMatch,
-                disableTriggers: disableTriggers)
+                disableTriggers: disableTriggers, chainDepth: chainDepth)
             echo = .null
         case .get:
             preconditionFailure("a read is not a write")

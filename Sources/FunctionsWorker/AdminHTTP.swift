@@ -1,0 +1,78 @@
+import CloudFunctions
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The HTTP calls the Admin clients of a functions binary make to an emulator (or any
+/// Firebase-compatible base URL), as an administrator.
+struct AdminHTTP: Sendable {
+    /// An answer with a 2xx status.
+    struct Answer {
+        var status: Int
+        var headers: [String: String]
+        var body: Data
+
+        /// The body as JSON; `null` when empty.
+        func json() throws -> JSONValue { body.isEmpty ? .null : try JSONValue(parsing: body) }
+    }
+
+    /// The base URL, e.g. `http://127.0.0.1:4400`.
+    let baseURL: URL
+    /// The bearer token sent; the emulator's admin credential is `owner`.
+    let bearerToken: String
+
+    /// Sends a request; an answer outside 2xx throws ``AdminHTTPError`` with the service's message.
+    func send(
+        _ method: String,
+        _ path: String,
+        query: [URLQueryItem] = [],
+        json: JSONValue? = nil,
+        headers: [String: String] = [:]
+    ) async throws -> Answer {
+        var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false)!
+        components.percentEncodedPath = components.percentEncodedPath.trimmingSuffix("/") + path
+        if !query.isEmpty { components.queryItems = query }
+        guard let url = components.url else { throw AdminHTTPError(status: 0, message: "malformed URL for \(path)") }
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        request.setValue("Bearer \(bearerToken)", forHTTPHeaderField: "Authorization")
+        if let json {
+            request.httpBody = json.serializedData()
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let http = response as? HTTPURLResponse
+        let status = http?.statusCode ?? 0
+        guard (200..<300).contains(status) else {
+            let body = try? JSONValue(parsing: data)
+            // Google APIs answer {"error": {"message"}}; the Realtime Database {"error": "..."}.
+            let message = body?["error"]?["message"]?.stringValue ?? body?["error"]?.stringValue
+                ?? String(decoding: data.prefix(500), as: UTF8.self)
+            throw AdminHTTPError(status: status, message: message)
+        }
+        var fields: [String: String] = [:]
+        for (name, value) in http?.allHeaderFields ?? [:] {
+            if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }
+        }
+        return Answer(status: status, headers: fields, body: data)
+    }
+}
+
+/// An Admin API call over HTTP failed: the status and the service's message.
+public struct AdminHTTPError: Error, Sendable, CustomStringConvertible {
+    /// The HTTP status.
+    public var status: Int
+    /// The error message the service answered with.
+    public var message: String
+
+    public var description: String { "HTTP \(status): \(message)" }
+}
+
+extension String {
+    fileprivate func trimmingSuffix(_ suffix: String) -> String {
+        hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
+    }
+}

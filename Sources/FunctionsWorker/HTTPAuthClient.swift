@@ -1,0 +1,112 @@
+import CloudFunctions
+import Foundation
+
+/// `context.auth` for a functions binary: the Identity Toolkit admin API
+/// (`{base}/identitytoolkit.googleapis.com/v1/projects/{project}/accounts...`) of an emulator, as an
+/// administrator, the way the Admin SDKs call it.
+public struct HTTPAuthClient: AuthClient {
+    let http: AdminHTTP
+    /// The project in the request paths.
+    public let project: String
+
+    /// Creates a client; `baseURL` is e.g. `http://127.0.0.1:4400`.
+    public init(baseURL: URL, project: String, bearerToken: String = "owner") {
+        http = AdminHTTP(baseURL: baseURL, bearerToken: bearerToken)
+        self.project = project
+    }
+
+    public func getUser(_ uid: String) async throws -> UserRecord {
+        try await lookUp(["localId": [.string(uid)]], describing: "uid \(uid)")
+    }
+
+    public func getUserByEmail(_ email: String) async throws -> UserRecord {
+        try await lookUp(["email": [.string(email)]], describing: "email \(email)")
+    }
+
+    public func createUser(_ properties: UserProperties) async throws -> UserRecord {
+        var body = Self.fields(properties)
+        body["localId"] = properties.uid.map(JSONValue.string)
+        body["disabled"] = properties.disabled.map(JSONValue.bool)
+        let created = try await call("/accounts", .object(body))
+        guard let uid = created["localId"]?.stringValue else {
+            throw AdminHTTPError(status: 200, message: "the create answer has no localId: \(created.serialized())")
+        }
+        return try await getUser(uid)
+    }
+
+    public func updateUser(_ uid: String, _ properties: UserProperties) async throws -> UserRecord {
+        var body = Self.fields(properties)
+        body["localId"] = .string(uid)
+        body["disableUser"] = properties.disabled.map(JSONValue.bool)
+        _ = try await call("/accounts:update", .object(body))
+        return try await getUser(uid)
+    }
+
+    public func deleteUser(_ uid: String) async throws {
+        _ = try await call("/accounts:delete", ["localId": .string(uid)])
+    }
+
+    public func setCustomUserClaims(_ uid: String, _ claims: [String: JSONValue]?) async throws {
+        let attributes = JSONValue.object(claims ?? [:]).serialized()
+        _ = try await call("/accounts:update", ["localId": .string(uid), "customAttributes": .string(attributes)])
+    }
+
+    private func call(_ path: String, _ body: JSONValue) async throws -> JSONValue {
+        try await http.send("POST", "/identitytoolkit.googleapis.com/v1/projects/\(project)\(path)", json: body).json()
+    }
+
+    private func lookUp(_ body: JSONValue, describing what: String) async throws -> UserRecord {
+        let answer = try await call("/accounts:lookup", body)
+        guard let user = answer["users"]?.arrayValue?.first else {
+            throw AdminHTTPError(status: 404, message: "USER_NOT_FOUND : no user with \(what)")
+        }
+        return Self.userRecord(user)
+    }
+
+    private static func fields(_ properties: UserProperties) -> [String: JSONValue] {
+        [
+            "email": properties.email.map(JSONValue.string),
+            "emailVerified": properties.emailVerified.map(JSONValue.bool),
+            "password": properties.password.map(JSONValue.string),
+            "displayName": properties.displayName.map(JSONValue.string),
+            "photoUrl": properties.photoURL.map(JSONValue.string),
+            "phoneNumber": properties.phoneNumber.map(JSONValue.string),
+        ].compactMapValues { $0 }
+    }
+
+    /// A user from its Identity Toolkit form (`localId`, times as millisecond strings,
+    /// `customAttributes` as a JSON string, `providerUserInfo` with `rawId`).
+    static func userRecord(_ info: JSONValue) -> UserRecord {
+        func date(_ key: String) -> Date? {
+            let milliseconds = info[key]?.stringValue.flatMap(Double.init) ?? info[key]?.numberValue
+            return milliseconds.map { Date(timeIntervalSince1970: $0 / 1000) }
+        }
+        let claims = info["customAttributes"]?.stringValue.flatMap { try? JSONValue(parsing: Data($0.utf8)) }
+        let validSince = info["validSince"]?.stringValue.flatMap(Double.init)
+        return UserRecord(
+            uid: info["localId"]?.stringValue ?? "",
+            email: info["email"]?.stringValue,
+            emailVerified: info["emailVerified"]?.boolValue ?? false,
+            displayName: info["displayName"]?.stringValue,
+            photoURL: info["photoUrl"]?.stringValue,
+            phoneNumber: info["phoneNumber"]?.stringValue,
+            disabled: info["disabled"]?.boolValue ?? false,
+            metadata: UserMetadata(creationTime: date("createdAt"), lastSignInTime: date("lastLoginAt")),
+            providerData: (info["providerUserInfo"]?.arrayValue ?? []).map { provider in
+                UserProviderInfo(
+                    uid: provider["rawId"]?.stringValue ?? "",
+                    providerId: provider["providerId"]?.stringValue ?? "",
+                    email: provider["email"]?.stringValue,
+                    displayName: provider["displayName"]?.stringValue,
+                    photoURL: provider["photoUrl"]?.stringValue,
+                    phoneNumber: provider["phoneNumber"]?.stringValue
+                )
+            },
+            customClaims: claims?.objectValue ?? [:],
+            passwordHash: info["passwordHash"]?.stringValue,
+            passwordSalt: info["salt"]?.stringValue,
+            tokensValidAfterTime: validSince.map { Date(timeIntervalSince1970: $0) },
+            tenantId: info["tenantId"]?.stringValue
+        )
+    }
+}

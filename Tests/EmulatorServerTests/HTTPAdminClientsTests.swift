@@ -1,0 +1,131 @@
+import CloudEvents
+import CloudFunctions
+import EmulatorServer
+import FirebaseEmulator
+import Foundation
+import FunctionsWorker
+import Hummingbird
+import Testing
+
+/// A functions binary's `context.database`, `.auth` and `.remoteConfig` against a live emulator.
+@Suite("Workers' HTTP Admin clients: database, auth, Remote Config")
+struct HTTPAdminClientsTests {
+    /// Runs `body` with the Admin clients a worker builds from the emulator's environment.
+    static func withClients(
+        _ emulator: Emulator,
+        environment extra: [String: String] = [:],
+        _ body: @Sendable (AdminClients, Int) async throws -> Void
+    ) async throws {
+        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let app = EmulatorServer(emulator: emulator).application { portContinuation.yield($0) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await app.run() }
+            var iterator = ports.makeAsyncIterator()
+            let port = try #require(await iterator.next())
+            let environment = ["FUNCTIONS_EMULATOR_URL": "http://127.0.0.1:\(port)", "GCLOUD_PROJECT": "demo"]
+                .merging(extra.mapValues { $0.replacingOccurrences(of: "PORT", with: String(port)) }) { $1 }
+            try await body(FunctionsWorker.adminClients(environment: environment), port)
+            group.cancelAll()
+        }
+    }
+
+    @Test("database: set, get, update with multi-segment keys, push, delete; writes fire triggers; bad keys fail")
+    func database() async throws {
+        let emulator = try Emulator(project: "demo", directory: nil)
+        var functions = FunctionRegistry()
+        functions["count"] = Database.ref("/items/{id}").onCreate { _, _ in }
+        try await emulator.deploy(functions)
+        try await Self.withClients(emulator) { admin, _ in
+            let database = admin.database
+            try await database.ref("items/a").set(["name": "first", "tags": ["x": true]])
+            try await database.ref("items/a").update(["name": "renamed", "tags/y": true])
+            #expect(try await database.ref("items/a").get().val() == ["name": "renamed", "tags": ["x": true, "y": true]])
+            let pushed = try await database.ref("items").push(["name": "pushed"])
+            #expect(pushed.key?.count == 20)
+            #expect(try await database.ref("items").get().numChildren() == 2)
+            try await database.ref("items/a").remove()
+            #expect(try await database.ref("items/a").get().exists() == false)
+            await #expect {
+                try await database.ref("items/bad.key").set(1)
+            } throws: { ($0 as? AdminHTTPError)?.status == 400 }
+        }
+        await emulator.waitUntilIdle()
+        let created = try emulator.store.eventLog().filter { $0.entry.event.type == FirebaseEventType.databaseCreated }
+        #expect(created.count == 2)
+        #expect(try emulator.database.get(namespace: "demo-default-rtdb", path: "items") != .null)
+    }
+
+    @Test("database: a write made while handling an event carries the chain depth; past the limit it is refused")
+    func chainDepth() async throws {
+        let emulator = try Emulator(project: "demo", directory: nil)
+        try await Self.withClients(emulator) { admin, _ in
+            var event = CloudEvent(id: "e1", source: "//test", type: FirebaseEventType.databaseWritten)
+            event.extensions["chaindepth"] = .integer(DatabaseService.maximumChainDepth)
+            let handling = admin.database.handling(event)
+            await #expect {
+                try await handling.ref("loop/x").set(1)
+            } throws: { error in
+                (error as? AdminHTTPError)?.message.contains("loop/x") == true
+            }
+            event.extensions["chaindepth"] = .integer(3)
+            try await admin.database.handling(event).ref("loop/y").set(2)
+        }
+        #expect(try emulator.database.get(namespace: "demo-default-rtdb", path: "loop") == ["y": 2])
+    }
+
+    @Test("auth: create, get by uid and email, update, claims, delete; unknown users and bad input fail")
+    func auth() async throws {
+        let emulator = try Emulator(project: "demo", directory: nil)
+        // The Admin SDKs' variable works too: the auth client follows it.
+        try await Self.withClients(emulator, environment: ["FIREBASE_AUTH_EMULATOR_HOST": "127.0.0.1:PORT"]) {
+            admin, _ in
+            let auth = admin.auth
+            let created = try await auth.createUser(
+                UserProperties(uid: "ada", email: "Ada@Example.com", password: "secret1", displayName: "Ada"))
+            #expect(created.uid == "ada")
+            #expect(created.email == "ada@example.com")
+            #expect(created.metadata.creationTime != nil)
+            #expect(created.providerData.map(\.providerId) == ["password"])
+            #expect(try await auth.getUserByEmail("ada@example.com").uid == "ada")
+            let updated = try await auth.updateUser("ada", UserProperties(displayName: "Ada L.", disabled: true))
+            #expect(updated.displayName == "Ada L.")
+            #expect(updated.disabled)
+            try await auth.setCustomUserClaims("ada", ["admin": true])
+            #expect(try await auth.getUser("ada").customClaims == ["admin": true])
+            try await auth.setCustomUserClaims("ada", nil)
+            #expect(try await auth.getUser("ada").customClaims.isEmpty)
+            await #expect {
+                try await auth.createUser(UserProperties(uid: "ada"))
+            } throws: { ($0 as? AdminHTTPError)?.message == "DUPLICATE_LOCAL_ID" }
+            try await auth.deleteUser("ada")
+            await #expect {
+                try await auth.getUser("ada")
+            } throws: { ($0 as? AdminHTTPError)?.message.hasPrefix("USER_NOT_FOUND") == true }
+        }
+        let types = try emulator.store.eventLog().map(\.entry.event.type)
+        #expect(types == [FirebaseEventType.authUserCreated, FirebaseEventType.authUserDeleted])
+    }
+
+    @Test("remoteConfig: publish against the ETag, a stale ETag fails, rollback publishes a new version")
+    func remoteConfig() async throws {
+        let emulator = try Emulator(project: "demo", directory: nil)
+        try await Self.withClients(emulator) { admin, _ in
+            let remoteConfig = admin.remoteConfig
+            let empty = try await remoteConfig.getTemplate()
+            #expect(empty.versionNumber == 0)
+            let first = try await remoteConfig.publishTemplate(
+                ["parameters": ["welcome": ["defaultValue": ["value": "hi"]]]], etag: empty.etag)
+            #expect(first.versionNumber == 1)
+            #expect(first.defaultValues == ["welcome": "hi"])
+            await #expect {
+                try await remoteConfig.publishTemplate(["parameters": [:]], etag: empty.etag)
+            } throws: { ($0 as? AdminHTTPError)?.status == 412 }
+            let second = try await remoteConfig.publishTemplate(["parameters": [:]], etag: nil)
+            #expect(second.versionNumber == 2)
+            let rolledBack = try await remoteConfig.rollback(to: 1)
+            #expect(rolledBack.versionNumber == 3)
+            #expect(rolledBack.defaultValues == ["welcome": "hi"])
+            #expect(try await remoteConfig.getTemplate().etag == rolledBack.etag)
+        }
+    }
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Runs all the tests: the Swift tests (`swift test`), then the official firebase-admin SDK
+# (Python, in a venv under .build/) against a freshly started emulator with functions/ deployed.
+# Needs python3 with venv and network access to PyPI for the second part; `--swift-only` skips it.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+step() {
+    local name="$1"
+    shift
+    local start=$SECONDS
+    echo "==> $name"
+    "$@"
+    echo "==> $name took $((SECONDS - start)) s"
+}
+
+conformance() {
+    local venv=.build/conformance-venv
+    [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+    "$venv/bin/pip" install -q --disable-pip-version-check -r conformance/requirements.txt
+    FUNCTIONS_BIN=.build/debug/functions SCRATCH_PATH=.build CONFIGURATION=debug \
+        "$venv/bin/python" -m pytest -q -p no:cacheprovider conformance
+}
+
+step "build (debug, with tests)" swift build --build-tests
+step "swift test" swift test --skip-build
+[ "${1:-}" = "--swift-only" ] && exit 0
+# functions/ depends on the root package by path: building it in the same folder reuses the root's modules.
+step "build functions/ (debug, sharing .build)" swift build --package-path functions --scratch-path .build
+step "firebase-admin conformance (conformance/)" conformance

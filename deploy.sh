@@ -74,12 +74,22 @@ if [ "$demo" = 1 ]; then
         -d '{"parameters": {"welcome_message": {"defaultValue": {"value": "Hello from the emulator"}}}}' \
         | sed -E 's/.*"versionNumber":"([0-9]+)".*/\1/')
     echo "  published Remote Config template version $version"
-    for _ in $(seq 1 100); do
-        inbox=$(curl -fsS "$base/emulator/v1/projects/$project/devices/$token/messages")
-        case "$inbox" in *CONFIG_STATE*) break ;; esac
-        sleep 0.1
+    curl -fsS "$base/emulator/v1/projects/$project/events?wait=true" >/dev/null   # until delivered
+    echo "  the device's inbox: $(curl -fsS "$base/emulator/v1/projects/$project/devices/$token/messages")"
+    echo
+    echo "› onUserCreated: creating a user writes its profile to /users/{uid}"
+    curl -fsS -X POST "$base/identitytoolkit.googleapis.com/v1/projects/$project/accounts" "${owner[@]}" \
+        -d '{"localId": "ada", "email": "ada@example.com", "displayName": "Ada"}' >/dev/null
+    curl -fsS "$base/emulator/v1/projects/$project/events?wait=true" >/dev/null
+    echo "  /users/ada = $(curl -fsS "$base/users/ada.json?ns=$project-default-rtdb")"
+    echo
+    echo "› onScoreWrite: /leaderboard/{player} keeps each player's best score"
+    for points in 10 30 20; do
+        curl -fsS -X POST "$base/scores.json?ns=$project-default-rtdb" "${owner[@]}" \
+            -d "{\"player\": \"ada\", \"points\": $points}" >/dev/null
+        curl -fsS "$base/emulator/v1/projects/$project/events?wait=true" >/dev/null
     done
-    echo "  the device's inbox: $inbox"
+    echo "  scores 10, 30, 20 → /leaderboard = $(curl -fsS "$base/leaderboard.json?ns=$project-default-rtdb")"
 fi
 
 cat <<NEXT
@@ -94,7 +104,9 @@ Try it yourself:
        -d '{"parameters": {"color": {"defaultValue": {"value": "green"}}}}'
   # read the device's inbox: {"CONFIG_STATE": "STALE"} from pushConfig
   curl -s $base/emulator/v1/projects/$project/devices/\$TOKEN/messages
-  # every event and its deliveries
+  # every event and its deliveries (or: $cli events:log --emulator $base --project $project)
   curl -s $base/emulator/v1/projects/$project/events
+  # the official Admin SDKs work against it unchanged:
+  export FIREBASE_DATABASE_EMULATOR_HOST=${base#http://} FIREBASE_AUTH_EMULATOR_HOST=${base#http://} GCLOUD_PROJECT=$project
 Stop the emulator with: ./deploy.sh --stop
 NEXT

@@ -87,13 +87,7 @@ extension CloudEvent {
                 attribute: "specversion"
             )
         }
-        guard specVersion == CloudEvent.specVersion else {
-            throw CloudEventError(
-                .unsupportedSpecVersion,
-                "specversion '\(specVersion)' is not supported; expected '1.0'",
-                attribute: "specversion"
-            )
-        }
+        try checkSpecVersion(specVersion)
         func required(_ name: String) throws(CloudEventError) -> String {
             guard let value = attributes.removeValue(forKey: name), !value.isEmpty else {
                 throw CloudEventError(.missingAttribute, "required header 'ce-\(name)' is missing", attribute: name)
@@ -104,12 +98,7 @@ extension CloudEvent {
         let source = try required("source")
         let type = try required("type")
         var time: Date?
-        if let text = attributes.removeValue(forKey: "time") {
-            guard let date = RFC3339Timestamp.date(from: text) else {
-                throw CloudEventError(.invalidTime, "ce-time '\(text)' is not an RFC 3339 timestamp", attribute: "time")
-            }
-            time = date
-        }
+        if let text = attributes.removeValue(forKey: "time") { time = try CloudEvent.time(text, label: "ce-time") }
         var event = CloudEvent(
             id: id,
             source: source,
@@ -134,6 +123,25 @@ extension CloudEvent {
             event.data = message.body
         }
         return event
+    }
+
+    /// Accepts only CloudEvents 1.0.
+    static func checkSpecVersion(_ specVersion: String) throws(CloudEventError) {
+        guard specVersion == CloudEvent.specVersion else {
+            throw CloudEventError(
+                .unsupportedSpecVersion,
+                "specversion '\(specVersion)' is not supported; expected '1.0'",
+                attribute: "specversion"
+            )
+        }
+    }
+
+    /// The `time` attribute, which must be an RFC 3339 timestamp; `label` names it in the error.
+    static func time(_ text: String, label: String) throws(CloudEventError) -> Date {
+        guard let date = RFC3339Timestamp.date(from: text) else {
+            throw CloudEventError(.invalidTime, "\(label) '\(text)' is not an RFC 3339 timestamp", attribute: "time")
+        }
+        return date
     }
 
     static func mediaTypeEssence(_ mediaType: String) -> String {

@@ -187,25 +187,16 @@ private struct AttributeReader {
 
     mutating func event() throws(CloudEventError) -> CloudEvent {
         guard let specVersion = try string("specversion") else {
-            throw CloudEventError(.missingAttribute, "required attribute 'specversion' is missing", attribute: "specversion")
-        }
-        guard specVersion == CloudEvent.specVersion else {
             throw CloudEventError(
-                .unsupportedSpecVersion,
-                "specversion '\(specVersion)' is not supported; expected '1.0'",
-                attribute: "specversion"
+                .missingAttribute, "required attribute 'specversion' is missing", attribute: "specversion"
             )
         }
+        try CloudEvent.checkSpecVersion(specVersion)
         let id = try required("id")
         let source = try required("source")
         let type = try required("type")
         var time: Date?
-        if let text = try string("time") {
-            guard let date = RFC3339Timestamp.date(from: text) else {
-                throw CloudEventError(.invalidTime, "time '\(text)' is not an RFC 3339 timestamp", attribute: "time")
-            }
-            time = date
-        }
+        if let text = try string("time") { time = try CloudEvent.time(text, label: "time") }
         var event = CloudEvent(
             id: id,
             source: source,

@@ -67,6 +67,15 @@ public enum RFC3339Timestamp {
         return text + "Z"
     }
 
+    /// Formats an instant in UTC with exactly three fraction digits, truncated (after rounding
+    /// to the microsecond, so `string(from: date(from: "….678Z"))` gives back `.678`), as the
+    /// Remote Config REST API writes times.
+    public static func millisecondString(from date: Date) -> String {
+        let micros = (date.timeIntervalSince1970 * 1_000_000).rounded()
+        let millis = (micros / 1000).rounded(.down)
+        return string(from: Date(timeIntervalSince1970: millis / 1000))
+    }
+
     private static func pad(_ value: Int, _ width: Int) -> String {
         let digits = String(value)
         return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits

@@ -1,4 +1,5 @@
 import Foundation
+import CloudEvents
 import CloudFunctions
 
 /// RFC 3339 timestamps as the Remote Config REST API writes and reads them.
@@ -11,47 +12,16 @@ public enum RemoteConfigTimestamp {
     public static func format(_ date: Date) -> String {
         let seconds = date.timeIntervalSince1970
         guard seconds.isFinite, abs(seconds) < 253_402_300_800 else { return "1970-01-01T00:00:00.000Z" }
-        // Round to whole microseconds first so that a parsed `.678` (a hair below it in binary)
-        // formats back to `.678`: format(parse(text)) == text.
-        let millis = Int64(((seconds * 1_000_000).rounded() / 1000).rounded(.down))
-        let wholeSeconds = millis >= 0 ? millis / 1000 : (millis - 999) / 1000
-        let fraction = Int(millis - wholeSeconds * 1000)
-        let parts = utcCalendar.dateComponents(
-            [.year, .month, .day, .hour, .minute, .second],
-            from: Date(timeIntervalSince1970: TimeInterval(wholeSeconds))
-        )
-        return pad(parts.year ?? 1970, 4) + "-" + pad(parts.month ?? 1, 2) + "-" + pad(parts.day ?? 1, 2)
-            + "T" + pad(parts.hour ?? 0, 2) + ":" + pad(parts.minute ?? 0, 2) + ":" + pad(parts.second ?? 0, 2)
-            + "." + pad(fraction, 3) + "Z"
+        return RFC3339Timestamp.millisecondString(from: date)
     }
 
     /// Parses an RFC 3339 timestamp (`Z` or `±hh:mm` offset, optional fraction of up to 9 digits).
     ///
     /// - Returns: the date, or `nil` when the text is not an RFC 3339 timestamp.
     public static func parse(_ text: String) -> Date? {
-        let scalars = Array(text.utf8)
-        guard scalars.count >= 20 else { return nil }
-        guard let local = parseLocal(scalars, requireSeconds: true) else { return nil }
-        var index = local.end
-        var offsetSeconds = 0
-        guard index < scalars.count else { return nil }
-        switch scalars[index] {
-        case UInt8(ascii: "Z"), UInt8(ascii: "z"):
-            index += 1
-        case UInt8(ascii: "+"), UInt8(ascii: "-"):
-            let sign = scalars[index] == UInt8(ascii: "-") ? -1 : 1
-            guard index + 6 == scalars.count, scalars[index + 3] == UInt8(ascii: ":"),
-                let hours = digits(scalars, index + 1, 2), let minutes = digits(scalars, index + 4, 2),
-                hours < 24, minutes < 60
-            else { return nil }
-            offsetSeconds = sign * (hours * 3600 + minutes * 60)
-            index += 6
-        default:
-            return nil
-        }
-        guard index == scalars.count, let zone = TimeZone(secondsFromGMT: 0) else { return nil }
-        guard let date = makeDate(local.components, in: zone) else { return nil }
-        return date.addingTimeInterval(local.fraction - TimeInterval(offsetSeconds))
+        let fractionDigits = text.split(separator: ".", maxSplits: 1).dropFirst().first?.prefix(while: \.isNumber).count
+        guard (fractionDigits ?? 0) <= 9 else { return nil }
+        return RFC3339Timestamp.date(from: text)
     }
 
     /// Parses a zone-less local time `yyyy-MM-ddTHH:mm[:ss[.fff]]` in `zone` (condition literals).
@@ -115,12 +85,6 @@ public enum RemoteConfigTimestamp {
         return date
     }
 
-    private static var utcCalendar: Calendar {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(secondsFromGMT: 0) ?? calendar.timeZone
-        return calendar
-    }
-
     private static func digit(_ byte: UInt8) -> Int? {
         byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") ? Int(byte - UInt8(ascii: "0")) : nil
     }
@@ -133,10 +97,5 @@ public enum RemoteConfigTimestamp {
             value = value * 10 + digit
         }
         return value
-    }
-
-    private static func pad(_ value: Int, _ width: Int) -> String {
-        let text = String(value)
-        return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
     }
 }

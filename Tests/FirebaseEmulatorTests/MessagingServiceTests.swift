@@ -16,6 +16,7 @@ struct MessagingServiceTests {
         return FCMRegistrationToken.generate(using: &generator)
     }
 
+    @discardableResult
     static func send(_ service: MessagingService, _ json: JSONValue) throws -> MessagingService.SendResult {
         try service.send(FCMSendRequest.parse(["message": json]))
     }

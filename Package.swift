@@ -85,6 +85,11 @@ let package = Package(
             dependencies: ["CloudFunctions", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "RemoteConfigClient",
+            dependencies: [.product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "functions",
             dependencies: [
@@ -126,6 +131,14 @@ let package = Package(
             name: "emulator-benchmark",
             dependencies: ["FirebaseEmulator", "CloudFunctions", "CloudFunctionsTesting"],
             path: "Benchmarks/EmulatorBenchmark",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RemoteConfigClientTests",
+            dependencies: [
+                "RemoteConfigClient", "EmulatorServer", "FirebaseEmulator", "CloudFunctions", "FunctionsBuiltins",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CloudEventsTests", dependencies: ["CloudEvents"], swiftSettings: swiftSettings),

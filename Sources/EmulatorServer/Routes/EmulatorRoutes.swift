@@ -23,6 +23,23 @@ struct EmulatorRoutes {
             let messages = try server.emulator.messaging.inbox(token: token)
             return Response.json(["messages": try JSONValue(encoding: messages)])
         }
+        // `{"count": 5, "windowSeconds": 3600}` throttles each app instance's fetches; `{}` turns it off.
+        group.put("remoteConfig:fetchLimit") { request, _ in
+            var request = request
+            let body = try await request.jsonBody(limit: server.configuration.maxBodySize)
+            guard body["count"] != nil || body["windowSeconds"] != nil else {
+                server.emulator.remoteConfig.setFetchLimit(nil)
+                return Response.json([:])
+            }
+            guard let count = body["count"]?.numberValue, count >= 1, count == count.rounded(),
+                let window = body["windowSeconds"]?.numberValue, window > 0
+            else {
+                throw ServiceError.invalidArgument("count must be a positive integer and windowSeconds a positive number")
+            }
+            server.emulator.remoteConfig.setFetchLimit(
+                RemoteConfigFetchLimit(count: Int(count), window: .milliseconds(Int64(window * 1000))))
+            return Response.json(["count": .number(count), "windowSeconds": .number(window)])
+        }
         group.get("events") { request, _ in
             // `?wait=true` answers once every queued delivery has finished (retries due later excepted).
             if request.uri.queryParameters["wait"] == "true" { await server.emulator.waitUntilIdle() }

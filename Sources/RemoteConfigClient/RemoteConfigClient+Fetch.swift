@@ -1,0 +1,152 @@
+import Foundation
+import Synchronization
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension RemoteConfigClient {
+    /// The first backoff after a failed fetch; it doubles with each failure in a row.
+    static let firstBackoff: TimeInterval = 120
+    /// The longest backoff.
+    static let longestBackoff: TimeInterval = 4 * 3600
+
+    /// Fetches with the minimum fetch interval of ``settings``.
+    ///
+    /// - Returns: `.success`, from the cache when the last successful fetch is recent enough.
+    /// - Throws: ``RemoteConfigError/throttled(until:)`` while backing off; the fetch's error otherwise.
+    @discardableResult
+    public func fetch() async throws -> RemoteConfigFetchStatus {
+        try await fetch(withExpirationDuration: settings.minimumFetchInterval)
+    }
+
+    /// Fetches unless the last successful fetch is younger than `expiration` seconds; a stale
+    /// config (see ``handleRemoteMessage(data:)``) is fetched whatever the expiration.
+    @discardableResult
+    public func fetch(withExpirationDuration expiration: TimeInterval) async throws -> RemoteConfigFetchStatus {
+        try await fetch(expiration: expiration).status
+    }
+
+    /// Fetches (with the minimum fetch interval) and activates.
+    @discardableResult
+    public func fetchAndActivate() async throws -> RemoteConfigFetchAndActivateStatus {
+        let fromCache = try await fetch(expiration: settings.minimumFetchInterval).fromCache
+        activate()
+        return fromCache ? .successUsingPreFetchedData : .successFetchedFromRemote
+    }
+
+    /// A fetch: from the cache inside the interval, else from the backend.
+    func fetch(expiration: TimeInterval, realtime: Bool = false) async throws
+        -> (status: RemoteConfigFetchStatus, fromCache: Bool)
+    {
+        let now = clock.now
+        enum Decision { case cache, throttled(Date), network(etag: String?) }
+        let decision: Decision = update { state in
+            if let until = state.backoffUntil, now < until {
+                state.lastFetchStatus = .throttled
+                return .throttled(until)
+            }
+            let expiration = state.isStale || realtime ? 0 : expiration
+            if state.lastFetchStatus == .success || state.lastFetchStatus == .throttled,
+                let last = state.lastFetchTime, now.timeIntervalSince(last) < expiration
+            {
+                state.lastFetchStatus = .success
+                return .cache
+            }
+            return .network(etag: state.fetchedETag)
+        }
+        switch decision {
+        case .cache:
+            return (.success, true)
+        case .throttled(let until):
+            throw RemoteConfigError.throttled(until: until)
+        case .network(let etag):
+            try await fetchFromBackend(etag: etag, realtime: realtime)
+            return (.success, false)
+        }
+    }
+
+    private func fetchFromBackend(etag: String?, realtime: Bool) async throws {
+        let answer: FetchAnswer
+        do {
+            answer = try await send(etag: etag, realtime: realtime)
+        } catch let error as RemoteConfigError {
+            recordFailure(error)
+            throw error
+        }
+        update { state in
+            switch answer.state {
+            case "UPDATE": state.fetched = answer.entries
+            case "NO_CHANGE": break
+            default: state.fetched = [:]  // EMPTY_CONFIG, NO_TEMPLATE
+            }
+            state.fetchedVersion = answer.templateVersion ?? state.fetchedVersion
+            state.fetchedETag = answer.etag ?? state.fetchedETag
+            state.hasUnactivatedFetch = true
+            state.lastFetchStatus = .success
+            state.lastFetchTime = clock.now
+            state.isStale = false
+            state.failures = 0
+            state.backoffUntil = nil
+        }
+    }
+
+    /// A failed fetch: 429 and 5xx answers start (or lengthen) the backoff.
+    private func recordFailure(_ error: RemoteConfigError) {
+        let now = clock.now
+        let jitter = random()
+        update { state in
+            state.lastFetchStatus = .failure
+            guard case .fetchFailed(let status, _) = error, status == 429 || (500...599).contains(status) else {
+                return
+            }
+            state.failures += 1
+            let base = min(Self.firstBackoff * pow(2, Double(state.failures - 1)), Self.longestBackoff)
+            state.backoffUntil = now.addingTimeInterval(base * (0.5 + jitter))
+        }
+    }
+
+    struct FetchAnswer {
+        var state: String
+        var entries: [String: String]
+        var templateVersion: Int64?
+        var etag: String?
+    }
+
+    private func send(etag: String?, realtime: Bool) async throws -> FetchAnswer {
+        var components = URLComponents(url: backend, resolvingAgainstBaseURL: false)!
+        components.path += "/v1/projects/\(project)/namespaces/firebase:fetch"
+        components.queryItems = [URLQueryItem(name: "key", value: apiKey)]
+        var request = URLRequest(url: components.url!)
+        request.httpMethod = "POST"
+        request.timeoutInterval = settings.fetchTimeout
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue(realtime ? "REALTIME/1" : "BASE/1", forHTTPHeaderField: "X-Firebase-RC-Fetch-Type")
+        if let etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
+        request.httpBody = try? JSONSerialization.data(withJSONObject: installation.fetchBody)
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await URLSession.shared.data(for: request)
+        } catch {
+            throw RemoteConfigError.transport(error.localizedDescription)
+        }
+        let http = response as? HTTPURLResponse
+        let status = http?.statusCode ?? 0
+        let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        guard status == 200 else {
+            let message = (json?["error"] as? [String: Any])?["message"] as? String
+                ?? String(decoding: data.prefix(300), as: UTF8.self)
+            throw RemoteConfigError.fetchFailed(status: status, message: message)
+        }
+        guard let json, let state = json["state"] as? String else {
+            throw RemoteConfigError.transport("the answer has no state: \(String(decoding: data.prefix(300), as: UTF8.self))")
+        }
+        return FetchAnswer(
+            state: state,
+            entries: (json["entries"] as? [String: Any] ?? [:]).compactMapValues { $0 as? String },
+            templateVersion: (json["templateVersion"] as? String).flatMap { Int64($0) },
+            etag: http?.value(forHTTPHeaderField: "ETag")
+        )
+    }
+}

@@ -1,0 +1,66 @@
+import CloudFunctions
+import EmulatorServer
+import FirebaseEmulator
+import Foundation
+import Hummingbird
+import RemoteConfigClient
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// An emulator serving HTTP on a free port for the duration of `body`.
+struct RunningEmulator: Sendable {
+    let emulator: Emulator
+    let server: EmulatorServer
+    let base: URL
+
+    static func with(
+        project: String = "demo",
+        _ body: @Sendable (RunningEmulator) async throws -> Void
+    ) async throws {
+        let emulator = try Emulator(project: project, directory: nil)
+        let server = EmulatorServer(emulator: emulator)
+        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let app = server.application { portContinuation.yield($0) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await app.run() }
+            defer { server.deployments.stop() }
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next() else { return }
+            try await body(RunningEmulator(emulator: emulator, server: server,
+                base: URL(string: "http://127.0.0.1:\(port)")!))
+            group.cancelAll()
+        }
+    }
+
+    /// Publishes a template whose parameters have these default values; returns its version.
+    @discardableResult
+    func publish(_ values: [String: String], conditions: String = "") throws -> Int64 {
+        let parameters = values.map { key, value in "\"\(key)\": {\"defaultValue\": {\"value\": \"\(value)\"}}" }
+        let json = "{\(conditions)\"parameters\": {\(parameters.joined(separator: ", "))}}"
+        let template = try RemoteConfigTemplate.decode(from: Data(json.utf8))
+        return try emulator.remoteConfig.publish(template, ifMatch: "*").template.versionNumber
+    }
+
+    /// A client of this emulator.
+    func client(
+        clock: TestClock,
+        installation: RemoteConfigInstallation = RemoteConfigInstallation(),
+        store: RemoteConfigStore = .inMemory()
+    ) -> RemoteConfigClient {
+        RemoteConfigClient(installation: installation, backend: base, project: emulator.project, store: store,
+            clock: clock, random: { 0.5 })
+    }
+
+    /// An admin call to the emulator.
+    @discardableResult
+    func call(_ method: String, _ path: String, _ body: String? = nil) async throws -> (Int, Data) {
+        var request = URLRequest(url: URL(string: base.absoluteString + path)!)
+        request.httpMethod = method
+        request.setValue("Bearer owner", forHTTPHeaderField: "Authorization")
+        request.httpBody = body.map { Data($0.utf8) }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+}

@@ -90,6 +90,9 @@ if [ "$demo" = 1 ]; then
         curl -fsS "$base/emulator/v1/projects/$project/events?wait=true" >/dev/null
     done
     echo "  scores 10, 30, 20 → /leaderboard = $(curl -fsS "$base/leaderboard.json?ns=$project-default-rtdb")"
+    echo
+    echo "› the device side: simulated apps with the Remote Config client model"
+    "$cli" demo:stale-loop --emulator "$base" --project "$project"
 fi
 
 cat <<NEXT

@@ -11,6 +11,7 @@ struct FunctionsCommand: AsyncParsableCommand {
             EmulatorsStart.self, Deploy.self, FunctionsList.self, Trigger.self, EventsLog.self,
             ConfigGet.self, ConfigPublish.self, ConfigVersions.self, ConfigRollback.self,
             DatabaseGet.self, DatabaseSet.self, AuthImport.self, MessagingSend.self, MessagingInbox.self,
+            DemoStaleLoop.self,
         ]
     )
 }

@@ -75,3 +75,24 @@ struct EventsAndTriggerTests {
         #expect(failed.errors.contains("the worker answered"), "\(failed.errors)")
     }
 }
+
+/// `functions demo:stale-loop` against a running emulator with the push-config-worker deployed.
+@Suite("functions demo:stale-loop")
+struct DemoStaleLoopTests {
+    @Test("prints each step: the ping reaches the subscribed devices, which fetch; the others keep their cache")
+    func demo() async throws {
+        let emulator = try RunningEmulator()
+        let refused = try emulator.cli("demo:stale-loop")
+        #expect(refused.status != 0)
+        #expect(refused.errors.contains("no Remote Config function is deployed"))
+        try await EventsAndTriggerTests.deployWorker(to: emulator)
+        let run = try emulator.cli("demo:stale-loop", "--devices", "3", "--others", "1")
+        #expect(run.status == 0, "\(run.errors)")
+        let lines = run.output.split(separator: "\n")
+        #expect(lines.contains("4. pushConfig's {\"CONFIG_STATE\": \"STALE\"} reached 3 devices; 3 marked their config stale"),
+            "\(run.output)")
+        #expect(lines.filter { $0.contains("fetched from the emulator, active version 1") }.count == 3)
+        #expect(lines.filter { $0.contains("(not on PUSH_RC): served from its cache, active version 0") }.count == 1)
+        #expect(lines.last == "6. device 1's realtime listener saw version 1 change: welcome_message")
+    }
+}

@@ -34,11 +34,18 @@ struct EmulatorsStart: AsyncParsableCommand {
     @Flag(name: .customLong("in-memory"), help: "Keep no state on disk.")
     var inMemory = false
 
+    @Option(name: .customLong("rc-fetch-limit"),
+        help: "Throttle each app instance's Remote Config fetches: COUNT/SECONDS, e.g. 5/3600 (default: no limit).")
+    var fetchLimit: String?
+
     @Option(name: .customLong("max-body"), help: "The largest request body accepted, in bytes.")
     var maxBodySize = 32 * 1024 * 1024
 
     func validate() throws {
         if let port, !(0...65535).contains(port) { throw ValidationError("--port must be between 0 and 65535") }
+        if let fetchLimit, Self.parseFetchLimit(fetchLimit) == nil {
+            throw ValidationError("--rc-fetch-limit must be COUNT/SECONDS with positive numbers, e.g. 5/3600")
+        }
         guard maxBodySize > 0 else { throw ValidationError("--max-body must be positive") }
         guard !project.isEmpty, project.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else {
             throw ValidationError("--project must be letters, digits and '-'")
@@ -59,6 +66,7 @@ struct EmulatorsStart: AsyncParsableCommand {
             throw CLIError("cannot open the emulator's data in \(dataDirectory): \(error)")
         }
         if let file { try Self.apply(file, to: emulator) }
+        if let limit = fetchLimit.flatMap(Self.parseFetchLimit) { emulator.remoteConfig.setFetchLimit(limit) }
         let server = EmulatorServer(
             emulator: emulator,
             configuration: .init(host: host, port: port, maxBodySize: maxBodySize),
@@ -73,6 +81,15 @@ struct EmulatorsStart: AsyncParsableCommand {
 }
 
 extension EmulatorsStart {
+    /// `5/3600` → 5 fetches per 3600 s.
+    static func parseFetchLimit(_ text: String) -> RemoteConfigFetchLimit? {
+        let parts = text.split(separator: "/")
+        guard parts.count == 2, let count = Int(parts[0]), count > 0, let seconds = Int(parts[1]), seconds > 0 else {
+            return nil
+        }
+        return RemoteConfigFetchLimit(count: count, window: .seconds(seconds))
+    }
+
     /// Publishes the config file's template when the emulator has none yet.
     static func apply(_ config: FirebaseConfig, to emulator: Emulator) throws {
         if let rules = config.databaseRules {

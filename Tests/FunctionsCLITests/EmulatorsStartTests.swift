@@ -109,3 +109,23 @@ struct EmulatorsStartConfigTests {
         #expect(noTemplate.errors.contains("cannot read the Remote Config template"), "\(noTemplate.errors)")
     }
 }
+
+/// `emulators:start --rc-fetch-limit COUNT/SECONDS`.
+@Suite("functions emulators:start --rc-fetch-limit")
+struct EmulatorsStartFetchLimitTests {
+    @Test("an app instance over the limit gets 429 RESOURCE_EXHAUSTED; another instance does not")
+    func fetchLimit() async throws {
+        let emulator = try RunningEmulator(arguments: ["--port", "0", "--rc-fetch-limit", "1/3600"])
+        func fetch(_ instance: String) async throws -> Int {
+            var request = URLRequest(url: emulator.base.appendingPathComponent(
+                "v1/projects/demo-project/namespaces/firebase:fetch"))
+            request.httpMethod = "POST"
+            request.httpBody = Data(#"{"app_instance_id": "\#(instance)", "app_id": "1:1:ios:1"}"#.utf8)
+            let (_, response) = try await URLSession.shared.data(for: request)
+            return (response as? HTTPURLResponse)?.statusCode ?? 0
+        }
+        #expect(try await fetch("instance-a") == 200)
+        #expect(try await fetch("instance-a") == 429)
+        #expect(try await fetch("instance-b") == 200)
+    }
+}

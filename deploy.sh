@@ -39,8 +39,11 @@ if [ "$stop" = 1 ]; then
 fi
 
 echo "› building the functions CLI (release)…"
-swift build -c release --product functions >&2
-cli="$(swift build -c release --show-bin-path)/functions"
+# Built through functions/ (which depends on this package by path) into the root's .build, so the
+# CLI and the deployed functions share one package graph and every module compiles once.
+build=(swift build -c release --package-path "$PWD/functions" --scratch-path "$PWD/.build")
+"${build[@]}" --product functions >&2
+cli="$("${build[@]}" --show-bin-path)/functions"
 
 if [ "$port" != 0 ] && curl -fsS "$base/emulator/v1/projects/$project/functions" >/dev/null 2>&1; then
     echo "› an emulator already answers on $base"
@@ -59,7 +62,7 @@ else
     echo "› the emulator is ready on $base"
 fi
 
-"$cli" deploy --source functions --scratch-path .build --emulator "$base" --project "$project"
+"$cli" deploy --source functions --scratch-path "$PWD/.build" --emulator "$base" --project "$project"
 
 owner=(-H 'Authorization: Bearer owner' -H 'Content-Type: application/json')
 if [ "$demo" = 1 ]; then

@@ -52,9 +52,9 @@ struct Deploy: AsyncParsableCommand {
         guard FileManager.default.fileExists(atPath: package.appendingPathComponent("Package.swift").path) else {
             throw CLIError("no Swift package at \(package.path) (expected \(source)/Package.swift)")
         }
-        let productName = try product ?? Self.executableProduct(in: package)
-        var build = ["build", "-c", configuration, "--package-path", package.path]
-        if let scratchPath { build += ["--scratch-path", URL(fileURLWithPath: scratchPath).standardizedFileURL.path] }
+        let scratch = scratchPath.map { ["--scratch-path", URL(fileURLWithPath: $0).standardizedFileURL.path] } ?? []
+        let productName = try product ?? Self.executableProduct(in: package, scratch: scratch)
+        let build = ["build", "-c", configuration, "--package-path", package.path] + scratch
         status("building \(source) (\(productName), \(configuration))…")
         try Self.run("swift", build + ["--product", productName], echo: true)
         let binDirectory = try Self.run("swift", build + ["--show-bin-path"])
@@ -83,8 +83,9 @@ struct Deploy: AsyncParsableCommand {
         }
     }
 
-    static func executableProduct(in package: URL) throws -> String {
-        let description = try run("swift", ["package", "--package-path", package.path, "describe", "--type", "json"])
+    static func executableProduct(in package: URL, scratch: [String]) throws -> String {
+        let description = try run("swift", ["package", "--package-path", package.path] + scratch
+            + ["describe", "--type", "json"])
         let json = try JSONValue(parsing: Data(description.utf8))
         let executables = (json["products"]?.arrayValue ?? []).filter { $0["type"]?["executable"] != nil }
             .compactMap { $0["name"]?.stringValue }

@@ -86,7 +86,7 @@ struct AuthImport: AsyncParsableCommand {
         guard failures.isEmpty else {
             throw CLIError("\(failures.count) of \(users.count) users were not imported (listed above)")
         }
-        print("imported \(imported) users")
+        print("imported \(imported) user\(imported == 1 ? "" : "s")")
     }
 
     /// A user of a Firebase CLI export, as batchCreate takes it (`lastSignedInAt` → `lastLoginAt`).

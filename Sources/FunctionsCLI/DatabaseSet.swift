@@ -28,7 +28,9 @@ struct DatabaseSet: AsyncParsableCommand {
     var merge = false
 
     func validate() throws {
-        guard (value == nil) != (dataFile == nil) else { throw ValidationError("give the value as JSON or --data-file") }
+        guard (value == nil) != (dataFile == nil) else {
+            throw ValidationError("give the value as JSON or --data-file")
+        }
     }
 
     func run() async throws {

@@ -70,7 +70,8 @@ struct DemoStaleLoop: AsyncParsableCommand {
         var pinged = 0
         for device in all { pinged += try await device.receivePushes() > 0 ? 1 : 0 }
         let stale = all.filter { $0.client.isStale }.count
-        print("4. pushConfig's {\"CONFIG_STATE\": \"STALE\"} reached \(pinged) devices; \(stale) marked their config stale")
+        print("4. pushConfig's {\"CONFIG_STATE\": \"STALE\"} reached \(pinged) devices; "
+            + "\(stale) marked their config stale")
 
         print("5. each app's next launch (its 12-hour fetch interval has not passed):")
         for (index, device) in all.enumerated() {

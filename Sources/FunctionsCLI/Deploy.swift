@@ -92,7 +92,8 @@ struct Deploy: AsyncParsableCommand {
         guard executables.count == 1 else {
             throw CLIError(executables.isEmpty
                 ? "\(package.path) has no executable product to deploy"
-                : "\(package.path) has several executables (\(executables.joined(separator: ", "))): pick one with --product")
+                : "\(package.path) has several executables (\(executables.joined(separator: ", "))): "
+                    + "pick one with --product")
         }
         return executables[0]
     }

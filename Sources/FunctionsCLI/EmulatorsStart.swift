@@ -93,7 +93,8 @@ extension EmulatorsStart {
     /// Publishes the config file's template when the emulator has none yet.
     static func apply(_ config: FirebaseConfig, to emulator: Emulator) throws {
         if let rules = config.databaseRules {
-            FileHandle.standardError.write(Data("› database rules (\(rules)) are not enforced by this emulator\n".utf8))
+            let note = "› database rules (\(rules)) are not enforced by this emulator\n"
+            FileHandle.standardError.write(Data(note.utf8))
         }
         guard let templateFile = config.remoteConfigTemplate, emulator.remoteConfig.latestVersion() == 0 else { return }
         let template: RemoteConfigTemplate

@@ -27,7 +27,10 @@ struct FirebaseConfig {
         if let port = emulator?["port"] {
             guard let number = port.numberValue ?? port.stringValue.flatMap(Double.init), number == number.rounded(),
                 (0...65535).contains(number)
-            else { throw CLIError("\(file.path): emulators.functions.port must be a port number, not \(port.serialized())") }
+            else {
+                throw CLIError(
+                    "\(file.path): emulators.functions.port must be a port number, not \(port.serialized())")
+            }
             self.port = Int(number)
         }
         let folder = file.deletingLastPathComponent()

@@ -33,7 +33,9 @@ struct MessagingSend: AsyncParsableCommand {
     @Option(help: "The notification body.")
     var body: String?
 
-    @Flag(name: .customLong("content-available"), help: "A silent push: APNs content-available 1, Android high priority.")
+    @Flag(
+        name: .customLong("content-available"),
+        help: "A silent push: APNs content-available 1, Android high priority.")
     var contentAvailable = false
 
     @Option(help: "Send this FCM v1 message object (a JSON file, '-' = stdin) instead.")

@@ -140,7 +140,8 @@ extension RemoteConfigClient {
             throw RemoteConfigError.fetchFailed(status: status, message: message)
         }
         guard let json, let state = json["state"] as? String else {
-            throw RemoteConfigError.transport("the answer has no state: \(String(decoding: data.prefix(300), as: UTF8.self))")
+            let text = String(decoding: data.prefix(300), as: UTF8.self)
+            throw RemoteConfigError.transport("the answer has no state: \(text)")
         }
         return FetchAnswer(
             state: state,

@@ -85,7 +85,8 @@ public final class RemoteConfigDevice: Sendable {
         let (data, response) = try await URLSession.shared.data(for: request)
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         guard (200..<300).contains(status) else {
-            throw RemoteConfigError.fetchFailed(status: status, message: String(decoding: data.prefix(300), as: UTF8.self))
+            let text = String(decoding: data.prefix(300), as: UTF8.self)
+            throw RemoteConfigError.fetchFailed(status: status, message: text)
         }
         return (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
     }

@@ -61,7 +61,8 @@ struct Device {
     }
 }
 
-var devices = subscribed.map { Device(token: $0, platform: "ios") } + others.map { Device(token: $0, platform: "android") }
+var devices =
+    subscribed.map { Device(token: $0, platform: "ios") } + others.map { Device(token: $0, platform: "android") }
 
 @MainActor
 func showLoop(after description: String) async throws {
@@ -82,8 +83,8 @@ func showLoop(after description: String) async throws {
             devices[index].cachedVersion = fetched.templateVersion
             devices[index].stale = false
             let entries = fetched.entries.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-            print("  \(short(devices[index].token)) \(topic)  got STALE → next launch fetches v\(fetched.templateVersion): "
-                + entries.joined(separator: ", "))
+            print("  \(short(devices[index].token)) \(topic)  got STALE → next launch fetches "
+                + "v\(fetched.templateVersion): " + entries.joined(separator: ", "))
         } else {
             print("  \(short(devices[index].token)) \(topic)  no ping → keeps its cached config ("
                 + (devices[index].cachedVersion.map { "v" + $0 } ?? "the in-app defaults") + ")")

@@ -78,7 +78,9 @@ extension EventBus {
         }
     }
 
-    private func nextJob(lane index: Int, drainer id: UInt64, in state: inout BusState, effects: inout BusEffects) -> Job? {
+    private func nextJob(
+        lane index: Int, drainer id: UInt64, in state: inout BusState, effects: inout BusEffects
+    ) -> Job? {
         let options = lanes[index].function.options
         while var delivery = state.lanes[index].pop() {
             let now = clock.now
@@ -104,7 +106,9 @@ extension EventBus {
 
     /// Records the end of an attempt; `true` when the attempt had already timed out, so the
     /// drainer that ran it has been replaced and must stop.
-    private func finishAttempt(_ job: Job, failure: (any Error)?, in state: inout BusState, effects: inout BusEffects) -> Bool {
+    private func finishAttempt(
+        _ job: Job, failure: (any Error)?, in state: inout BusState, effects: inout BusEffects
+    ) -> Bool {
         guard let entry = state.inFlight.removeValue(forKey: job.attemptID) else { return true }
         state.lanes[entry.lane].running -= 1
         conclude(entry.delivery, lane: entry.lane, error: failure.map { "\($0)" }, in: &state, effects: &effects)
@@ -112,7 +116,9 @@ extension EventBus {
     }
 
     /// Applies the outcome of an attempt: done, retry later, or dead letter.
-    func conclude(_ delivery: Delivery, lane index: Int, error: String?, in state: inout BusState, effects: inout BusEffects) {
+    func conclude(
+        _ delivery: Delivery, lane index: Int, error: String?, in state: inout BusState, effects: inout BusEffects
+    ) {
         var delivery = delivery
         delivery.lastError = error ?? delivery.lastError
         let now = clock.now

@@ -156,7 +156,8 @@ public final class EventBus: Sendable {
             else { return false }
             let letter = state.deadLetters.remove(at: index)
             let params = lanes[lane].function.trigger.match(letter.event) ?? [:]
-            let delivery = Delivery(event: letter.event, params: params, machine: DeliveryStateMachine(origin: clock.now))
+            let machine = DeliveryStateMachine(origin: clock.now)
+            let delivery = Delivery(event: letter.event, params: params, machine: machine)
             enqueue(contentsOf: [delivery], lane: lane, in: &state)
             return true
         }

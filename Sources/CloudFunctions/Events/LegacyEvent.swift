@@ -56,7 +56,8 @@ public enum LegacyEvent {
         case FirebaseEventType.analyticsLogged:
             let parts = resource.split(separator: "/").map(String.init)
             let appId = data["userDim"]?["appInfo"]?["appId"]?.stringValue ?? ""
-            event.source = parts.count >= 2 ? "//firebaseanalytics.googleapis.com/projects/\(parts[1])/apps/\(appId)" : ""
+            event.source =
+                parts.count >= 2 ? "//firebaseanalytics.googleapis.com/projects/\(parts[1])/apps/\(appId)" : ""
             event.subject = parts.count >= 4 ? "events/\(parts[3])" : nil
         case FirebaseEventType.pubSubPublished:
             event.source = "//pubsub.googleapis.com/" + resource

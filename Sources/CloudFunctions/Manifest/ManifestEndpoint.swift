@@ -28,7 +28,9 @@ public struct ManifestEndpoint: Sendable, Hashable {
     /// Delivery settings beyond the Firebase format (this runtime's extension).
     public var deliveryPolicy: DeliveryPolicySpec?
 
-    static let otherTriggerKeys = ["httpsTrigger", "callableTrigger", "scheduleTrigger", "blockingTrigger", "taskQueueTrigger"]
+    static let otherTriggerKeys = [
+        "httpsTrigger", "callableTrigger", "scheduleTrigger", "blockingTrigger", "taskQueueTrigger",
+    ]
 
     /// The event trigger section of an endpoint.
     public struct EventTriggerSpec: Sendable, Hashable, Codable {

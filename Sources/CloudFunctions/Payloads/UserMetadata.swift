@@ -42,6 +42,7 @@ public struct UserMetadata: Sendable, Hashable, Codable {
         let created = creationTime.map(RFC3339Timestamp.string(from:))
         try c.encodeIfPresent(created, forKey: AnyCodingKey("creationTime"))
         try c.encodeIfPresent(created, forKey: AnyCodingKey("createTime"))
-        try c.encodeIfPresent(lastSignInTime.map(RFC3339Timestamp.string(from:)), forKey: AnyCodingKey("lastSignInTime"))
+        try c.encodeIfPresent(
+            lastSignInTime.map(RFC3339Timestamp.string(from:)), forKey: AnyCodingKey("lastSignInTime"))
     }
 }

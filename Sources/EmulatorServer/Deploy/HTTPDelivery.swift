@@ -35,7 +35,8 @@ enum HTTPDelivery {
             }
             try functions.register(name, CloudFunction(trigger: trigger, options: endpoint.functionOptions) {
                 event, context in
-                try await deliver(event, to: name, attempt: context.attempt, deadline: context.deadline, via: supervisor)
+                try await deliver(
+                    event, to: name, attempt: context.attempt, deadline: context.deadline, via: supervisor)
             })
         }
         return (functions, skipped)

@@ -172,7 +172,8 @@ public final class WorkerSupervisor: Sendable {
         // A worker that keeps crashing is restarted at most every few seconds.
         let restarts = state.withLock { $0.restarts }
         Thread.sleep(forTimeInterval: min(Double(restarts - 1), 20) * 0.25)
-        logger.warning("the functions worker exited; restarting it", metadata: ["status": "\(process.terminationStatus)"])
+        logger.warning(
+            "the functions worker exited; restarting it", metadata: ["status": "\(process.terminationStatus)"])
         do {
             try launch()
         } catch {

@@ -170,8 +170,8 @@ struct AuthRoutes {
     }
 
     static func error(_ message: String, status: Int = 400) -> ServiceError {
-        ServiceError(status: status == 400 ? "INVALID_ARGUMENT" : status == 401 ? "UNAUTHENTICATED" : "PERMISSION_DENIED",
-            httpStatus: status, message: message)
+        let name = status == 400 ? "INVALID_ARGUMENT" : status == 401 ? "UNAUTHENTICATED" : "PERMISSION_DENIED"
+        return ServiceError(status: name, httpStatus: status, message: message)
     }
 
     private func requireAdmin(_ request: Request) throws {

@@ -34,7 +34,8 @@ struct EmulatorRoutes {
             guard let count = body["count"]?.numberValue, count >= 1, count == count.rounded(),
                 let window = body["windowSeconds"]?.numberValue, window > 0
             else {
-                throw ServiceError.invalidArgument("count must be a positive integer and windowSeconds a positive number")
+                throw ServiceError.invalidArgument(
+                    "count must be a positive integer and windowSeconds a positive number")
             }
             server.emulator.remoteConfig.setFetchLimit(
                 RemoteConfigFetchLimit(count: Int(count), window: .milliseconds(Int64(window * 1000))))

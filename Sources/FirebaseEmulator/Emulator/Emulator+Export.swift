@@ -17,7 +17,8 @@ extension Emulator {
         try files.createDirectory(at: directory.appendingPathComponent("auth"), withIntermediateDirectories: true)
         let namespaces = database.namespaces()
         for namespace in namespaces {
-            try write(database.export(namespace: namespace), to: directory.appendingPathComponent("database/\(namespace).json"))
+            let file = directory.appendingPathComponent("database/\(namespace).json")
+            try write(database.export(namespace: namespace), to: file)
         }
         try write(remoteConfig.exportVersions(), to: directory.appendingPathComponent("remote-config.json"))
         try write(JSONValue(encoding: auth.exportUsers()), to: directory.appendingPathComponent("auth/users.json"))

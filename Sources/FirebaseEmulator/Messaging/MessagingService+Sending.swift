@@ -41,7 +41,8 @@ extension MessagingService {
                     arguments: [sequence, name, topic, try JSONValue(encoding: inbox).serialized(),
                         now.timeIntervalSince1970]
                 )
-                let statement = try transaction.db.makeStatement(sql: "INSERT INTO fcm_inbox (token, seq) VALUES (?, ?)")
+                let statement = try transaction.db.makeStatement(
+                    sql: "INSERT INTO fcm_inbox (token, seq) VALUES (?, ?)")
                 for token in recipients { try statement.execute(arguments: [token, sequence]) }
             }
             state.nextSequence += 1

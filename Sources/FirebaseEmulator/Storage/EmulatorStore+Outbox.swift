@@ -95,14 +95,20 @@ extension EmulatorStore {
         try read { db in
             let rows = try Row.fetchAll(
                 db,
-                sql: "SELECT seq, event, created_at, done_at FROM (SELECT * FROM outbox ORDER BY seq DESC LIMIT ?) ORDER BY seq",
+                sql: """
+                    SELECT seq, event, created_at, done_at
+                    FROM (SELECT * FROM outbox ORDER BY seq DESC LIMIT ?) ORDER BY seq
+                    """,
                 arguments: [limit]
             )
             return try rows.map { row in
                 let entry = try OutboxEntry(row: row)
                 let deliveries = try Row.fetchAll(
                     db,
-                    sql: "SELECT function, attempts, status, last_error FROM deliveries WHERE event_seq = ? ORDER BY function",
+                    sql: """
+                        SELECT function, attempts, status, last_error FROM deliveries
+                        WHERE event_seq = ? ORDER BY function
+                        """,
                     arguments: [entry.sequence]
                 ).map {
                     EventLogEntry.Delivery(function: $0["function"], attempts: $0["attempts"], status: $0["status"],

@@ -77,7 +77,9 @@ public struct StoreTransaction {
                 INSERT INTO outbox (event_id, source, type, subject, event, created_at)
                 VALUES (?, ?, ?, ?, ?, ?)
                 """,
-            arguments: [event.id, event.source, event.type, event.subject, event.jsonFormat(), now.timeIntervalSince1970]
+            arguments: [
+                event.id, event.source, event.type, event.subject, event.jsonFormat(), now.timeIntervalSince1970,
+            ]
         )
         emitted.append(OutboxEntry(sequence: db.lastInsertedRowID, event: event, createdAt: now))
     }

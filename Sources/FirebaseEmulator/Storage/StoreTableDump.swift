@@ -37,7 +37,8 @@ enum StoreTableDump {
             var values: [(any DatabaseValueConvertible)?] = []
             for name in names {
                 guard let value = databaseValue(columns[name]!) else {
-                    throw ServiceError.invalidArgument("\(file): column '\(name)' of row \(index) in '\(table)' is not a scalar")
+                    throw ServiceError.invalidArgument(
+                        "\(file): column '\(name)' of row \(index) in '\(table)' is not a scalar")
                 }
                 values.append(value)
             }

@@ -44,7 +44,7 @@ struct EmulatorsStart: AsyncParsableCommand {
     func validate() throws {
         if let port, !(0...65535).contains(port) { throw ValidationError("--port must be between 0 and 65535") }
         if let fetchLimit, Self.parseFetchLimit(fetchLimit) == nil {
-            throw ValidationError("--rc-fetch-limit must be COUNT/SECONDS with positive numbers, e.g. 5/3600")
+            throw ValidationError("--rc-fetch-limit must be COUNT/SECONDS (count up to 1000000, seconds up to a year), e.g. 5/3600")
         }
         guard maxBodySize > 0 else { throw ValidationError("--max-body must be positive") }
         guard !project.isEmpty, project.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else {
@@ -84,7 +84,9 @@ extension EmulatorsStart {
     /// `5/3600` → 5 fetches per 3600 s.
     static func parseFetchLimit(_ text: String) -> RemoteConfigFetchLimit? {
         let parts = text.split(separator: "/")
-        guard parts.count == 2, let count = Int(parts[0]), count > 0, let seconds = Int(parts[1]), seconds > 0 else {
+        guard parts.count == 2, let count = Int(parts[0]), (1...1_000_000).contains(count), let seconds = Int(parts[1]),
+            (1...31_536_000).contains(seconds)
+        else {
             return nil
         }
         return RemoteConfigFetchLimit(count: count, window: .seconds(seconds))

@@ -31,11 +31,11 @@ struct EmulatorRoutes {
                 server.emulator.remoteConfig.setFetchLimit(nil)
                 return Response.json([:])
             }
-            guard let count = body["count"]?.numberValue, count >= 1, count == count.rounded(),
-                let window = body["windowSeconds"]?.numberValue, window > 0
+            guard let count = body["count"]?.numberValue, (1...1_000_000).contains(count), count == count.rounded(),
+                let window = body["windowSeconds"]?.numberValue, window > 0, window <= 31_536_000
             else {
                 throw ServiceError.invalidArgument(
-                    "count must be a positive integer and windowSeconds a positive number")
+                    "count must be an integer from 1 to 1000000 and windowSeconds a number of seconds up to a year")
             }
             server.emulator.remoteConfig.setFetchLimit(
                 RemoteConfigFetchLimit(count: Int(count), window: .milliseconds(Int64(window * 1000))))

@@ -10,7 +10,8 @@ extension RemoteConfigClient {
     /// Listens for config updates: the client follows the backend's realtime stream, and when a
     /// newer template version is announced it fetches it (skipping the cache) and calls the
     /// listeners with the keys that differ from the active config, when there are any. Stream
-    /// and fetch errors reach the listeners as errors; the stream reconnects with backoff.
+    /// and fetch errors reach the listeners as errors; the stream reconnects with backoff. The
+    /// stream runs (and keeps the client alive) until the last registration is removed.
     @discardableResult
     public func addOnConfigUpdateListener(_ listener: @escaping RemoteConfigUpdateListener)
         -> RemoteConfigListenerRegistration

@@ -18,9 +18,15 @@ PROJECT = "demo-proj"
 
 
 class Emulator:
-    def __init__(self, base):
+    def __init__(self, base, binary):
         self.base = base
         self.host = base.split("//", 1)[1]
+        self.binary = binary
+
+    def cli(self, *arguments):
+        """Runs the functions CLI against this emulator; returns the finished process."""
+        return subprocess.run([self.binary, *arguments, "--emulator", self.base, "--project", PROJECT],
+                              capture_output=True, text=True, timeout=600)
 
     def request(self, method, path, body=None, headers=None):
         """An admin HTTP call to the emulator; returns (status, parsed JSON or None)."""
@@ -55,7 +61,7 @@ def emulator():
     )
     line = process.stdout.readline()
     assert line.startswith("ready: "), f"the emulator printed {line!r} instead of its ready line"
-    running = Emulator(line[len("ready: "):].strip())
+    running = Emulator(line[len("ready: "):].strip(), binary)
     os.environ["FIREBASE_DATABASE_EMULATOR_HOST"] = running.host
     os.environ["FIREBASE_AUTH_EMULATOR_HOST"] = running.host
     os.environ["GCLOUD_PROJECT"] = PROJECT

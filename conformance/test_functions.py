@@ -47,3 +47,16 @@ def test_publishing_a_template_pings_push_rc_devices(app, emulator):
     status, inbox, _ = emulator.request("GET", f"/emulator/v1/projects/{PROJECT}/devices/{token}/messages")
     assert [m["data"] for m in inbox["messages"]] == [{"CONFIG_STATE": "STALE"}]
     assert inbox["messages"][0]["apns"]["payload"]["aps"]["content-available"] == 1
+
+
+def test_the_stale_loop_with_50_subscribed_and_5_other_devices(app, emulator):
+    """The device side against the deployed sample: `functions demo:stale-loop` with the Swift client model."""
+    run = emulator.cli("demo:stale-loop", "--devices", "50", "--others", "5")
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert "4. pushConfig's {\"CONFIG_STATE\": \"STALE\"} reached 50 devices; 50 marked their config stale" in lines
+    fetched = [line for line in lines if "stale, fetched from the emulator" in line]
+    cached = [line for line in lines if "(not on PUSH_RC): served from its cache" in line]
+    assert len(fetched) == 50 and len(cached) == 5, run.stdout
+    assert lines[-1].startswith("6. device 1's realtime listener saw version ")
+    assert lines[-1].endswith("change: welcome_message")

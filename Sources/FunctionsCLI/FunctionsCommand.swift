@@ -9,7 +9,7 @@ struct FunctionsCommand: AsyncParsableCommand {
         abstract: "Run Swift cloud functions against a local emulator of the Firebase services.",
         subcommands: [
             EmulatorsStart.self, Deploy.self, FunctionsList.self, Trigger.self, EventsLog.self,
-            ConfigGet.self, ConfigPublish.self, ConfigVersions.self, ConfigRollback.self,
+            ConfigGet.self, ConfigPublish.self, ConfigVersions.self, ConfigRollback.self, ConfigImport.self,
             DatabaseGet.self, DatabaseSet.self, AuthImport.self, MessagingSend.self, MessagingInbox.self,
             DemoStaleLoop.self,
         ]

@@ -83,3 +83,55 @@ struct ConfigCommandsTests {
         #expect(result.errors.split(separator: "\n").count == 1)
     }
 }
+
+/// `config:import --from parse`.
+@Suite("functions config:import")
+struct ConfigImportTests {
+    static let parseConfig = #"""
+        {"params": {"welcome": "Hello", "dark_mode": true, "max_items": 25, "ratio": 0.5,
+                    "tiers": ["gold", "silver"], "banner": {"title": "Sale", "weight": 3},
+                    "launch": {"__type": "Date", "iso": "2015-06-01T09:00:00.000Z"},
+                    "logo": {"__type": "File", "name": "logo.png", "url": "https://files.example.com/logo.png"},
+                    "secret": "s3cr3t", "unset": null},
+         "masterKeyOnly": {"secret": true}}
+        """#
+
+    @Test("imports a Parse Config as typed parameters, merged into the current template and published")
+    func importParse() throws {
+        let emulator = try RunningEmulator()
+        _ = try emulator.cli("config:publish", "-", "--force",
+            input: #"{"parameters": {"kept": {"defaultValue": {"value": "yes"}}, "welcome": {"defaultValue": {"value": "old"}}}}"#)
+        let run = try emulator.cli("config:import", "-", "--from", "parse", input: Self.parseConfig)
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.output.hasPrefix("imported 8 parameters (banner, dark_mode, launch, logo, max_items, ratio, tiers, welcome) as version 2"))
+        let template = try JSONValue(parsing: Data(try emulator.cli("config:get").output.utf8))
+        let parameters = try #require(template["parameters"])
+        #expect(parameters["kept"]?["defaultValue"]?["value"] == "yes")
+        #expect(parameters["welcome"] == ["defaultValue": ["value": "Hello"], "valueType": "STRING"])
+        #expect(parameters["dark_mode"] == ["defaultValue": ["value": "true"], "valueType": "BOOLEAN"])
+        #expect(parameters["max_items"] == ["defaultValue": ["value": "25"], "valueType": "NUMBER"])
+        #expect(parameters["ratio"]?["defaultValue"]?["value"] == "0.5")
+        #expect(parameters["tiers"] == ["defaultValue": ["value": #"["gold","silver"]"#], "valueType": "JSON"])
+        #expect(parameters["banner"]?["defaultValue"]?["value"] == #"{"title":"Sale","weight":3}"#)
+        #expect(parameters["launch"]?["defaultValue"]?["value"] == "2015-06-01T09:00:00.000Z")
+        #expect(parameters["logo"]?["defaultValue"]?["value"] == "https://files.example.com/logo.png")
+        #expect(parameters["secret"] == nil)
+        #expect(parameters["unset"] == nil)
+
+        let replaced = try emulator.cli("config:import", "-", "--replace", "--include-master-key-only",
+            input: Self.parseConfig)
+        #expect(replaced.status == 0, "\(replaced.errors)")
+        let after = try JSONValue(parsing: Data(try emulator.cli("config:get").output.utf8))
+        #expect(after["parameters"]?["kept"] == nil)
+        #expect(after["parameters"]?["secret"]?["defaultValue"]?["value"] == "s3cr3t")
+    }
+
+    @Test("a file that is not a Parse Config is one clear error and publishes nothing")
+    func badInput() throws {
+        let emulator = try RunningEmulator()
+        let run = try emulator.cli("config:import", "-", input: #"{"parameters": {}}"#)
+        #expect(run.status != 0)
+        #expect(run.errors.contains("is not a Parse Config export"), "\(run.errors)")
+        #expect(try emulator.cli("config:versions").output == "no versions published yet\n")
+    }
+}

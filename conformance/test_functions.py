@@ -60,3 +60,19 @@ def test_the_stale_loop_with_50_subscribed_and_5_other_devices(app, emulator):
     assert len(fetched) == 50 and len(cached) == 5, run.stdout
     assert lines[-1].startswith("6. device 1's realtime listener saw version ")
     assert lines[-1].endswith("change: welcome_message")
+
+
+def test_importing_parse_scores_fires_the_leaderboard_function(app, emulator, tmp_path):
+    """A Parse class export imported with `functions database:import` fires onScoreWrite per object."""
+    player = f"parse{uuid.uuid4().hex[:8]}"
+    export = tmp_path / "Score.json"
+    export.write_text(
+        '{"results": ['
+        f'{{"objectId": "{player}a", "player": "{player}", "points": 12}},'
+        f'{{"objectId": "{player}b", "player": "{player}", "points": 40}},'
+        f'{{"objectId": "{player}c", "player": "{player}", "points": 25}}]}}'
+    )
+    run = emulator.cli("database:import", str(export), "--from", "parse", "--path", "/scores")
+    assert run.returncode == 0, run.stderr
+    emulator.wait_for_deliveries()
+    assert db.reference(f"/leaderboard/{player}").get() == 40

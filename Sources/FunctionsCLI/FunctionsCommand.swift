@@ -10,7 +10,8 @@ struct FunctionsCommand: AsyncParsableCommand {
         subcommands: [
             EmulatorsStart.self, Deploy.self, FunctionsList.self, Trigger.self, EventsLog.self,
             ConfigGet.self, ConfigPublish.self, ConfigVersions.self, ConfigRollback.self, ConfigImport.self,
-            DatabaseGet.self, DatabaseSet.self, AuthImport.self, MessagingSend.self, MessagingInbox.self,
+            DatabaseGet.self, DatabaseSet.self, DatabaseImport.self, AuthImport.self, MessagingSend.self,
+            MessagingInbox.self,
             DemoStaleLoop.self,
         ]
     )

@@ -40,3 +40,47 @@ struct DatabaseCommandsTests {
         #expect(try emulator.cli("database:get", "/").output == "null\n")
     }
 }
+
+/// `database:import --from parse`.
+@Suite("functions database:import")
+struct DatabaseImportTests {
+    @Test("a Parse class export lands under the path, one child per objectId, with Parse types as plain JSON")
+    func importParse() throws {
+        let emulator = try RunningEmulator()
+        let export = #"""
+            {"results": [
+              {"objectId": "s1", "player": {"__type": "Pointer", "className": "_User", "objectId": "u1"}, "points": 30,
+               "playedAt": {"__type": "Date", "iso": "2015-06-01T09:00:00.000Z"}, "createdAt": "2015-06-01T09:00:01.000Z",
+               "where": {"__type": "GeoPoint", "latitude": 48.85, "longitude": 2.35},
+               "replay": {"__type": "File", "name": "r.mp4", "url": "https://files.example.com/r.mp4"},
+               "fans": {"__type": "Relation", "className": "_User"}, "ACL": {"*": {"read": true}}, "note": null},
+              {"objectId": "s2", "player": {"__type": "Pointer", "className": "_User", "objectId": "u2"}, "points": 7,
+               "tags": ["a", {"__type": "Date", "iso": "2016-01-01T00:00:00.000Z"}]}
+            ]}
+            """#
+        let run = try emulator.cli("database:import", "-", "--from", "parse", "--path", "/scores", input: export)
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.output == "imported 2 objects under /scores\n")
+        let scores = try JSONValue(parsing: Data(try emulator.cli("database:get", "/scores").output.utf8))
+        #expect(scores["s1"] == [
+            "player": "u1", "points": 30, "playedAt": "2015-06-01T09:00:00.000Z",
+            "createdAt": "2015-06-01T09:00:01.000Z", "where": ["latitude": 48.85, "longitude": 2.35],
+            "replay": "https://files.example.com/r.mp4",
+        ])
+        #expect(scores["s2"] == ["player": "u2", "points": 7, "tags": ["a", "2016-01-01T00:00:00.000Z"]])
+    }
+
+    @Test("objects without ids or with field names the database cannot hold are refused; nothing is written")
+    func badInput() throws {
+        let emulator = try RunningEmulator()
+        let noID = try emulator.cli("database:import", "-", "--path", "/x", input: #"{"results": [{"a": 1}]}"#)
+        #expect(noID.status != 0)
+        #expect(noID.errors.contains("object 0 has no objectId"), "\(noID.errors)")
+        let badField = try emulator.cli("database:import", "-", "--path", "/x",
+            input: #"[{"objectId": "o1", "a.b": 1}]"#)
+        #expect(badField.errors.contains("field named 'a.b'"), "\(badField.errors)")
+        let noPath = try emulator.cli("database:import", "-", input: "[]")
+        #expect(noPath.status != 0)
+        #expect(try emulator.cli("database:get", "/x").output == "null\n")
+    }
+}

@@ -34,6 +34,10 @@ struct EmulatorsStart: AsyncParsableCommand {
     @Flag(name: .customLong("in-memory"), help: "Keep no state on disk.")
     var inMemory = false
 
+    @Option(name: .customLong("import"),
+        help: "Start from an export written by emulators:export (replaces the state).")
+    var importDirectory: String?
+
     @Option(name: .customLong("rc-fetch-limit"),
         help: "Throttle each app instance's Remote Config fetches: COUNT/SECONDS, e.g. 5/3600 (default: no limit).")
     var fetchLimit: String?
@@ -44,7 +48,8 @@ struct EmulatorsStart: AsyncParsableCommand {
     func validate() throws {
         if let port, !(0...65535).contains(port) { throw ValidationError("--port must be between 0 and 65535") }
         if let fetchLimit, Self.parseFetchLimit(fetchLimit) == nil {
-            throw ValidationError("--rc-fetch-limit must be COUNT/SECONDS (count up to 1000000, seconds up to a year), e.g. 5/3600")
+            throw ValidationError(
+                "--rc-fetch-limit must be COUNT/SECONDS (count up to 1000000, seconds up to a year), e.g. 5/3600")
         }
         guard maxBodySize > 0 else { throw ValidationError("--max-body must be positive") }
         guard !project.isEmpty, project.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else {
@@ -64,6 +69,13 @@ struct EmulatorsStart: AsyncParsableCommand {
             emulator = try Emulator(project: project, directory: directory, logger: logger)
         } catch {
             throw CLIError("cannot open the emulator's data in \(dataDirectory): \(error)")
+        }
+        if let importDirectory {
+            do {
+                try emulator.importState(from: URL(fileURLWithPath: importDirectory, isDirectory: true))
+            } catch {
+                throw CLIError("cannot import \(importDirectory): \(error)")
+            }
         }
         if let file { try Self.apply(file, to: emulator) }
         if let limit = fetchLimit.flatMap(Self.parseFetchLimit) { emulator.remoteConfig.setFetchLimit(limit) }

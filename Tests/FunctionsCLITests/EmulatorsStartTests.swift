@@ -129,3 +129,42 @@ struct EmulatorsStartFetchLimitTests {
         #expect(try await fetch("instance-b") == 200)
     }
 }
+
+/// `emulators:export` and `emulators:start --import`.
+@Suite("functions emulators:export and --import")
+struct EmulatorsExportImportTests {
+    @Test("a running emulator's state exported to a directory is the state of one started with --import")
+    func roundTrip() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("export-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        do {
+            let first = try RunningEmulator()
+            #expect(try first.cli("config:publish", "-", "--force",
+                input: #"{"parameters": {"color": {"defaultValue": {"value": "green"}}}}"#).status == 0)
+            #expect(try first.cli("database:set", "/scores/s1", #"{"points": 3}"#).status == 0)
+            try await first.request("POST", "/identitytoolkit.googleapis.com/v1/projects/demo-project/accounts",
+                ["localId": "ada", "email": "ada@example.com", "password": "secret1"])
+            let exported = try first.cli("emulators:export", folder.path)
+            #expect(exported.status == 0, "\(exported.errors)")
+            #expect(exported.output == "exported to \(folder.standardizedFileURL.path)\n")
+        }
+        let second = try RunningEmulator(arguments: ["--port", "0", "--import", folder.path])
+        let template = try JSONValue(parsing: Data(try second.cli("config:get").output.utf8))
+        #expect(template["parameters"]?["color"]?["defaultValue"]?["value"] == "green")
+        #expect(try second.cli("database:get", "/scores").output.contains("\"points\": 3"))
+        let signIn = try await second.request("POST",
+            "/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=k",
+            ["email": "ada@example.com", "password": "secret1"])
+        #expect(signIn["localId"] == "ada", "\(signIn)")
+    }
+
+    @Test("a missing import directory or a relative export path is one clear error")
+    func errors() async throws {
+        let missing = try CLIProcess.run(["emulators:start", "--in-memory", "--port", "0", "--import", "/nonexistent-dir"])
+        #expect(missing.status != 0)
+        #expect(missing.errors.contains("cannot import /nonexistent-dir"), "\(missing.errors)")
+        let emulator = try RunningEmulator()
+        let answer = try await emulator.request("POST", "/emulator/v1/projects/demo-project/export", ["path": "relative"])
+        #expect(answer["error"]?["message"] == "path must be an absolute directory path")
+    }
+}

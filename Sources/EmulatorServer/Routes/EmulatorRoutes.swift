@@ -41,6 +41,26 @@ struct EmulatorRoutes {
                 RemoteConfigFetchLimit(count: Int(count), window: .milliseconds(Int64(window * 1000))))
             return Response.json(["count": .number(count), "windowSeconds": .number(window)])
         }
+        // Writes the whole state to a directory of this machine (admin only), like `firebase emulators:export`.
+        group.post("export") { request, _ in
+            guard request.isAdmin else {
+                throw ServiceError.permissionDenied("exporting needs Authorization: Bearer owner")
+            }
+            var request = request
+            let body = try await request.jsonBody(limit: server.configuration.maxBodySize)
+            guard let path = body["path"]?.stringValue, path.hasPrefix("/") else {
+                throw ServiceError.invalidArgument("path must be an absolute directory path")
+            }
+            do {
+                try server.emulator.export(to: URL(fileURLWithPath: path, isDirectory: true))
+            } catch let error as ServiceError {
+                throw error
+            } catch {
+                throw ServiceError.failedPrecondition(
+                    "cannot write the export to \(path): \(error.localizedDescription)")
+            }
+            return Response.json(["path": .string(path)])
+        }
         group.get("events") { request, _ in
             // `?wait=true` answers once every queued delivery has finished (retries due later excepted).
             if request.uri.queryParameters["wait"] == "true" { await server.emulator.waitUntilIdle() }

@@ -46,7 +46,8 @@ public enum ParseClassExport {
             case "Date": return members["iso"]
             case "Pointer": return members["objectId"]
             case "File": return members["url"] ?? members["name"]
-            case "GeoPoint": return ["latitude": members["latitude"] ?? .null, "longitude": members["longitude"] ?? .null]
+            case "GeoPoint":
+                return ["latitude": members["latitude"] ?? .null, "longitude": members["longitude"] ?? .null]
             case "Bytes": return members["base64"]
             case "Relation": return nil
             default:

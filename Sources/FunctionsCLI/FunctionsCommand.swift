@@ -11,7 +11,7 @@ struct FunctionsCommand: AsyncParsableCommand {
             EmulatorsStart.self, EmulatorsExport.self, Deploy.self, FunctionsList.self, Trigger.self, EventsLog.self,
             ConfigGet.self, ConfigPublish.self, ConfigVersions.self, ConfigRollback.self, ConfigImport.self,
             DatabaseGet.self, DatabaseSet.self, DatabaseImport.self, AuthImport.self, MessagingSend.self,
-            MessagingInbox.self,
+            MessagingInbox.self, MessagingImport.self,
             DemoStaleLoop.self,
         ]
     )

@@ -42,3 +42,50 @@ struct MessagingCommandsTests {
         #expect(invalid.errors.contains("HTTP 400"), "\(invalid.errors)")
     }
 }
+
+/// `messaging:import --from parse`.
+@Suite("functions messaging:import")
+struct MessagingImportTests {
+    static let installations = #"""
+        {"results": [
+          {"objectId": "i1", "deviceType": "ios", "deviceToken": "0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9",
+           "channels": ["", "news"]},
+          {"objectId": "i2", "deviceType": "ios", "deviceToken": "ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100",
+           "channels": ["news", "sports"]},
+          {"objectId": "i3", "deviceType": "ios", "deviceToken": "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"},
+          {"objectId": "a1", "deviceType": "android", "deviceToken": "APA91b-gcm-token", "channels": ["news"]}
+        ]}
+        """#
+
+    @Test("iOS installations become FCM devices subscribed to their channels; a topic send reaches them")
+    func importParse() throws {
+        let emulator = try RunningEmulator()
+        let mapping = FileManager.default.temporaryDirectory.appendingPathComponent("tokens-\(UUID()).json")
+        defer { try? FileManager.default.removeItem(at: mapping) }
+        let run = try emulator.cli("messaging:import", "-", "--application", "com.example.app", "-o", mapping.path,
+            input: Self.installations)
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.output == "imported 3 iOS installations; topics: all (1), news (2), sports (1); "
+            + "skipped 1 without an iOS device token\n")
+        let tokens = try JSONValue(parsing: Data(contentsOf: mapping))
+        let i1 = try #require(tokens["i1"]?.stringValue)
+        let i2 = try #require(tokens["i2"]?.stringValue)
+        let i3 = try #require(tokens["i3"]?.stringValue)
+        #expect(try emulator.cli("messaging:send", "--topic", "news", "--data", "n=1").status == 0)
+        #expect(try emulator.cli("messaging:inbox", i1).output.contains("topic news"))
+        #expect(try emulator.cli("messaging:inbox", i2).output.contains("topic news"))
+        #expect(try emulator.cli("messaging:inbox", i3).output == "no messages for \(i3)\n")
+    }
+
+    @Test("bad APNs tokens and a missing bundle id are refused with the service's message")
+    func badInput() throws {
+        let emulator = try RunningEmulator()
+        let bad = try emulator.cli("messaging:import", "-", "--application", "com.example.app",
+            input: #"[{"objectId": "x", "deviceType": "ios", "deviceToken": "not-hex"}]"#)
+        #expect(bad.status != 0)
+        #expect(bad.errors.contains("apns_tokens[0] is not a hex APNs device token"), "\(bad.errors)")
+        let noApp = try emulator.cli("messaging:import", "-", input: "[]")
+        #expect(noApp.status != 0)
+        #expect(noApp.errors.contains("--application"), "\(noApp.errors)")
+    }
+}

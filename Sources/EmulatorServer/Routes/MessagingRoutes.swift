@@ -36,6 +36,18 @@ struct MessagingRoutes {
                 }
             }
         }
+        // APNs device tokens → FCM registration tokens (each becomes an emulated iOS device).
+        router.post("iid/v1:batchImport") { request, _ in
+            try requireAdmin(request)
+            var request = request
+            let body = try await request.jsonBody(limit: server.configuration.maxBodySize)
+            let batch = try FCMAPNsImportRequest.parse(body)
+            let tokens = try service.registerDevices(count: batch.apnsTokens.count, platform: "ios")
+            let results: [JSONValue] = zip(batch.apnsTokens, tokens).map { apns, token in
+                ["apns_token": .string(apns), "status": "OK", "registration_token": .string(token)]
+            }
+            return Response.json(["results": .array(results)])
+        }
         router.post("v1/projects/:project/registrations/:token/topicSubscriptions") { request, context in
             try requireAdmin(request)
             let subscription = try FCMTopicSubscriptionRequest.subscribe(

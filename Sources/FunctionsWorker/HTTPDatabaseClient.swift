@@ -25,8 +25,7 @@ public struct HTTPDatabaseClient: DatabaseClient {
     }
 
     public func handling(_ event: CloudEvent) -> any DatabaseClient {
-        let depth = event.extensions["chaindepth"].flatMap { Int($0.canonicalString) } ?? 0
-        return HTTPDatabaseClient(http: http, namespace: namespace, chainDepth: depth + 1)
+        return HTTPDatabaseClient(http: http, namespace: namespace, chainDepth: event.chainDepth + 1)
     }
 
     public func get(_ path: String) async throws -> JSONValue {

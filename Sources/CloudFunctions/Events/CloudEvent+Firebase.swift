@@ -2,6 +2,14 @@ import CloudEvents
 import Foundation
 
 extension CloudEvent {
+    /// How many function-made database writes led to this event (the `chaindepth` extension the
+    /// emulator sets; 0 when absent). A write made while handling it is one step deeper, which
+    /// is how runaway trigger loops are stopped.
+    public var chainDepth: Int {
+        get { extensions["chaindepth"].flatMap { Int($0.canonicalString) } ?? 0 }
+        set { extensions["chaindepth"] = newValue > 0 ? .integer(newValue) : nil }
+    }
+
     /// The event Remote Config emits when a template version is published or rolled back.
     ///
     /// `updateUser` always carries `name`, `email` and `imageUrl` (empty when unknown), since

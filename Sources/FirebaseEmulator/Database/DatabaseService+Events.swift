@@ -44,7 +44,7 @@ extension DatabaseService {
                     type: type, instance: namespace, ref: affected.path.description, before: renderedBefore,
                     delta: delta, location: location, host: databaseHost, authType: auth.authType,
                     authId: auth.authID, time: now)
-                if chainDepth > 0 { event.extensions["chaindepth"] = .integer(chainDepth) }
+                event.chainDepth = chainDepth
                 events.append(event)
             }
         }

@@ -23,8 +23,7 @@ public struct EmulatorDatabaseClient: DatabaseClient {
     }
 
     public func handling(_ event: CloudEvent) -> any DatabaseClient {
-        let depth = event.extensions["chaindepth"].flatMap { Int($0.canonicalString) } ?? 0
-        return EmulatorDatabaseClient(service: service, namespace: namespace, chainDepth: depth + 1)
+        return EmulatorDatabaseClient(service: service, namespace: namespace, chainDepth: event.chainDepth + 1)
     }
 
     public func get(_ path: String) async throws -> JSONValue {

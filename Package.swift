@@ -93,7 +93,7 @@ let package = Package(
         .executableTarget(
             name: "functions",
             dependencies: [
-                "EmulatorServer", "FirebaseEmulator", "CloudFunctions", "RemoteConfigClient",
+                "EmulatorServer", "FirebaseEmulator", "CloudFunctions", "RemoteConfigClient", "FunctionsWorker",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

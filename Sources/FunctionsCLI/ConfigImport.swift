@@ -2,6 +2,7 @@ import ArgumentParser
 import CloudFunctions
 import FirebaseEmulator
 import Foundation
+import FunctionsWorker
 
 /// `functions config:import FILE --from parse`: a Parse Config as Remote Config parameters.
 struct ConfigImport: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CloudFunctions
 import Foundation
+import FunctionsWorker
 
 /// `functions config:rollback N`: publishes an earlier version again, as a new version.
 struct ConfigRollback: AsyncParsableCommand {

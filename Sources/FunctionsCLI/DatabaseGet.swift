@@ -1,6 +1,7 @@
 import ArgumentParser
 import CloudFunctions
 import Foundation
+import FunctionsWorker
 
 /// `functions database:get PATH`: reads a Realtime Database location.
 struct DatabaseGet: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CloudFunctions
 import Foundation
+import FunctionsWorker
 
 /// `functions database:set PATH JSON`: writes a Realtime Database location (triggers fire).
 struct DatabaseSet: AsyncParsableCommand {

@@ -1,10 +1,7 @@
 import ArgumentParser
 import CloudFunctions
 import Foundation
-
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import FunctionsWorker
 
 /// `functions deploy`: builds the functions package, reads its manifest and deploys it to a
 /// running emulator, which starts and supervises the worker and routes events to it.

@@ -1,25 +1,10 @@
 import CloudFunctions
 import Foundation
-
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import FunctionsWorker
 
 /// A running emulator, as the CLI's commands call it: admin requests (`Bearer owner`) whose
 /// failures become one clear line.
 struct EmulatorAPI: Sendable {
-    /// An answer with a 2xx status.
-    struct Answer {
-        var status: Int
-        var headers: [String: String]
-        var body: Data
-
-        /// The body as JSON (`null` when it is empty).
-        func json() throws -> JSONValue {
-            body.isEmpty ? .null : try JSONValue(parsing: body)
-        }
-    }
-
     let base: URL
     let project: String
 
@@ -32,41 +17,17 @@ struct EmulatorAPI: Sendable {
         json: JSONValue? = nil,
         headers: [String: String] = [:],
         timeout: TimeInterval = 60
-    ) async throws -> Answer {
-        var components = URLComponents(url: base, resolvingAgainstBaseURL: false)!
-        components.path = (components.path.hasSuffix("/") ? String(components.path.dropLast()) : components.path) + path
-        if !query.isEmpty { components.queryItems = query }
-        guard let url = components.url else { throw CLIError("cannot form a URL from \(path)") }
-        var request = URLRequest(url: url)
-        request.httpMethod = method
-        request.timeoutInterval = timeout
-        request.setValue("Bearer owner", forHTTPHeaderField: "Authorization")
-        if let json {
-            request.httpBody = json.serializedData()
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        }
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        let data: Data
-        let response: URLResponse
+    ) async throws -> AdminHTTP.Answer {
         do {
-            (data, response) = try await URLSession.shared.data(for: request)
+            return try await AdminHTTP(baseURL: base).send(method, path, query: query, json: json, headers: headers,
+                timeout: timeout)
+        } catch let error as AdminHTTPError {
+            throw CLIError("\(method) \(path) failed (HTTP \(error.status)): "
+                + error.message.trimmingCharacters(in: .whitespacesAndNewlines))
         } catch {
             throw CLIError("cannot reach the emulator at \(base.absoluteString) "
                 + "(start it with `functions emulators:start`): \(error.localizedDescription)")
         }
-        let http = response as? HTTPURLResponse
-        let status = http?.statusCode ?? 0
-        guard (200..<300).contains(status) else {
-            let json = try? JSONValue(parsing: data)
-            let message = json?["error"]?["message"]?.stringValue ?? json?["error"]?.stringValue
-                ?? String(decoding: data.prefix(500), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            throw CLIError("\(method) \(path) failed (HTTP \(status)): \(message)")
-        }
-        var headers: [String: String] = [:]
-        for (name, value) in http?.allHeaderFields ?? [:] {
-            if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
-        }
-        return Answer(status: status, headers: headers, body: data)
     }
 
     /// `/emulator/v1/projects/{project}` + `rest`.

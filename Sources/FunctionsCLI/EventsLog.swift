@@ -1,6 +1,7 @@
 import ArgumentParser
 import CloudFunctions
 import Foundation
+import FunctionsWorker
 
 /// `functions events:log`: the emulator's events, each with its deliveries.
 struct EventsLog: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CloudFunctions
 import Foundation
+import FunctionsWorker
 
 /// `functions messaging:inbox TOKEN`: the messages delivered to an emulated device.
 struct MessagingInbox: AsyncParsableCommand {

@@ -5,31 +5,41 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The HTTP calls the Admin clients of a functions binary make to an emulator (or any
-/// Firebase-compatible base URL), as an administrator.
-struct AdminHTTP: Sendable {
+/// Admin calls to an emulator (or any Firebase-compatible base URL): what the Admin clients of a
+/// functions binary and the `functions` CLI send.
+public struct AdminHTTP: Sendable {
     /// An answer with a 2xx status.
-    struct Answer {
-        var status: Int
-        var headers: [String: String]
-        var body: Data
+    public struct Answer: Sendable {
+        /// The headers, with lower-cased names.
+        public var headers: [String: String]
+        /// The body.
+        public var body: Data
 
         /// The body as JSON; `null` when empty.
-        func json() throws -> JSONValue { body.isEmpty ? .null : try JSONValue(parsing: body) }
+        public func json() throws -> JSONValue { body.isEmpty ? .null : try JSONValue(parsing: body) }
     }
 
     /// The base URL, e.g. `http://127.0.0.1:4400`.
-    let baseURL: URL
+    public let baseURL: URL
     /// The bearer token sent; the emulator's admin credential is `owner`.
-    let bearerToken: String
+    public let bearerToken: String
 
-    /// Sends a request; an answer outside 2xx throws ``AdminHTTPError`` with the service's message.
-    func send(
+    /// Creates a client of `baseURL`.
+    public init(baseURL: URL, bearerToken: String = "owner") {
+        self.baseURL = baseURL
+        self.bearerToken = bearerToken
+    }
+
+    /// Sends a request to `path` under the base URL; an answer outside 2xx throws
+    /// ``AdminHTTPError`` with the service's message, a transport failure the URL error.
+    @discardableResult
+    public func send(
         _ method: String,
         _ path: String,
         query: [URLQueryItem] = [],
         json: JSONValue? = nil,
-        headers: [String: String] = [:]
+        headers: [String: String] = [:],
+        timeout: TimeInterval = 60
     ) async throws -> Answer {
         var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false)!
         components.percentEncodedPath = components.percentEncodedPath.trimmingSuffix("/") + path
@@ -37,6 +47,7 @@ struct AdminHTTP: Sendable {
         guard let url = components.url else { throw AdminHTTPError(status: 0, message: "malformed URL for \(path)") }
         var request = URLRequest(url: url)
         request.httpMethod = method
+        request.timeoutInterval = timeout
         request.setValue("Bearer \(bearerToken)", forHTTPHeaderField: "Authorization")
         if let json {
             request.httpBody = json.serializedData()
@@ -57,7 +68,7 @@ struct AdminHTTP: Sendable {
         for (name, value) in http?.allHeaderFields ?? [:] {
             if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }
         }
-        return Answer(status: status, headers: fields, body: data)
+        return Answer(headers: fields, body: data)
     }
 }
 

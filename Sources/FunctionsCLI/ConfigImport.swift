@@ -16,17 +16,13 @@ struct ConfigImport: AsyncParsableCommand {
             """
     )
 
-    enum Format: String, ExpressibleByArgument, CaseIterable {
-        case parse
-    }
-
     @OptionGroup var target: EmulatorOptions
 
     @Argument(help: "The export file ('-' reads stdin).")
     var file: String
 
     @Option(help: "The export's format.")
-    var from: Format = .parse
+    var from: ParseExportFormat = .parse
 
     @Flag(help: "Replace every parameter of the current template instead of merging.")
     var replace = false

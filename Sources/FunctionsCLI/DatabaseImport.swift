@@ -15,17 +15,13 @@ struct DatabaseImport: AsyncParsableCommand {
             """
     )
 
-    enum Format: String, ExpressibleByArgument, CaseIterable {
-        case parse
-    }
-
     @OptionGroup var target: EmulatorOptions
 
     @Argument(help: "The export file ('-' reads stdin).")
     var file: String
 
     @Option(help: "The export's format.")
-    var from: Format = .parse
+    var from: ParseExportFormat = .parse
 
     @Option(help: "Where the objects go, e.g. /scores.")
     var path: String

@@ -17,17 +17,13 @@ struct MessagingImport: AsyncParsableCommand {
             """
     )
 
-    enum Format: String, ExpressibleByArgument, CaseIterable {
-        case parse
-    }
-
     @OptionGroup var target: EmulatorOptions
 
     @Argument(help: "The _Installation export ('-' reads stdin).")
     var file: String
 
     @Option(help: "The export's format.")
-    var from: Format = .parse
+    var from: ParseExportFormat = .parse
 
     @Option(help: "The iOS app's bundle id.")
     var application: String

@@ -44,13 +44,7 @@ struct DeployRoutesTests {
         let token = try emulator.messaging.registerDevice(platform: "ios")
         _ = try emulator.messaging.subscribe(tokens: [token], to: "PUSH_RC")
         let server = EmulatorServer(emulator: emulator)
-        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let app = server.application { portContinuation.yield($0) }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await app.run() }
-            defer { server.deployments.stop() }
-            var iterator = ports.makeAsyncIterator()
-            let base = URL(string: "http://127.0.0.1:\(try #require(await iterator.next()))")!
+        try await server.withRunning { base in
             let projectURL = base.appendingPathComponent("emulator/v1/projects/demo")
 
             let (status, body) = try await Self.post(projectURL.appendingPathComponent("deployments"), [
@@ -90,7 +84,6 @@ struct DeployRoutesTests {
             #expect(failedStatus == 400)
             #expect(failedBody?["error"]?["message"]?.stringValue?.contains("before it was ready") == true)
             #expect(server.deployments.deployment?.supervisor.binary == Self.workerBinary)
-            group.cancelAll()
         }
     }
 }

@@ -16,16 +16,10 @@ struct HTTPAdminClientsTests {
         environment extra: [String: String] = [:],
         _ body: @Sendable (AdminClients, Int) async throws -> Void
     ) async throws {
-        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let app = EmulatorServer(emulator: emulator).application { portContinuation.yield($0) }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await app.run() }
-            var iterator = ports.makeAsyncIterator()
-            let port = try #require(await iterator.next())
-            let environment = ["FUNCTIONS_EMULATOR_URL": "http://127.0.0.1:\(port)", "GCLOUD_PROJECT": "demo"]
-                .merging(extra.mapValues { $0.replacingOccurrences(of: "PORT", with: String(port)) }) { $1 }
-            try await body(FunctionsWorker.adminClients(environment: environment), port)
-            group.cancelAll()
+        try await EmulatorServer(emulator: emulator).withRunning { base in
+            let environment = ["FUNCTIONS_EMULATOR_URL": base.absoluteString, "GCLOUD_PROJECT": "demo"]
+                .merging(extra.mapValues { $0.replacingOccurrences(of: "PORT", with: String(base.port ?? 0)) }) { $1 }
+            try await body(FunctionsWorker.adminClients(environment: environment), base.port ?? 0)
         }
     }
 

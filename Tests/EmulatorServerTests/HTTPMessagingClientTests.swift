@@ -14,14 +14,9 @@ struct HTTPMessagingClientTests {
         let emulator = try Emulator(project: "demo", directory: nil)
         let token = try emulator.messaging.registerDevice(platform: "ios")
         _ = try emulator.messaging.subscribe(tokens: [token], to: "PUSH_RC")
-        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let app = EmulatorServer(emulator: emulator).application { portContinuation.yield($0) }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await app.run() }
-            var iterator = ports.makeAsyncIterator()
-            let port = try #require(await iterator.next())
+        try await EmulatorServer(emulator: emulator).withRunning { base in
             let admin = FunctionsWorker.adminClients(environment: [
-                "FUNCTIONS_EMULATOR_URL": "http://127.0.0.1:\(port)", "GCLOUD_PROJECT": "demo",
+                "FUNCTIONS_EMULATOR_URL": base.absoluteString, "GCLOUD_PROJECT": "demo",
             ])
             let name = try await admin.messaging.send(PushConfig().message)
             #expect(name.hasPrefix("projects/demo/messages/"))
@@ -31,7 +26,6 @@ struct HTTPMessagingClientTests {
             } throws: { error in
                 (error as? AdminHTTPError)?.status == 400
             }
-            group.cancelAll()
         }
     }
 

@@ -14,13 +14,7 @@ struct RedeployTests {
         let token = try emulator.messaging.registerDevice(platform: "android")
         _ = try emulator.messaging.subscribe(tokens: [token], to: "PUSH_RC")
         let server = EmulatorServer(emulator: emulator)
-        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let app = server.application { portContinuation.yield($0) }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await app.run() }
-            defer { server.deployments.stop() }
-            var iterator = ports.makeAsyncIterator()
-            _ = try #require(await iterator.next())
+        try await server.withRunning { _ in
             let manifest = try FunctionsManifest(json: DeployRoutesTests.manifest().serializedData())
             _ = try await server.deployments.deploy(binary: DeployRoutesTests.workerBinary, manifest: manifest)
             let first = try #require(server.deployments.deployment?.supervisor.processIdentifier)
@@ -44,7 +38,6 @@ struct RedeployTests {
                 "\(log.map(\.deliveries))")
             // At least once: a delivery cut off by the switch may be sent again to the new worker.
             #expect(try emulator.messaging.inbox(token: token).count >= publishes)
-            group.cancelAll()
         }
     }
 }

@@ -21,24 +21,16 @@ struct RunningEmulator: Sendable {
     ) async throws {
         let emulator = try Emulator(project: project, directory: nil)
         let server = EmulatorServer(emulator: emulator)
-        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let app = server.application { portContinuation.yield($0) }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await app.run() }
-            defer { server.deployments.stop() }
-            var iterator = ports.makeAsyncIterator()
-            guard let port = await iterator.next() else { return }
-            try await body(RunningEmulator(emulator: emulator, server: server,
-                base: URL(string: "http://127.0.0.1:\(port)")!))
-            group.cancelAll()
+        try await server.withRunning { base in
+            try await body(RunningEmulator(emulator: emulator, server: server, base: base))
         }
     }
 
     /// Publishes a template whose parameters have these default values; returns its version.
     @discardableResult
-    func publish(_ values: [String: String], conditions: String = "") throws -> Int64 {
+    func publish(_ values: [String: String]) throws -> Int64 {
         let parameters = values.map { key, value in "\"\(key)\": {\"defaultValue\": {\"value\": \"\(value)\"}}" }
-        let json = "{\(conditions)\"parameters\": {\(parameters.joined(separator: ", "))}}"
+        let json = "{\"parameters\": {\(parameters.joined(separator: ", "))}}"
         let template = try RemoteConfigTemplate.decode(from: Data(json.utf8))
         return try emulator.remoteConfig.publish(template, ifMatch: "*").template.versionNumber
     }

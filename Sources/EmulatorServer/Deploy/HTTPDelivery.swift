@@ -61,7 +61,6 @@ enum HTTPDelivery {
             request.setValue(String(attempt), forHTTPHeaderField: "ce-attempt")
             request.httpBody = message.body
             let failure: any Error
-            let transportFailed: Bool
             do {
                 let (data, response) = try await URLSession.shared.data(for: request)
                 let status = (response as? HTTPURLResponse)?.statusCode ?? 0
@@ -70,16 +69,14 @@ enum HTTPDelivery {
                 failure = WorkerError(
                     message: "the worker answered \(status): " + text.trimmingCharacters(in: .whitespacesAndNewlines)
                 )
-                transportFailed = false
             } catch {
                 failure = error
-                transportFailed = true
             }
             // No answer at all may mean the worker died mid-request (and another process may
             // now hold its port): once the supervisor confirms it, wait for the restart and
             // send again, within this attempt's deadline.
             guard Date() < deadline else { throw failure }
-            if transportFailed || !supervisor.isCurrent(base) {
+            if !(failure is WorkerError) || !supervisor.isCurrent(base) {
                 guard await supervisor.hasExited(base, grace: .seconds(2)) else { throw failure }
                 supervisor.unreachable(base)
                 continue

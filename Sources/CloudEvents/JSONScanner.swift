@@ -1,7 +1,9 @@
-/// A minimal, strict JSON reader over UTF-8 bytes, enough to read an event envelope while
-/// keeping the `data` member's bytes exactly as they were written.
-struct JSONScanner {
-    enum Scalar {
+/// A minimal, strict JSON reader over UTF-8 bytes (RFC 8259: no trailing commas, comments or
+/// leading zeros; strings must be valid UTF-8 without unpaired surrogates), enough to read an
+/// event envelope while keeping the `data` member's bytes exactly as they were written.
+/// CloudFunctions' `JSONValue` parser reads scalars and strings with it too.
+package struct JSONScanner {
+    package enum Scalar {
         case string(String)
         case number(Substring)
         case bool(Bool)
@@ -9,23 +11,23 @@ struct JSONScanner {
     }
 
     let bytes: [UInt8]
-    private(set) var index = 0
+    package private(set) var index = 0
 
-    init(_ bytes: [UInt8]) {
+    package init(_ bytes: [UInt8]) {
         self.bytes = bytes
     }
 
-    var atEnd: Bool { index == bytes.count }
+    package var atEnd: Bool { index == bytes.count }
 
-    var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
+    package var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
 
-    mutating func skipWhitespace() {
+    package mutating func skipWhitespace() {
         while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) {
             index += 1
         }
     }
 
-    mutating func expect(_ byte: UInt8) throws(CloudEventError) {
+    package mutating func expect(_ byte: UInt8) throws(CloudEventError) {
         skipWhitespace()
         guard peek == byte else {
             throw error("expected '\(Character(Unicode.Scalar(byte)))'")
@@ -33,19 +35,19 @@ struct JSONScanner {
         index += 1
     }
 
-    mutating func consume(_ byte: UInt8) -> Bool {
+    package mutating func consume(_ byte: UInt8) -> Bool {
         skipWhitespace()
         guard peek == byte else { return false }
         index += 1
         return true
     }
 
-    func error(_ message: String) -> CloudEventError {
+    package func error(_ message: String) -> CloudEventError {
         CloudEventError(.invalidJSON, "\(message) at byte \(index)")
     }
 
     /// Reads a scalar value; objects and arrays are an error.
-    mutating func readScalar() throws(CloudEventError) -> Scalar {
+    package mutating func readScalar() throws(CloudEventError) -> Scalar {
         skipWhitespace()
         guard let byte = peek else { throw error("expected a value") }
         switch byte {
@@ -123,7 +125,7 @@ struct JSONScanner {
 
     private func isDigit(_ byte: UInt8) -> Bool { (0x30...0x39).contains(byte) }
 
-    mutating func readString() throws(CloudEventError) -> String {
+    package mutating func readString() throws(CloudEventError) -> String {
         skipWhitespace()
         guard peek == UInt8(ascii: "\"") else { throw error("expected a string") }
         index += 1
@@ -132,7 +134,7 @@ struct JSONScanner {
         while true {
             guard let byte = peek else { throw error("unterminated string") }
             if byte == UInt8(ascii: "\"") {
-                scalars.append(contentsOf: String(decoding: bytes[runStart..<index], as: UTF8.self).unicodeScalars)
+                try appendRun(from: runStart, to: &scalars)
                 index += 1
                 return String(scalars)
             }
@@ -141,11 +143,20 @@ struct JSONScanner {
                 index += 1
                 continue
             }
-            scalars.append(contentsOf: String(decoding: bytes[runStart..<index], as: UTF8.self).unicodeScalars)
+            try appendRun(from: runStart, to: &scalars)
             index += 1
             try scalars.append(readEscape())
             runStart = index
         }
+    }
+
+    /// Appends the unescaped bytes from `start` to the current index, which must be UTF-8.
+    private func appendRun(from start: Int, to scalars: inout String.UnicodeScalarView) throws(CloudEventError) {
+        guard start < index else { return }
+        guard let run = String(validating: bytes[start..<index], as: UTF8.self) else {
+            throw error("invalid UTF-8 in string")
+        }
+        scalars.append(contentsOf: run.unicodeScalars)
     }
 
     private mutating func readEscape() throws(CloudEventError) -> Unicode.Scalar {

@@ -13,7 +13,9 @@ import Foundation
 /// ```
 /// With `FUNCTIONS_MANIFEST_OUTPUT_PATH` set, `main` writes the manifest there and exits 0.
 /// Otherwise it serves the functions on `PORT` (0 or unset: any free port) at 127.0.0.1
-/// (`HOST` to change it), printing `ready: http://HOST:PORT` once it accepts events.
+/// (`HOST` to change it), printing `ready: http://HOST:PORT` once it accepts events. With
+/// `FUNCTIONS_STOP_ON_STDIN_EOF=true` (the emulator sets it) it also stops when its standard
+/// input closes, so that it never outlives the emulator that started it.
 /// Registration problems print one line on stderr and exit 1.
 public protocol FunctionsApp {
     /// Adds the app's functions.
@@ -104,7 +106,8 @@ extension FunctionsWorker {
         }
         do {
             let worker = try FunctionsWorker(functions: functions, admin: admin)
-            try await worker.run(host: host, port: port) { port in
+            let stdin = environment["FUNCTIONS_STOP_ON_STDIN_EOF"] == "true"
+            try await worker.run(host: host, port: port, stopWhenStandardInputCloses: stdin) { port in
                 standardOutput("ready: http://\(host):\(port)\n")
             }
             return 0

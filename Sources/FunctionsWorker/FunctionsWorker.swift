@@ -76,15 +76,32 @@ public struct FunctionsWorker: Sendable {
         return router
     }
 
-    /// Serves on `host:port` (0 = any free port) until `/__/quitquitquit` or cancellation.
+    /// Serves on `host:port` (0 = any free port) until `/__/quitquitquit`, SIGTERM, SIGINT or
+    /// cancellation, each of which shuts down gracefully.
     ///
-    /// - Parameter onReady: gets the port once the server accepts connections.
+    /// - Parameters:
+    ///   - stopWhenStandardInputCloses: also shut down when standard input reaches end of file:
+    ///     the emulator starts workers with a pipe there, which closes when it dies.
+    ///   - onReady: gets the port once the server accepts connections.
     public func run(
         host: String = "127.0.0.1",
         port: Int = 0,
+        stopWhenStandardInputCloses: Bool = false,
         onReady: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
         let (quitSignal, quitContinuation) = AsyncStream.makeStream(of: Void.self)
+        if stopWhenStandardInputCloses {
+            // A blocking read on a thread of its own; it ends with the process if input never closes.
+            Thread.detachNewThread {
+                var buffer = [UInt8](repeating: 0, count: 256)
+                while true {
+                    let count = read(0, &buffer, buffer.count)
+                    if count > 0 || (count < 0 && errno == EINTR) { continue }
+                    break
+                }
+                quitContinuation.yield()
+            }
+        }
         let app = Application(
             router: router(quit: { quitContinuation.yield() }),
             configuration: .init(address: .hostname(host, port: port)),

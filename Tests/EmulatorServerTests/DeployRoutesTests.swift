@@ -29,11 +29,13 @@ struct DeployRoutesTests {
         return try JSONValue(parsing: Data(contentsOf: output))
     }
 
-    static func post(_ url: URL, _ body: JSONValue) async throws -> (Int, JSONValue?) {
+    static func post(_ url: URL, _ body: JSONValue, headers: [String: String] = [
+        "Authorization": "Bearer owner", "Content-Type": "application/json",
+    ]) async throws -> (Int, JSONValue?) {
         var request = URLRequest(url: url)
         request.httpMethod = "POST"
         request.httpBody = body.serializedData()
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         let (data, response) = try await URLSession.shared.data(for: request)
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, try? JSONValue(parsing: data))
     }
@@ -78,11 +80,15 @@ struct DeployRoutesTests {
             #expect(badBody?["error"]?["message"]?.stringValue?.contains("not an executable") == true)
 
             // A binary that exits before it serves fails the deployment and keeps the old one.
+            let folder = try ScriptBuildFolder()
+            let failing = try folder.script("failing", "echo starting up; exit 3")
             let (failedStatus, failedBody) = try await Self.post(projectURL.appendingPathComponent("deployments"), [
-                "binary": "/bin/false", "manifest": try Self.manifest(),
+                "binary": .string(failing.path), "manifest": try Self.manifest(),
             ])
             #expect(failedStatus == 400)
-            #expect(failedBody?["error"]?["message"]?.stringValue?.contains("before it was ready") == true)
+            let message = failedBody?["error"]?["message"]?.stringValue ?? ""
+            #expect(message.contains("exited with status 3 before it was ready"), "\(message)")
+            #expect(message.contains("starting up"), "\(message)")
             #expect(server.deployments.deployment?.supervisor.binary == Self.workerBinary)
         }
     }

@@ -49,7 +49,7 @@ struct EmulatorDeadLetterRoutesTests {
                 #expect(letter["time"]?.stringValue?.hasSuffix("Z") == true)
                 return try #require(letter["id"]?.stringValue)
             }
-            try await client.execute(uri: "/emulator/v1/projects/demo/deadLetters:replay", method: .post,
+            try await client.execute(uri: "/emulator/v1/projects/demo/deadLetters:replay", method: .post, headers: [.authorization: "Bearer owner"],
                 body: ByteBuffer(string: #"{"id": \#(JSONValue.string(id).serialized())}"#)) { response in
                 #expect(response.status == .ok)
                 #expect(Self.json(response) == ["id": .string(id), "replayed": true])
@@ -59,7 +59,7 @@ struct EmulatorDeadLetterRoutesTests {
             try await client.execute(uri: "/emulator/v1/projects/demo/deadLetters", method: .get) { response in
                 #expect(Self.json(response) == ["deadLetters": []])
             }
-            try await client.execute(uri: "/emulator/v1/projects/demo/deadLetters:replay", method: .post,
+            try await client.execute(uri: "/emulator/v1/projects/demo/deadLetters:replay", method: .post, headers: [.authorization: "Bearer owner"],
                 body: ByteBuffer(string: #"{"id": \#(JSONValue.string(id).serialized())}"#)) { response in
                 #expect(response.status == .notFound)
                 #expect(Self.json(response)?["error"]?["status"] == "NOT_FOUND")
@@ -75,12 +75,12 @@ struct EmulatorDeadLetterRoutesTests {
                 #expect(response.status == .ok)
                 #expect(Self.json(response) == ["deadLetters": []])
             }
-            try await client.execute(uri: "/emulator/v1/projects/demo/deadLetters:replay", method: .post,
+            try await client.execute(uri: "/emulator/v1/projects/demo/deadLetters:replay", method: .post, headers: [.authorization: "Bearer owner"],
                 body: ByteBuffer(string: "{}")) { response in
                 #expect(response.status == .badRequest)
                 #expect(Self.json(response)?["error"]?["status"] == "INVALID_ARGUMENT")
             }
-            try await client.execute(uri: "/emulator/v1/projects/demo/deadLetters:replay", method: .post,
+            try await client.execute(uri: "/emulator/v1/projects/demo/deadLetters:replay", method: .post, headers: [.authorization: "Bearer owner"],
                 body: ByteBuffer(string: #"{"id": "nope"}"#)) { #expect($0.status == .notFound) }
         }
     }

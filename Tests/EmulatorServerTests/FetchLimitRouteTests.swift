@@ -20,11 +20,11 @@ struct FetchLimitRouteTests {
             for body in [#"{"count": 1e30, "windowSeconds": 60}"#, #"{"count": 5, "windowSeconds": 1e30}"#,
                 #"{"count": -1, "windowSeconds": 60}"#, #"{"count": 1.5, "windowSeconds": 60}"#, #"{"count": 5}"#]
             {
-                try await client.execute(uri: limit, method: .put, body: ByteBuffer(string: body)) {
+                try await client.execute(uri: limit, method: .put, headers: [.authorization: "Bearer owner"], body: ByteBuffer(string: body)) {
                     #expect($0.status == .badRequest, "\(body)")
                 }
             }
-            try await client.execute(uri: limit, method: .put,
+            try await client.execute(uri: limit, method: .put, headers: [.authorization: "Bearer owner"],
                 body: ByteBuffer(string: #"{"count": 1, "windowSeconds": 3600}"#)) { #expect($0.status == .ok) }
             try await client.execute(uri: fetch, method: .post, body: ByteBuffer(string: Self.fetchBody)) {
                 #expect($0.status == .ok)
@@ -32,7 +32,7 @@ struct FetchLimitRouteTests {
             try await client.execute(uri: fetch, method: .post, body: ByteBuffer(string: Self.fetchBody)) {
                 #expect($0.status == .tooManyRequests)
             }
-            try await client.execute(uri: limit, method: .put, body: ByteBuffer(string: "{}")) {
+            try await client.execute(uri: limit, method: .put, headers: [.authorization: "Bearer owner"], body: ByteBuffer(string: "{}")) {
                 #expect($0.status == .ok)
             }
             try await client.execute(uri: fetch, method: .post, body: ByteBuffer(string: Self.fetchBody)) {

@@ -34,10 +34,21 @@ public struct DatabaseReference: Sendable {
     let client: any DatabaseClient
     /// The path, without leading or trailing slashes.
     public let path: String
+    /// Set when the path was built with an empty segment (`users/` from `"users/\(uid)"` with an
+    /// empty `uid`, or `a//b`): every operation then fails instead of acting on the parent.
+    private let emptySegment: String?
 
     init(client: any DatabaseClient, path: String) {
         self.client = client
+        let relative = path.hasPrefix("/") ? path.dropFirst() : Substring(path)
+        let hasEmpty = !relative.isEmpty && relative.split(separator: "/", omittingEmptySubsequences: false).contains("")
+        self.emptySegment = hasEmpty ? path : nil
         self.path = path.split(separator: "/").joined(separator: "/")
+    }
+
+    private func checkedPath() throws -> String {
+        if let emptySegment { throw DatabasePathError(path: emptySegment) }
+        return path
     }
 
     /// The last path segment, `nil` at the root.
@@ -45,31 +56,40 @@ public struct DatabaseReference: Sendable {
 
     /// A reference to a child path.
     public func child(_ path: String) -> DatabaseReference {
-        DatabaseReference(client: client, path: self.path + "/" + path)
+        DatabaseReference(client: client, path: (emptySegment ?? self.path) + "/" + path)
     }
 
     /// Reads the value here.
     public func get() async throws -> DataSnapshot {
-        DataSnapshot(try await client.get(path), path: path)
+        DataSnapshot(try await client.get(checkedPath()), path: path)
     }
 
     /// Replaces the value here.
-    public func set(_ value: JSONValue) async throws { try await client.set(path, value) }
+    public func set(_ value: JSONValue) async throws { try await client.set(checkedPath(), value) }
 
     /// Replaces the value here with an encodable value.
     public func set(encoding value: some Encodable) async throws {
-        try await client.set(path, JSONValue(encoding: value))
+        try await client.set(checkedPath(), JSONValue(encoding: value))
     }
 
     /// Sets the given children.
-    public func update(_ values: [String: JSONValue]) async throws { try await client.update(path, values) }
+    public func update(_ values: [String: JSONValue]) async throws { try await client.update(checkedPath(), values) }
 
     /// Adds a child with a push id.
     @discardableResult
     public func push(_ value: JSONValue) async throws -> DatabaseReference {
-        child(try await client.push(path, value))
+        child(try await client.push(checkedPath(), value))
     }
 
     /// Deletes the value here.
-    public func remove() async throws { try await client.delete(path) }
+    public func remove() async throws { try await client.delete(checkedPath()) }
+}
+
+/// A database path with an empty segment, such as `users/` built from `"users/\(uid)"` with an
+/// empty `uid`: acting on it would act on the parent instead.
+public struct DatabasePathError: Error, Sendable, CustomStringConvertible {
+    /// The path as it was given.
+    public var path: String
+
+    public var description: String { "the database path '\(path)' has an empty segment" }
 }

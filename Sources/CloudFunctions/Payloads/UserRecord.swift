@@ -71,7 +71,11 @@ public struct UserRecord: Sendable, Hashable, Codable {
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: AnyCodingKey.self)
-        uid = try c.string("uid", "localId") ?? ""
+        guard let uid = try c.string("uid", "localId"), !uid.isEmpty else {
+            throw DecodingError.keyNotFound(AnyCodingKey("uid"), DecodingError.Context(
+                codingPath: c.codingPath, debugDescription: "a user record needs a non-empty uid"))
+        }
+        self.uid = uid
         email = try c.string("email")
         emailVerified = try c.bool("emailVerified", "email_verified")
         displayName = try c.string("displayName", "display_name")

@@ -3,15 +3,16 @@ import Foundation
 extension JSONValue {
     /// The value as compact JSON text.
     ///
-    /// - Parameter sortedKeys: write object keys in byte order, for a stable form.
-    public func serialized(sortedKeys: Bool = false) -> String {
+    /// - Parameter sortedKeys: write object keys in byte order (the default), so that equal
+    ///   values always serialise to the same bytes; `false` skips the sort.
+    public func serialized(sortedKeys: Bool = true) -> String {
         var output = ""
         write(to: &output, sortedKeys: sortedKeys)
         return output
     }
 
     /// The value as compact UTF-8 JSON.
-    public func serializedData(sortedKeys: Bool = false) -> Data {
+    public func serializedData(sortedKeys: Bool = true) -> Data {
         Data(serialized(sortedKeys: sortedKeys).utf8)
     }
 

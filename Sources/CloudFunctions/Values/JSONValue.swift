@@ -56,17 +56,19 @@ public enum JSONValue: Sendable, Hashable {
 }
 
 extension JSONValue {
-    /// Parses UTF-8 JSON text.
+    /// Parses UTF-8 JSON text, strictly as RFC 8259 defines it: trailing commas, comments,
+    /// non-finite or out-of-range numbers, invalid UTF-8 and nesting deeper than 512 levels
+    /// are refused.
     ///
-    /// - Throws: `DecodingError` when the text is not JSON.
-    public init(parsing data: Data) throws {
-        self = try JSONDecoder().decode(JSONValue.self, from: data)
+    /// - Throws: ``JSONSyntaxError`` when the text is not JSON.
+    public init(parsing data: Data) throws(JSONSyntaxError) {
+        self = try StrictJSONParser.parse([UInt8](data))
     }
 
-    /// Parses JSON text.
+    /// Parses JSON text, strictly.
     ///
-    /// - Throws: `DecodingError` when the text is not JSON.
-    public init(parsing text: String) throws {
+    /// - Throws: ``JSONSyntaxError`` when the text is not JSON.
+    public init(parsing text: String) throws(JSONSyntaxError) {
         try self.init(parsing: Data(text.utf8))
     }
 

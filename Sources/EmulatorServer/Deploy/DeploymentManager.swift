@@ -23,12 +23,14 @@ public final class DeploymentManager: Sendable {
 
     let emulator: Emulator
     let baseURL: @Sendable () -> URL?
+    let startTimeout: Duration
     let logger: Logger
     private let current = Mutex<Deployment?>(nil)
 
-    init(emulator: Emulator, baseURL: @escaping @Sendable () -> URL?, logger: Logger) {
+    init(emulator: Emulator, baseURL: @escaping @Sendable () -> URL?, startTimeout: Duration, logger: Logger) {
         self.emulator = emulator
         self.baseURL = baseURL
+        self.startTimeout = startTimeout
         self.logger = logger
     }
 
@@ -40,10 +42,11 @@ public final class DeploymentManager: Sendable {
     /// - Throws: ``RegistryError`` for a malformed manifest, ``WorkerError`` when the worker
     ///   does not start.
     public func deploy(binary: URL, manifest: FunctionsManifest, only: [String]? = nil) async throws -> Deployment {
-        let supervisor = WorkerSupervisor(binary: binary, environment: workerEnvironment(), logger: logger)
+        let supervisor = WorkerSupervisor(binary: binary, environment: workerEnvironment(), startTimeout: startTimeout,
+            logger: logger)
         var (functions, skipped) = try HTTPDelivery.registry(manifest: manifest, supervisor: supervisor)
         if let only { functions = try functions.only(only) }
-        try await supervisor.start()
+        try await withTaskCancellationHandler { try await supervisor.start() } onCancel: { supervisor.stop() }
         let deployment = Deployment(manifest: manifest, supervisor: supervisor, skipped: skipped, time: Date())
         do {
             try await emulator.deploy(functions)
@@ -64,7 +67,7 @@ public final class DeploymentManager: Sendable {
     func workerEnvironment() -> [String: String] {
         var environment = [
             "PORT": "0", "HOST": "127.0.0.1", "GCLOUD_PROJECT": emulator.project,
-            "GOOGLE_CLOUD_PROJECT": emulator.project,
+            "GOOGLE_CLOUD_PROJECT": emulator.project, "FUNCTIONS_STOP_ON_STDIN_EOF": "true",
         ]
         if let base = baseURL(), let host = base.host, let port = base.port {
             environment["FUNCTIONS_EMULATOR_URL"] = base.absoluteString

@@ -1,37 +1,69 @@
 import Foundation
 import Logging
+import Subprocess
 import Synchronization
+
+#if canImport(System)
+import System
+#else
+import SystemPackage
+#endif
 
 /// Runs an author's functions binary as a child process, waits for its ready line, and
 /// restarts it when it exits unexpectedly. Callers wait for ``baseURL()``, which suspends
 /// while the worker is starting or restarting, so events are held, not lost.
+///
+/// The child starts with a clean signal mask and default signal handlers (swift-subprocess
+/// resets them), so any program stops on SIGTERM. Its standard input is a pipe the emulator
+/// holds open and never writes: when the emulator dies, even by SIGKILL, the child reads end
+/// of file, and workers built with this package exit on it. A launch that prints no
+/// `ready: URL` line within ``startTimeout`` is killed; only the last 16 KiB of its output is
+/// kept, to explain the failure.
 public final class WorkerSupervisor: Sendable {
     /// What the supervisor knows about the worker.
     public enum Status: String, Sendable {
         case starting, running, restarting, stopped
     }
 
+    /// How much of a worker's output is kept.
+    static let outputLimit = 16 * 1024
+    /// The longest line read whole; the ready line is far shorter.
+    static let lineLimit = 4096
+
     private struct State {
-        var process: Process?
+        /// Counts launches; each exit belongs to one.
+        var generation = 0
+        var processIdentifier: Int32?
         var url: URL?
         var status: Status = .starting
-        var waiters: [CheckedContinuation<URL, any Error>] = []
+        var readyWaiters: [Int: CheckedContinuation<URL, any Error>] = [:]
+        var exitWaiters: [Int: (generation: Int, continuation: CheckedContinuation<Void, Never>)] = [:]
+        var nextWaiter = 0
         var restarts = 0
-        var output = ""
+        /// The end of the current launch's output, for error messages.
+        var output: [UInt8] = []
+        /// The current line, until its newline arrives.
+        var line: [UInt8] = []
         /// Whether any launch reached its ready line; a binary that never does is not restarted.
         var everReady = false
+        /// Why the worker stopped before it was ever ready.
+        var failure: String?
+        var task: Task<Void, Never>?
     }
 
     /// The binary.
     public let binary: URL
+    /// How long a launch may take to print its ready line.
+    public let startTimeout: Duration
     let environment: [String: String]
     let logger: Logger
     private let state = Mutex(State())
 
     /// Creates a supervisor; call ``start()``.
-    public init(binary: URL, environment: [String: String], logger: Logger) {
+    public init(binary: URL, environment: [String: String], startTimeout: Duration = .seconds(30), logger: Logger) {
         self.binary = binary
         self.environment = environment
+        self.startTimeout = startTimeout
         self.logger = logger
     }
 
@@ -42,45 +74,104 @@ public final class WorkerSupervisor: Sendable {
 
     /// The worker's process id, while it runs.
     public var processIdentifier: Int32? {
-        state.withLock { $0.process?.isRunning == true ? $0.process?.processIdentifier : nil }
+        state.withLock { $0.processIdentifier }
     }
 
     /// Launches the worker and waits until it serves.
     ///
-    /// - Throws: when the binary cannot be launched or exits before it is ready.
+    /// - Throws: ``WorkerError`` when the binary cannot be launched, exits before it is ready,
+    ///   or prints no ready line within ``startTimeout`` (it is killed then); also when the
+    ///   calling task is cancelled (the worker is stopped).
     public func start() async throws {
-        try launch()
-        _ = try await baseURL()
+        let task = Task { await self.supervise() }
+        state.withLock { $0.task = task }
+        let timeout = startTimeout
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { _ = try await self.baseURL() }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    throw WorkerError(message: "\(self.binary.path) printed no 'ready: URL' line within \(timeout)")
+                }
+                defer { group.cancelAll() }
+                try await group.next()
+            }
+        } catch {
+            await stopAndWait()
+            let output = state.withLock { String(decoding: $0.output, as: UTF8.self) }
+            let message = (error as? WorkerError)?.message ?? "the start was abandoned"
+            if output.isEmpty { throw WorkerError(message: message) }
+            throw WorkerError(message: message + ": " + output.suffix(2000))
+        }
     }
 
     /// The worker's base URL, once it serves.
+    /// Cancelling the calling task ends the wait with `CancellationError`.
     public func baseURL() async throws -> URL {
-        try await withCheckedThrowingContinuation { continuation in
-            let ready = state.withLock { state -> Result<URL, any Error>? in
-                if let url = state.url, state.status == .running { return .success(url) }
-                if state.status == .stopped { return .failure(WorkerError(message: "the worker was stopped")) }
-                state.waiters.append(continuation)
-                return nil
+        let id = newWaiterID()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let ready = state.withLock { state -> Result<URL, any Error>? in
+                    if let url = state.url, state.status == .running { return .success(url) }
+                    if state.status == .stopped {
+                        return .failure(WorkerError(message: state.failure ?? "the worker was stopped"))
+                    }
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    state.readyWaiters[id] = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(with: ready) }
             }
-            if let ready { continuation.resume(with: ready) }
+        } onCancel: {
+            state.withLock { $0.readyWaiters.removeValue(forKey: id) }?.resume(throwing: CancellationError())
+        }
+    }
+
+    private func newWaiterID() -> Int {
+        state.withLock { state in
+            defer { state.nextWaiter += 1 }
+            return state.nextWaiter
         }
     }
 
     /// Whether `url` is the address of the worker process that is running now.
     func isCurrent(_ url: URL) -> Bool {
-        state.withLock { $0.url == url && $0.status == .running && $0.process?.isRunning == true }
+        state.withLock { $0.url == url && $0.status == .running }
     }
 
     /// Waits up to `grace` for the worker process at `url` to be gone (exited or replaced);
     /// false when it still runs then. A killed process is reaped a moment after its
     /// connections break.
     func hasExited(_ url: URL, grace: Duration) async -> Bool {
-        let end = ContinuousClock.now + grace
-        while isCurrent(url) {
-            guard ContinuousClock.now < end else { return false }
-            try? await Task.sleep(for: .milliseconds(10))
+        guard let generation = state.withLock({ $0.url == url && $0.status == .running ? $0.generation : nil })
+        else { return true }
+        return await withTaskGroup(of: Bool.self) { group in
+            group.addTask { await self.exit(of: generation); return true }
+            group.addTask {
+                try? await Task.sleep(for: grace)
+                return false
+            }
+            defer { group.cancelAll() }
+            return await group.next() ?? false
         }
-        return true
+    }
+
+    /// Returns once launch `generation` has exited, or when the calling task is cancelled.
+    private func exit(of generation: Int) async {
+        let id = newWaiterID()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let done = state.withLock { state in
+                    guard state.generation == generation, state.processIdentifier != nil, !Task.isCancelled
+                    else { return true }
+                    state.exitWaiters[id] = (generation, continuation)
+                    return false
+                }
+                if done { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.exitWaiters.removeValue(forKey: id) }?.continuation.resume()
+        }
     }
 
     /// Marks the worker at `url` unreachable (a delivery could not connect): later callers
@@ -91,94 +182,134 @@ public final class WorkerSupervisor: Sendable {
         }
     }
 
-    /// Stops the worker for good.
+    /// Stops the worker for good: it gets SIGTERM, and SIGKILL if it still runs 5 seconds later.
     public func stop() {
-        let (process, waiters) = state.withLock { state in
+        let (task, waiters) = state.withLock { state in
             state.status = .stopped
-            defer { state.waiters = [] }
-            return (state.process, state.waiters)
+            defer { state.readyWaiters = [:] }
+            return (state.task, state.readyWaiters.values)
         }
-        process?.terminate()
+        task?.cancel()
         for waiter in waiters { waiter.resume(throwing: WorkerError(message: "the worker was stopped")) }
     }
 
-    private func launch() throws {
-        let process = Process()
-        process.executableURL = binary
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        let output = Pipe()
-        process.standardOutput = output
-        output.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                return
+    /// Stops the worker and waits until its process is gone.
+    public func stopAndWait() async {
+        stop()
+        await state.withLock { $0.task }?.value
+    }
+
+    /// Launches the binary again and again until stopped, or until a launch fails before it
+    /// was ever ready.
+    private func supervise() async {
+        var options = PlatformOptions()
+        options.teardownSequence = [.gracefulShutDown(allowedDurationToNextStep: .seconds(5))]
+        let environment = Environment.inherit.updating(Dictionary(uniqueKeysWithValues:
+            self.environment.compactMap { key, value in Environment.Key(rawValue: key).map { ($0, value) } }))
+        while !Task.isCancelled {
+            let generation = state.withLock { state in
+                state.generation += 1
+                state.url = nil
+                state.output = []
+                state.line = []
+                if state.status != .stopped { state.status = state.restarts == 0 ? .starting : .restarting }
+                return state.generation
             }
-            self?.received(String(decoding: data, as: UTF8.self), from: process)
-        }
-        process.terminationHandler = { [weak self] process in self?.exited(process) }
-        state.withLock { state in
-            state.process = process
-            state.url = nil
-            state.output = ""
-            if state.status != .stopped { state.status = state.restarts == 0 ? .starting : .restarting }
-        }
-        do {
-            try process.run()
-        } catch {
-            throw WorkerError(message: "cannot launch \(binary.path): \(error)")
+            let outcome: String
+            do {
+                let result = try await run(
+                    .path(FilePath(binary.path)), environment: environment, platformOptions: options,
+                    input: .inputWriter, output: .sequence, error: .currentStandardError
+                ) { execution in
+                    self.launched(execution.processIdentifier.value, generation: generation)
+                    for try await buffer in execution.standardOutput {
+                        buffer.withUnsafeBytes { self.received($0, generation: generation) }
+                    }
+                }
+                outcome = switch result.terminationStatus {
+                case .exited(let code): "exited with status \(code)"
+                case .signaled(let signal): "was killed by signal \(signal)"
+                }
+            } catch {
+                outcome = "could not be run: \(error)"
+            }
+            guard let delay = exited(generation: generation, outcome: outcome) else { return }
+            try? await Task.sleep(for: delay)
         }
     }
 
-    private func received(_ text: String, from process: Process) {
-        let waiters = state.withLock { state -> [CheckedContinuation<URL, any Error>] in
-            guard state.process === process, state.url == nil else { return [] }
-            state.output += text
-            guard let line = state.output.split(separator: "\n").first(where: { $0.hasPrefix("ready: ") }),
-                let url = URL(string: String(line.dropFirst("ready: ".count)))
-            else { return [] }
-            state.url = url
+    private func launched(_ processIdentifier: Int32, generation: Int) {
+        state.withLock { state in
+            if state.generation == generation { state.processIdentifier = processIdentifier }
+        }
+    }
+
+    /// Keeps the tail of the output and looks for the ready line; lines after it are logged.
+    private func received(_ bytes: UnsafeRawBufferPointer, generation: Int) {
+        var logged: [String] = []
+        let waiters = state.withLock { state -> (URL, Dictionary<Int, CheckedContinuation<URL, any Error>>.Values)? in
+            guard state.generation == generation else { return nil }
+            if state.url == nil {
+                state.output.append(contentsOf: bytes)
+                if state.output.count > Self.outputLimit { state.output.removeFirst(state.output.count - Self.outputLimit) }
+            }
+            var ready: URL?
+            for byte in bytes {
+                guard byte == UInt8(ascii: "\n") else {
+                    if state.line.count < Self.lineLimit { state.line.append(byte) }
+                    continue
+                }
+                let line = String(decoding: state.line, as: UTF8.self)
+                state.line.removeAll(keepingCapacity: true)
+                if state.url == nil, ready == nil, line.hasPrefix("ready: "),
+                    let url = URL(string: String(line.dropFirst("ready: ".count)))
+                {
+                    ready = url
+                } else if state.url != nil || ready != nil {
+                    logged.append(line)
+                }
+            }
+            guard let ready, state.status != .stopped else { return nil }
+            state.url = ready
             state.status = .running
             state.everReady = true
-            defer { state.waiters = [] }
-            return state.waiters
+            state.output = []
+            defer { state.readyWaiters = [:] }
+            return (ready, state.readyWaiters.values)
         }
-        guard let url = waiters.isEmpty ? nil : state.withLock({ $0.url }) else { return }
-        for waiter in waiters { waiter.resume(returning: url) }
+        for line in logged { logger.info("\(line)", metadata: ["worker": "\(binary.lastPathComponent)"]) }
+        if let (url, waiters) = waiters {
+            for waiter in waiters { waiter.resume(returning: url) }
+        }
     }
 
-    private func exited(_ process: Process) {
-        let (restart, failed) = state.withLock { state -> (Bool, [CheckedContinuation<URL, any Error>]) in
-            guard state.process === process, state.status != .stopped else { return (false, []) }
-            guard state.everReady else {
-                // It never served: restarting would only fail again.
+    /// Records the end of launch `generation`: the delay before the next launch, or nil to
+    /// stop (stopped, or it was never ready: restarting would only fail again).
+    private func exited(generation: Int, outcome: String) -> Duration? {
+        let (delay, failed, exitWaiters) = state.withLock { state in
+            state.processIdentifier = nil
+            state.url = nil
+            let exitWaiters = state.exitWaiters.filter { $0.value.generation == generation }
+            for id in exitWaiters.keys { state.exitWaiters.removeValue(forKey: id) }
+            guard state.status != .stopped, state.everReady else {
+                if state.status != .stopped { state.failure = "\(binary.path) \(outcome) before it was ready" }
                 state.status = .stopped
-                defer { state.waiters = [] }
-                return (false, state.waiters)
+                defer { state.readyWaiters = [:] }
+                return (Duration?.none, Array(state.readyWaiters.values), exitWaiters)
             }
             state.restarts += 1
-            state.url = nil
             state.status = .restarting
-            return (true, [])
+            // A worker that keeps crashing is restarted at most every few seconds.
+            return (Duration.milliseconds(min(state.restarts - 1, 20) * 250), [], exitWaiters)
         }
-        let output = state.withLock { $0.output }.suffix(2000)
+        for waiter in exitWaiters.values { waiter.continuation.resume() }
         for waiter in failed {
-            waiter.resume(throwing: WorkerError(
-                message: "\(binary.path) exited with status \(process.terminationStatus) before it was ready"
-                    + (output.isEmpty ? "" : ": \(output)")
-            ))
+            waiter.resume(throwing: WorkerError(message: "\(binary.path) \(outcome) before it was ready"))
         }
-        guard restart else { return }
-        // A worker that keeps crashing is restarted at most every few seconds.
-        let restarts = state.withLock { $0.restarts }
-        Thread.sleep(forTimeInterval: min(Double(restarts - 1), 20) * 0.25)
-        logger.warning(
-            "the functions worker exited; restarting it", metadata: ["status": "\(process.terminationStatus)"])
-        do {
-            try launch()
-        } catch {
-            logger.error("cannot restart the functions worker", metadata: ["error": "\(error)"])
+        if delay != nil {
+            logger.warning("the functions worker \(outcome); restarting it")
         }
+        return delay
     }
 }
 

@@ -12,15 +12,19 @@ struct DeployRoutes {
 
     func add(to router: Router<EmulatorRequestContext>) {
         let group = router.group("emulator/v1/projects/:project")
-        group.post("deployments") { request, _ in
+        // Admin only (EmulatorAdminMiddleware), JSON only (a browser cannot send that across
+        // origins without asking first), and only a binary that `swift build` made.
+        group.post("deployments") { request, context in
+            guard request.headers[.contentType]?.lowercased().hasPrefix("application/json") == true else {
+                throw ServiceError(status: "INVALID_ARGUMENT", httpStatus: 415,
+                    message: "A deployment must be sent as Content-Type: application/json.")
+            }
             var request = request
             let body = try await request.jsonBody(limit: server.configuration.maxBodySize)
             guard let path = body["binary"]?.stringValue, !path.isEmpty else {
                 throw ServiceError.invalidArgument("binary is required: the path of the functions executable")
             }
-            guard FileManager.default.isExecutableFile(atPath: path) else {
-                throw ServiceError.invalidArgument("binary '\(path)' is not an executable file")
-            }
+            let binary = try Self.builtBinary(path)
             let manifest: FunctionsManifest
             do {
                 manifest = try FunctionsManifest(json: (body["manifest"] ?? .null).serializedData())
@@ -30,8 +34,10 @@ struct DeployRoutes {
             let only = body["only"]?.arrayValue?.compactMap(\.stringValue)
             let deployment: DeploymentManager.Deployment
             do {
-                deployment = try await server.deployments.deploy(binary: URL(fileURLWithPath: path), manifest: manifest,
-                    only: only)
+                // A client that leaves while the worker starts takes the start with it.
+                let start = Task { try await server.deployments.deploy(binary: binary, manifest: manifest, only: only) }
+                await context.onDisconnect { start.cancel() }
+                deployment = try await withTaskCancellationHandler { try await start.value } onCancel: { start.cancel() }
             } catch let error as RegistryError {
                 throw ServiceError.invalidArgument("\(error)")
             } catch let error as WorkerError {
@@ -50,6 +56,28 @@ struct DeployRoutes {
             let body = try await request.jsonBody(limit: server.configuration.maxBodySize)
             return Response.json(try await trigger(try context.parameters.require("call"), body: body))
         }
+    }
+
+    /// The binary at `path`, when it is an executable that a Swift package build made: it lies
+    /// inside a build folder (`.build`, or any `--scratch-path`), which SwiftPM marks with a
+    /// `workspace-state.json`. Anything else on the machine is refused, so that the route cannot
+    /// be used to start an arbitrary program.
+    static func builtBinary(_ path: String) throws(ServiceError) -> URL {
+        guard path.hasPrefix("/") else { throw ServiceError.invalidArgument("binary must be an absolute path") }
+        let binary = URL(fileURLWithPath: path).resolvingSymlinksInPath()
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: binary.path, isDirectory: &isDirectory), !isDirectory.boolValue,
+            FileManager.default.isExecutableFile(atPath: binary.path)
+        else { throw ServiceError.invalidArgument("binary '\(path)' is not an executable file") }
+        var folder = binary.deletingLastPathComponent()
+        while folder.path != "/" {
+            if FileManager.default.fileExists(atPath: folder.appendingPathComponent("workspace-state.json").path) {
+                return binary
+            }
+            folder = folder.deletingLastPathComponent()
+        }
+        throw ServiceError.invalidArgument(
+            "binary '\(path)' is not inside a Swift package's build folder: deploy what `functions deploy` builds")
     }
 
     /// Invokes a deployed function once with a stored event (`{"eventId"}`) or a hand-written

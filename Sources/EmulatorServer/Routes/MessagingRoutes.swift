@@ -12,7 +12,7 @@ struct MessagingRoutes {
 
     func add(to router: Router<EmulatorRequestContext>) {
         router.post("v1/projects/:project/messages:send") { request, _ in
-            try requireAdmin(request)
+            try request.requireAdmin()
             var request = request
             let body = try await request.bodyData(limit: server.configuration.maxBodySize)
             let result = try service.send(FCMSendRequest.parse(body))
@@ -22,7 +22,7 @@ struct MessagingRoutes {
             router.post(RouterPath(path)) { request, _ in
                 var request = request
                 do {
-                    try requireAdmin(request)
+                    try request.requireAdmin()
                     let body = try await request.jsonBody(limit: server.configuration.maxBodySize)
                     let batch = try FCMTopicBatchRequest.parse(body)
                     let outcomes = subscribe
@@ -38,7 +38,7 @@ struct MessagingRoutes {
         }
         // APNs device tokens → FCM registration tokens (each becomes an emulated iOS device).
         router.post("iid/v1:batchImport") { request, _ in
-            try requireAdmin(request)
+            try request.requireAdmin()
             var request = request
             let body = try await request.jsonBody(limit: server.configuration.maxBodySize)
             let batch = try FCMAPNsImportRequest.parse(body)
@@ -49,7 +49,7 @@ struct MessagingRoutes {
             return Response.json(["results": .array(results)])
         }
         router.post("v1/projects/:project/registrations/:token/topicSubscriptions") { request, context in
-            try requireAdmin(request)
+            try request.requireAdmin()
             let subscription = try FCMTopicSubscriptionRequest.subscribe(
                 tokenSegment: try context.parameters.require("token"),
                 query: Self.query(request)
@@ -58,7 +58,7 @@ struct MessagingRoutes {
             return Response.json([:])
         }
         router.delete("v1/projects/:project/registrations/:token/topicSubscriptions/:topic") { request, context in
-            try requireAdmin(request)
+            try request.requireAdmin()
             let subscription = try FCMTopicSubscriptionRequest.unsubscribe(
                 tokenSegment: try context.parameters.require("token"),
                 topicSegment: try context.parameters.require("topic"),
@@ -73,13 +73,6 @@ struct MessagingRoutes {
             }
             try Self.check(service.unsubscribe(tokens: [subscription.token], from: subscription.topic))
             return Response.json([:])
-        }
-    }
-
-    private func requireAdmin(_ request: Request) throws {
-        guard request.isAdmin else {
-            throw ServiceError(status: "UNAUTHENTICATED", httpStatus: 401,
-                message: "Request is missing required authentication credential. Use Authorization: Bearer owner.")
         }
     }
 

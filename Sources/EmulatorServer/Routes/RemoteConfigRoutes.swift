@@ -40,7 +40,7 @@ struct RemoteConfigRoutes {
         namespace: @escaping @Sendable (EmulatorRequestContext) throws -> RemoteConfigNamespace
     ) {
         group.get("remoteConfig") { request, context in
-            try requireAdmin(request)
+            try request.requireAdmin()
             let project = try context.parameters.require("project")
             if let number = request.uri.queryParameters.get("versionNumber") {
                 guard let version = Int64(number) else {
@@ -51,7 +51,7 @@ struct RemoteConfigRoutes {
             return template(try service.template(project: project, namespace: namespace(context)))
         }
         group.put("remoteConfig") { request, context in
-            try requireAdmin(request)
+            try request.requireAdmin()
             var request = request
             let body = try await request.bodyData(limit: server.configuration.maxBodySize)
             let query = request.uri.queryParameters
@@ -66,7 +66,7 @@ struct RemoteConfigRoutes {
             return template(published)
         }
         group.get("remoteConfig:listVersions") { request, context in
-            try requireAdmin(request)
+            try request.requireAdmin()
             let query = request.uri.queryParameters
             let list = try service.listVersions(
                 project: try context.parameters.require("project"),
@@ -82,7 +82,7 @@ struct RemoteConfigRoutes {
             return Response.json(try JSONValue(encoding: list))
         }
         group.post("remoteConfig:rollback") { request, context in
-            try requireAdmin(request)
+            try request.requireAdmin()
             var request = request
             let body = try await request.jsonBody(limit: server.configuration.maxBodySize)
             let number: Int64? = switch body["versionNumber"] {
@@ -101,7 +101,7 @@ struct RemoteConfigRoutes {
             ))
         }
         group.get("remoteConfig:downloadDefaults") { request, context in
-            try requireAdmin(request)
+            try request.requireAdmin()
             let format = try RemoteConfigDefaultsFormat(queryValue: request.uri.queryParameters.get("format"))
             let text = try service.downloadDefaults(
                 format: format,
@@ -118,13 +118,6 @@ struct RemoteConfigRoutes {
 
     private func template(_ response: RemoteConfigTemplateResponse) -> Response {
         Response.json(response.template.jsonValue, headers: [.eTag: response.etag])
-    }
-
-    private func requireAdmin(_ request: Request) throws {
-        guard request.isAdmin else {
-            throw ServiceError(status: "UNAUTHENTICATED", httpStatus: 401,
-                message: "Request is missing required authentication credential. Use Authorization: Bearer owner.")
-        }
     }
 
     /// `firebase:fetch` → `firebase` for the method `fetch`.

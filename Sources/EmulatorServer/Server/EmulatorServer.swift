@@ -19,6 +19,8 @@ public struct EmulatorServer: Sendable {
         public var maxBodySize: Int
         /// How often a Realtime Database stream (SSE) sends `keep-alive` when nothing changes.
         public var databaseKeepAliveInterval: Duration = .seconds(30)
+        /// How long a deployed worker may take to print its ready line before it is killed.
+        public var workerStartTimeout: Duration = .seconds(30)
 
         /// Creates a configuration.
         public init(host: String = "127.0.0.1", port: Int = 0, maxBodySize: Int = 32 * 1024 * 1024) {
@@ -45,13 +47,18 @@ public struct EmulatorServer: Sendable {
         self.configuration = configuration
         self.logger = logger
         self.listening = listening
-        self.deployments = DeploymentManager(emulator: emulator, baseURL: { listening.url }, logger: logger)
+        self.deployments = DeploymentManager(emulator: emulator, baseURL: { listening.url },
+            startTimeout: configuration.workerStartTimeout, logger: logger)
     }
 
     /// The router with every route, for serving or for socketless tests.
     public func router() -> Router<EmulatorRequestContext> {
         let router = Router(context: EmulatorRequestContext.self)
         router.add(middleware: ServiceErrorMiddleware())
+        router.add(middleware: EmulatorAdminMiddleware(ownOrigins: { [listening] in
+            guard let port = listening.url?.port else { return [] }
+            return ["http://127.0.0.1:\(port)", "http://localhost:\(port)", "http://[::1]:\(port)"]
+        }))
         EmulatorRoutes(server: self).add(to: router)
         RemoteConfigRoutes(server: self).add(to: router)
         MessagingRoutes(server: self).add(to: router)

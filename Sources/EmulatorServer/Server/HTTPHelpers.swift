@@ -25,6 +25,11 @@ extension Request {
         return parts[1].lowercased() == "owner" || parts[1].hasPrefix("ya29.")
     }
 
+    /// Refuses a request without the admin credential with 401 `UNAUTHENTICATED`.
+    func requireAdmin() throws(ServiceError) {
+        guard isAdmin else { throw ServiceError.unauthenticated }
+    }
+
     /// The body, refused with 413 when it is larger than `limit` (checked while reading, so a
     /// large body is never buffered).
     mutating func bodyData(limit: Int) async throws -> Data {

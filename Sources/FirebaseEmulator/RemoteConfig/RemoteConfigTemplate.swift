@@ -79,13 +79,24 @@ extension RemoteConfigTemplate: Codable {
         try container.encodeIfPresent(version, forKey: .version)
     }
 
-    /// Decodes a template from a request body.
+    /// Decodes a template from a request body: strict JSON, with only the fields the REST API
+    /// knows (snake_case spellings accepted).
     ///
     /// - Throws: `ServiceError.invalidArgument("Invalid JSON payload received. ...")` when the body is
-    ///   not JSON or does not have the template's shape.
+    ///   not JSON, names an unknown field, or does not have the template's shape.
     public static func decode(from data: Data) throws(ServiceError) -> RemoteConfigTemplate {
+        let body: JSONValue
         do {
-            return try JSONDecoder().decode(RemoteConfigTemplate.self, from: data)
+            body = try JSONValue(parsing: data)
+        } catch {
+            throw ServiceError.invalidArgument("Invalid JSON payload received. \(error).")
+        }
+        guard body.objectValue != nil else {
+            throw ServiceError.invalidArgument("Invalid JSON payload received. The template must be a JSON object.")
+        }
+        let checked = try RemoteConfigTemplateFields.checked(body)
+        do {
+            return try checked.decode(as: RemoteConfigTemplate.self)
         } catch {
             throw ServiceError.invalidArgument("Invalid JSON payload received. \(Self.describe(error))")
         }

@@ -21,10 +21,11 @@ extension FunctionsWorker {
 
     /// Runs `name` once for the event in `request` and answers as ``FunctionsWorker`` describes.
     ///
-    /// An event the function's trigger does not match (another type, a path outside its pattern)
-    /// still runs it, with empty `params`: Cloud Run does the same, since routing is Eventarc's
-    /// (or the emulator's) job, and `functions trigger` may fire a hand-written event on purpose.
-    /// If the handler cannot read the data, that is its error (500).
+    /// An event of another type than the function's trigger, with a character set other than
+    /// UTF-8, or whose data does not fit the handler's payload type (a user without a uid, say)
+    /// is refused with 400, which no broker retries: sending it again could not help. An event
+    /// of the right type outside the trigger's path pattern still runs, with empty `params`, so
+    /// that `functions trigger` can fire a hand-written event on purpose.
     func invoke(_ request: Request, function name: String) async throws -> Response {
         guard let function = functions[name] else {
             let served = functions.names.joined(separator: ", ")
@@ -45,6 +46,13 @@ extension FunctionsWorker {
             let kind = isCloudEvent ? "CloudEvent" : "legacy event (no ce- headers)"
             return text(.badRequest, "invalid \(kind): \(error)")
         }
+        guard event.type == function.trigger.eventType else {
+            return text(.badRequest,
+                "the function '\(name)' handles '\(function.trigger.eventType)' events, not '\(event.type)'")
+        }
+        if let charset = Self.charset(of: event.dataContentType), !["utf-8", "utf8", "us-ascii"].contains(charset) {
+            return text(.badRequest, "the event's data is in charset '\(charset)'; only UTF-8 is read")
+        }
         let deadline = clock.now.addingTimeInterval(function.options.timeout.seconds)
         let context = EventContext(
             functionName: name,
@@ -58,6 +66,9 @@ extension FunctionsWorker {
         do {
             try await runWithTimeout(function, event: event, context: context, deadline: deadline)
             return Response(status: .noContent)
+        } catch let error as EventPayloadError {
+            context.logger.error("the event's data does not fit the function", metadata: ["error": "\(error)"])
+            return text(.badRequest, "\(error)")
         } catch {
             context.logger.error("function failed", metadata: ["error": "\(error)"])
             var response = text(.internalServerError, "\(error)")
@@ -90,6 +101,18 @@ extension FunctionsWorker {
                 throw InvocationFailure(description: "timed out after \(seconds) s")
             }
         }
+    }
+
+    /// The lowercased `charset` parameter of a media type, if it has one.
+    static func charset(of mediaType: String?) -> String? {
+        guard let mediaType else { return nil }
+        for parameter in mediaType.split(separator: ";").dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1)
+            if pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "charset" {
+                return pair[1].trimmingCharacters(in: CharacterSet(charactersIn: " \"")).lowercased()
+            }
+        }
+        return nil
     }
 
     /// Reads a binary- or structured-mode CloudEvent, or a legacy background event.

@@ -40,6 +40,24 @@ struct EmulatorAdminClientTests {
         await #expect(throws: ServiceError.self) { try await emulator.admin.auth.getUser("u1") }
     }
 
+    @Test("a path built with an empty segment fails instead of writing over the parent", arguments: [
+        "users/", "users//ada", "/users/", "users/ada/",
+    ])
+    func emptySegment(path: String) async throws {
+        let emulator = try Emulator(project: "demo-project", directory: nil)
+        let ns = emulator.defaultDatabaseInstance
+        try emulator.database.set(namespace: ns, path: "users", value: ["ada": ["score": 1], "bob": ["score": 2]])
+        let database = emulator.admin.database
+        let error = await #expect(throws: DatabasePathError.self) { try await database.ref(path).set(["x": 1]) }
+        #expect(error?.path == path)
+        await #expect(throws: DatabasePathError.self) { try await database.ref(path).remove() }
+        await #expect(throws: DatabasePathError.self) { try await database.ref("users").child("").update(["x": 1]) }
+        #expect(try emulator.database.get(namespace: ns, path: "users") == ["ada": ["score": 1], "bob": ["score": 2]])
+        // The root and paths with a leading slash are fine.
+        #expect(try await database.ref("/users/ada").get().val() == ["score": 1])
+        #expect(try await database.ref().child("users/bob/score").get().val() == 2)
+    }
+
     @Test("a function reads and publishes the template through context.remoteConfig")
     func remoteConfig() async throws {
         let emulator = try Emulator(project: "demo-project", directory: nil)

@@ -56,6 +56,47 @@ struct WorkerErrorTests {
         #expect(seen.all.isEmpty)
     }
 
+    struct Refused: Sendable, CustomTestStringConvertible {
+        var name: String
+        var function: String
+        var headers: HTTPFields
+        var body: String
+        var message: String
+        var testDescription: String { name }
+    }
+
+    static let refused: [Refused] = {
+        var otherType = Fixtures.databaseHeaders
+        otherType[HTTPField.Name("ce-type")!] = "x"
+        var latin1 = Fixtures.remoteConfigHeaders
+        latin1[.contentType] = "application/json; charset=ISO-8859-1"
+        var user = Fixtures.remoteConfigHeaders
+        user[HTTPField.Name("ce-type")!] = "google.firebase.auth.user.v1.created"
+        user[HTTPField.Name("ce-source")!] = "//firebaseauth.googleapis.com/projects/demo"
+        return [
+            Refused(name: "another event type", function: "items", headers: otherType, body: Fixtures.databaseBody,
+                message: "the function 'items' handles 'google.firebase.database.ref.v1.written' events, not 'x'"),
+            Refused(name: "a charset other than UTF-8", function: "config", headers: latin1,
+                body: Fixtures.remoteConfigBody, message: "charset 'iso-8859-1'"),
+            Refused(name: "a user without a uid", function: "users", headers: user,
+                body: #"{"email": "ada@example.com"}"#, message: "non-empty uid"),
+            Refused(name: "a user with an empty uid", function: "users", headers: user,
+                body: #"{"uid": "", "email": "ada@example.com"}"#, message: "non-empty uid"),
+        ]
+    }()
+
+    @Test("answers 400, which brokers do not retry, and runs nothing for an event the function cannot take",
+        arguments: refused)
+    func refusedEvent(_ example: Refused) async throws {
+        let seen = Fixtures.Seen()
+        let worker = try FunctionsWorker(functions: Fixtures.functions(seen))
+        let response = try await WorkerEventTests.post(example.function, headers: example.headers,
+            body: example.body, to: worker)
+        #expect(response.status == .badRequest)
+        #expect(String(buffer: response.body).contains(example.message), "\(String(buffer: response.body))")
+        #expect(seen.all.isEmpty)
+    }
+
     @Test("answers 400 for a body that is neither a CloudEvent nor a legacy event", arguments: [
         ("not json", "the body is not a JSON object"),
         (#"{"data": {}}"#, "eventType and eventId are required"),
@@ -78,7 +119,7 @@ struct WorkerErrorTests {
             body: Fixtures.databaseBody, to: worker)
         #expect(response.status == .notFound)
         #expect(String(buffer: response.body) == "no function named 'nope'; this worker serves: "
-            + "items, gcf, config, fails, slow, anywhere\n")
+            + "items, gcf, config, fails, slow, users, anywhere\n")
     }
 
     @Test("answers 413 for an event over the body limit, without running the function")

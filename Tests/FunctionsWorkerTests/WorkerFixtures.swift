@@ -89,7 +89,7 @@ enum WorkerFixtures {
         var description: String { "boom" }
     }
 
-    /// `items` and `gcf` (database), `config` (Remote Config), `fails` (throws), `slow` (sleeps
+    /// `items` and `gcf` (database), `config` (Remote Config), `users` (auth), `fails` (throws), `slow` (sleeps
     /// on `clock` past its 5 s timeout) and `anywhere` (records its params and attempt).
     static func functions(_ seen: Seen, clock: ManualClock = ManualClock()) -> FunctionRegistry {
         var functions = FunctionRegistry()
@@ -107,6 +107,7 @@ enum WorkerFixtures {
             seen.add("slow started")
             try await clock.sleep(until: .distantFuture)
         }
+        functions["users"] = Auth.user().onCreate { user, _ in seen.add("user \(user.uid)") }
         functions["anywhere"] = Database.ref("elsewhere/{id}").onWrite { _, context in
             seen.add("params \(context.params) attempt \(context.attempt)")
         }

@@ -3,6 +3,7 @@ import EmulatorServer
 import FirebaseEmulator
 import Foundation
 import Hummingbird
+import Synchronization
 import Testing
 
 /// Redeploying while events flow: the new worker takes over and no event is lost.
@@ -20,17 +21,25 @@ struct RedeployTests {
             let first = try #require(server.deployments.deployment?.supervisor.processIdentifier)
 
             let template = try RemoteConfigTemplate.decode(from: Data(#"{"parameters": {}}"#.utf8))
-            let publishes = 30
-            async let redeployed: Void = {
+            for _ in 0..<10 { try emulator.remoteConfig.publish(template, ifMatch: "*") }
+            // Publish for as long as the redeploy is under way: the new worker starts, then takes over.
+            let finished = Mutex(false)
+            let redeploy = Task {
+                defer { finished.withLock { $0 = true } }
                 _ = try await server.deployments.deploy(binary: DeployRoutesTests.workerBinary, manifest: manifest)
-            }()
-            for _ in 0..<publishes {
+            }
+            var during = 0
+            while !finished.withLock({ $0 }) {
                 try emulator.remoteConfig.publish(template, ifMatch: "*")
+                during += 1
                 await Task.yield()
             }
-            try await redeployed
+            try await redeploy.value
+            for _ in 0..<10 { try emulator.remoteConfig.publish(template, ifMatch: "*") }
+            let publishes = 20 + during
             await emulator.waitUntilIdle()
 
+            #expect(during >= 1, "some publishes happened while the redeploy ran")
             #expect(server.deployments.deployment?.supervisor.processIdentifier != first)
             let log = try emulator.store.eventLog()
             #expect(log.count == publishes)
@@ -38,6 +47,38 @@ struct RedeployTests {
                 "\(log.map(\.deliveries))")
             // At least once: a delivery cut off by the switch may be sent again to the new worker.
             #expect(try emulator.messaging.inbox(token: token).count >= publishes)
+        }
+    }
+
+    @Test("an emulator restarted on the same data starts the functions deployed last and delivers what waited")
+    func restartRestoresDeployment() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("restart-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let token: String
+        do {
+            let emulator = try Emulator(project: "demo", directory: directory)
+            token = try emulator.messaging.registerDevice(platform: "ios")
+            _ = try emulator.messaging.subscribe(tokens: [token], to: "PUSH_RC")
+            let server = EmulatorServer(emulator: emulator)
+            try await server.withRunning { base in
+                let (status, _) = try await DeployRoutesTests.post(
+                    base.appendingPathComponent("emulator/v1/projects/demo/deployments"),
+                    ["binary": .string(DeployRoutesTests.workerBinary.path), "manifest": try DeployRoutesTests.manifest()])
+                #expect(status == 200)
+            }
+        }
+        // Nothing runs now: the publish waits in the outbox.
+        let emulator = try Emulator(project: "demo", directory: directory)
+        try emulator.remoteConfig.publish(RemoteConfigTemplate.decode(from: Data("{}".utf8)), ifMatch: "*")
+        let server = EmulatorServer(emulator: emulator)
+        try await server.withRunning { _ in
+            #expect(server.deployments.deployment?.supervisor.status.status == .running)
+            #expect(server.deployments.deployment?.supervisor.binary == DeployRoutesTests.workerBinary)
+            await emulator.waitUntilIdle()
+            #expect(try emulator.messaging.inbox(token: token).map(\.data) == [["CONFIG_STATE": "STALE"]])
+            let log = try emulator.store.eventLog()
+            #expect(log.map(\.done) == [true])
+            #expect(log.map(\.recoveries) == [1], "the event was sent by the restart's recovery")
         }
     }
 }

@@ -138,9 +138,12 @@ struct EmulatorLoopTests {
         var crashed: Emulator? = try Emulator(project: "p", directory: directory)
         let first = try #require(crashed)
         try await first.deploy(functions(hangOn: "c"))
-        for (key, value) in [("a", 1), ("b", 2), ("c", 3)] {
+        for (key, value) in [("a", 1), ("b", 2)] {
             try first.database.set(namespace: namespace, path: "items/\(key)", value: .number(Double(value)))
         }
+        // Idle: both delivered and marked done in the outbox.
+        await first.waitUntilIdle()
+        try first.database.set(namespace: namespace, path: "items/c", value: 3)
         var iterator = delivered.makeAsyncIterator()
         var seenFirst = [await iterator.next(), await iterator.next()].compactMap { $0 }
         seenFirst.sort()
@@ -159,5 +162,37 @@ struct EmulatorLoopTests {
         let log = try second.store.eventLog()
         #expect(log.count == 3)
         #expect(log.allSatisfy { $0.done })
+    }
+
+    @Test("the event log counts every attempt across a restart, and the recovery that sent it again")
+    func attemptsAcrossRestart() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (attempts, attemptContinuation) = AsyncStream.makeStream(of: Int.self)
+        func functions(failing: Bool) -> FunctionRegistry {
+            var functions = FunctionRegistry()
+            functions["flaky"] = Database.ref("/items/{id}").options(.retry(true)).onCreate { _, context in
+                attemptContinuation.yield(context.attempt)
+                if failing { throw CancellationError() }
+            }
+            return functions
+        }
+        let first = try Emulator(project: "p", directory: directory)
+        try await first.deploy(functions(failing: true))
+        try first.database.set(namespace: "p-default-rtdb", path: "items/a", value: 1)
+        var iterator = attempts.makeAsyncIterator()
+        #expect(await iterator.next() == 1)
+        // The first attempt failed and a retry is due in ten seconds; the process "dies" first.
+        await first.bus?.shutdown()
+
+        let second = try Emulator(project: "p", directory: directory)
+        try await second.deploy(functions(failing: false))
+        await second.waitUntilIdle()
+        #expect(await iterator.next() == 1, "a new bus counts from 1")
+        let log = try second.store.eventLog()
+        #expect(log.map(\.done) == [true])
+        #expect(log.first?.deliveries.map(\.attempts) == [2])
+        #expect(log.first?.deliveries.map(\.status) == ["succeeded"])
+        #expect(log.first?.recoveries == 1)
     }
 }

@@ -59,7 +59,29 @@ public final class DeploymentManager: Sendable {
             return current
         }
         previous?.supervisor.stop()
+        do {
+            try emulator.store.saveDeployment(StoredDeployment(binary: binary.path, manifest: manifest.json(),
+                only: only, time: deployment.time))
+        } catch {
+            logger.error("could not record the deployment; it will not restart with the emulator",
+                metadata: ["error": "\(error)"])
+        }
         return deployment
+    }
+
+    /// Starts the functions deployed last again, as an emulator restarted on the same data
+    /// does; nothing when none were deployed, or when the binary is gone or fails to start (the
+    /// reason is logged and events wait in the outbox for the next deploy).
+    public func restoreLast() async {
+        guard deployment == nil, let stored = try? emulator.store.lastDeployment() else { return }
+        do {
+            let manifest = try FunctionsManifest(json: stored.manifest)
+            _ = try await deploy(binary: URL(fileURLWithPath: stored.binary), manifest: manifest, only: stored.only)
+            logger.info("restarted the functions deployed last", metadata: ["binary": "\(stored.binary)"])
+        } catch {
+            logger.error("could not restart the functions deployed last; deploy again",
+                metadata: ["binary": "\(stored.binary)", "error": "\(error)"])
+        }
     }
 
     /// What a worker is told: where to listen, the project, and this emulator as the backend

@@ -76,6 +76,7 @@ struct EmulatorRoutes {
             "subject": event.subject.map(JSONValue.string) ?? .null,
             "time": event.time.map { .string(RFC3339Timestamp.string(from: $0)) } ?? .null,
             "done": .bool(entry.done),
+            "recoveries": .number(Double(entry.recoveries)),
             "deliveries": .array(entry.deliveries.map {
                 [
                     "function": .string($0.function),

@@ -19,6 +19,9 @@ public struct EmulatorServer: Sendable {
         public var maxBodySize: Int
         /// How often a Realtime Database stream (SSE) sends `keep-alive` when nothing changes.
         public var databaseKeepAliveInterval: Duration = .seconds(30)
+        /// Whether the functions deployed last (kept in the data directory) start again with the server,
+        /// before it reports itself ready.
+        public var restoresDeployment = true
         /// How long a deployed worker may take to print its ready line before it is killed.
         public var workerStartTimeout: Duration = .seconds(30)
 
@@ -78,9 +81,10 @@ public struct EmulatorServer: Sendable {
             router: router(),
             server: .http1(configuration: .init(additionalChannelHandlers: [ConnectionInputWatcher()])),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port)),
-            onServerRunning: { [listening, configuration] channel in
+            onServerRunning: { [listening, configuration, deployments] channel in
                 let port = channel.localAddress?.port ?? 0
                 listening.url = URL(string: "http://\(configuration.host):\(port)")
+                if configuration.restoresDeployment { await deployments.restoreLast() }
                 await onReady(port)
             },
             logger: logger

@@ -29,6 +29,22 @@ extension EmulatorStore {
             """)
     }
 
+    /// Counts, per event, how often a restart or a redeploy found it undone and sent it again:
+    /// each such time may deliver it twice (at least once allows that), and the event log says so.
+    static let recoveriesSchema = StoreSchema(name: "outbox-v2-recoveries") { db in
+        try db.execute(sql: "ALTER TABLE outbox ADD COLUMN recoveries INTEGER NOT NULL DEFAULT 0")
+    }
+
+    /// Notes that the events were sent again by a recovery.
+    public func markRecovered(_ sequences: [Int64]) throws {
+        guard !sequences.isEmpty else { return }
+        _ = try write { transaction in
+            try transaction.db.execute(
+                sql: "UPDATE outbox SET recoveries = recoveries + 1 WHERE seq IN (\(sequences.map(String.init).joined(separator: ",")))"
+            )
+        }
+    }
+
     /// Events not yet done, oldest first, after `sequence`.
     public func pendingEvents(after sequence: Int64 = 0, limit: Int = 1000) throws -> [OutboxEntry] {
         try read { db in
@@ -53,7 +69,8 @@ extension EmulatorStore {
         }
     }
 
-    /// Records the latest state of one function's delivery of one event.
+    /// Records the latest state of one function's delivery of one event. Attempts add up across
+    /// restarts: a bus started anew counts from 1 again, and the log keeps the total.
     public func recordDelivery(sequence: Int64, report: DeliveryReport) throws {
         let status: String
         switch report.status {
@@ -67,7 +84,7 @@ extension EmulatorStore {
                     INSERT INTO deliveries (event_seq, function, attempts, status, last_error, updated_at)
                     VALUES (?, ?, ?, ?, ?, ?)
                     ON CONFLICT (event_seq, function) DO UPDATE SET
-                        attempts = excluded.attempts, status = excluded.status,
+                        attempts = max(excluded.attempts, deliveries.attempts + 1), status = excluded.status,
                         last_error = excluded.last_error, updated_at = excluded.updated_at
                     """,
                 arguments: [sequence, report.function, report.attempt, status, report.error,
@@ -96,7 +113,7 @@ extension EmulatorStore {
             let rows = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT seq, event, created_at, done_at
+                    SELECT seq, event, created_at, done_at, recoveries
                     FROM (SELECT * FROM outbox ORDER BY seq DESC LIMIT ?) ORDER BY seq
                     """,
                 arguments: [limit]
@@ -115,7 +132,8 @@ extension EmulatorStore {
                         lastError: $0["last_error"])
                 }
                 let doneAt: Double? = row["done_at"]
-                return EventLogEntry(entry: entry, done: doneAt != nil, deliveries: deliveries)
+                return EventLogEntry(entry: entry, done: doneAt != nil, deliveries: deliveries,
+                    recoveries: row["recoveries"])
             }
         }
     }
@@ -152,4 +170,6 @@ public struct EventLogEntry: Sendable, Hashable {
     public var done: Bool
     /// The deliveries.
     public var deliveries: [Delivery]
+    /// How often a restart or redeploy sent it again while it was undone.
+    public var recoveries: Int = 0
 }

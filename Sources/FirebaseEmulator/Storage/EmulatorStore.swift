@@ -34,7 +34,9 @@ public final class EmulatorStore: Sendable {
             path = nil
         }
         var migrator = DatabaseMigrator()
-        for schema in [EmulatorStore.outboxSchema] + schemas {
+        for schema in [EmulatorStore.outboxSchema, EmulatorStore.recoveriesSchema, EmulatorStore.deploymentSchema]
+            + schemas
+        {
             migrator.registerMigration(schema.name, migrate: schema.migrate)
         }
         try migrator.migrate(writer)

@@ -83,6 +83,7 @@ public final class OutboxDispatcher: DeliveryObserver {
         while true {
             let batch = try store.pendingEvents(after: after, limit: 1000)
             guard let last = batch.last else { return count }
+            try store.markRecovered(batch.map(\.sequence))
             publish(batch)
             count += batch.count
             after = last.sequence

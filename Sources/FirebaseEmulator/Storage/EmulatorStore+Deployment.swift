@@ -1,0 +1,66 @@
+import CloudFunctions
+import Foundation
+import GRDB
+
+/// The functions deployed last, kept with the rest of the state so that an emulator restarted
+/// on the same data directory runs them again by itself.
+public struct StoredDeployment: Sendable, Hashable {
+    /// The functions binary.
+    public var binary: String
+    /// The manifest as deployed (JSON).
+    public var manifest: Data
+    /// The functions selected with `--only`, if any.
+    public var only: [String]?
+    /// When it was deployed.
+    public var time: Date
+
+    /// Creates a record.
+    public init(binary: String, manifest: Data, only: [String]?, time: Date) {
+        self.binary = binary
+        self.manifest = manifest
+        self.only = only
+        self.time = time
+    }
+}
+
+extension EmulatorStore {
+    static let deploymentSchema = StoreSchema(name: "deployment-v1") { db in
+        try db.execute(sql: """
+            CREATE TABLE deployment (
+                id INTEGER PRIMARY KEY CHECK (id = 1),
+                binary TEXT NOT NULL,
+                manifest BLOB NOT NULL,
+                only TEXT,
+                deployed_at REAL NOT NULL
+            )
+            """)
+    }
+
+    /// Records the deployment that now runs, replacing the one before.
+    public func saveDeployment(_ deployment: StoredDeployment) throws {
+        let only = deployment.only.map { JSONValue.array($0.map(JSONValue.string)).serialized() }
+        _ = try write { transaction in
+            try transaction.db.execute(
+                sql: """
+                    INSERT INTO deployment (id, binary, manifest, only, deployed_at) VALUES (1, ?, ?, ?, ?)
+                    ON CONFLICT (id) DO UPDATE SET binary = excluded.binary, manifest = excluded.manifest,
+                        only = excluded.only, deployed_at = excluded.deployed_at
+                    """,
+                arguments: [deployment.binary, deployment.manifest, only, deployment.time.timeIntervalSince1970]
+            )
+        }
+    }
+
+    /// The last deployment, if there was one.
+    public func lastDeployment() throws -> StoredDeployment? {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT binary, manifest, only, deployed_at FROM deployment WHERE id = 1").map {
+                row in
+                let only = (row["only"] as String?).flatMap { try? JSONValue(parsing: $0) }?.arrayValue?
+                    .compactMap(\.stringValue)
+                return StoredDeployment(binary: row["binary"], manifest: row["manifest"], only: only,
+                    time: Date(timeIntervalSince1970: row["deployed_at"]))
+            }
+        }
+    }
+}

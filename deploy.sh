@@ -81,18 +81,23 @@ if [ "$demo" = 1 ]; then
     echo "  the device's inbox: $(curl -fsS "$base/emulator/v1/projects/$project/devices/$token/messages")"
     echo
     echo "› onUserCreated: creating a user writes its profile to /users/{uid}"
+    # Repeatable on any state: a user ada left by an earlier run is deleted first.
+    curl -sS -o /dev/null -X POST "$base/identitytoolkit.googleapis.com/v1/projects/$project/accounts:delete" \
+        "${owner[@]}" -d '{"localId": "ada"}'
     curl -fsS -X POST "$base/identitytoolkit.googleapis.com/v1/projects/$project/accounts" "${owner[@]}" \
         -d '{"localId": "ada", "email": "ada@example.com", "displayName": "Ada"}' >/dev/null
     curl -fsS "$base/emulator/v1/projects/$project/events?wait=true" >/dev/null
     echo "  /users/ada = $(curl -fsS "$base/users/ada.json?ns=$project-default-rtdb")"
     echo
-    echo "› onScoreWrite: /leaderboard/{player} keeps each player's best score"
-    for points in 10 30 20; do
+    echo "› onScoreWrite: GameScore entries under /scores; /leaderboard/{playerName} keeps each player's best"
+    curl -sS -o /dev/null -X DELETE "$base/leaderboard/ada.json?ns=$project-default-rtdb" "${owner[@]}"
+    for entry in '10 false' '30 false' '20 false' '999 true'; do
+        set -- $entry
         curl -fsS -X POST "$base/scores.json?ns=$project-default-rtdb" "${owner[@]}" \
-            -d "{\"player\": \"ada\", \"points\": $points}" >/dev/null
+            -d "{\"playerName\": \"ada\", \"score\": $1, \"cheatMode\": $2}" >/dev/null
         curl -fsS "$base/emulator/v1/projects/$project/events?wait=true" >/dev/null
     done
-    echo "  scores 10, 30, 20 → /leaderboard = $(curl -fsS "$base/leaderboard.json?ns=$project-default-rtdb")"
+    echo "  scores 10, 30, 20 and a cheat of 999 → /leaderboard = $(curl -fsS "$base/leaderboard.json?ns=$project-default-rtdb")"
     echo
     echo "› the device side: simulated apps with the Remote Config client model"
     "$cli" demo:stale-loop --emulator "$base" --project "$project"

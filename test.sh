@@ -16,7 +16,11 @@ step() {
 
 conformance() {
     local venv=.build/conformance-venv
-    [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+    # A venv whose creation failed half-way (no pip) is made again rather than reused.
+    if ! "$venv/bin/python" -m pip --version >/dev/null 2>&1; then
+        rm -rf "$venv"
+        python3 -m venv "$venv"
+    fi
     "$venv/bin/pip" install -q --disable-pip-version-check -r conformance/requirements.txt
     FUNCTIONS_BIN=.build/debug/functions SCRATCH_PATH=.build CONFIGURATION=debug \
         "$venv/bin/python" -m pytest -q -p no:cacheprovider conformance

@@ -43,7 +43,7 @@ wrk.headers["Content-Type"] = "application/json"
 counter = 0
 request = function()
   counter = counter + 1
-  local body = string.format('{"player": "p%d", "points": %d}', counter % 20, counter % 1000)
+  local body = string.format('{"playerName": "p%d", "score": %d, "cheatMode": false}', counter % 20, counter % 1000)
   return wrk.format(nil, "/scores.json?ns=demo-project-default-rtdb", nil, body)
 end
 LUA

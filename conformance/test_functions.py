@@ -1,6 +1,8 @@
 """The sample functions in functions/, deployed to the emulator, observed through firebase-admin."""
 
+import concurrent.futures
 import os
+import random
 import uuid
 
 import pytest
@@ -22,12 +24,28 @@ def test_creating_a_user_writes_its_profile(app, emulator):
 
 
 def test_scores_keep_each_players_best(app, emulator):
+    """Clients push Parse-style GameScore objects; the leaderboard keeps each player's best score."""
     player = f"p{uuid.uuid4().hex[:8]}"
     scores = db.reference("/scores")
-    for points in (10, 30, 20):
-        scores.push({"player": player, "points": points})
+    for score in (10, 30, 20):
+        scores.push({"playerName": player, "score": score, "cheatMode": False})
         emulator.wait_for_deliveries()
     assert db.reference(f"/leaderboard/{player}").get() == 30
+    # A cheater's score never reaches the leaderboard.
+    scores.push({"playerName": player, "score": 1000, "cheatMode": True})
+    emulator.wait_for_deliveries()
+    assert db.reference(f"/leaderboard/{player}").get() == 30
+
+
+def test_concurrent_scores_never_lower_the_best(app, emulator):
+    """Scores written at once from many threads: the transaction keeps the maximum."""
+    player = f"c{uuid.uuid4().hex[:8]}"
+    values = list(range(1, 41))
+    random.Random(7).shuffle(values)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
+        list(pool.map(lambda v: db.reference("/scores").push({"playerName": player, "score": v}), values))
+    emulator.wait_for_deliveries()
+    assert db.reference(f"/leaderboard/{player}").get() == 40
 
 
 def test_publishing_a_template_pings_push_rc_devices(app, emulator):
@@ -63,14 +81,15 @@ def test_the_stale_loop_with_50_subscribed_and_5_other_devices(app, emulator):
 
 
 def test_importing_parse_scores_fires_the_leaderboard_function(app, emulator, tmp_path):
-    """A Parse class export imported with `functions database:import` fires onScoreWrite per object."""
+    """A Parse GameScore export imported with `functions database:import` fires onScoreWrite per object."""
     player = f"parse{uuid.uuid4().hex[:8]}"
-    export = tmp_path / "Score.json"
+    export = tmp_path / "GameScore.json"
     export.write_text(
         '{"results": ['
-        f'{{"objectId": "{player}a", "player": "{player}", "points": 12}},'
-        f'{{"objectId": "{player}b", "player": "{player}", "points": 40}},'
-        f'{{"objectId": "{player}c", "player": "{player}", "points": 25}}]}}'
+        f'{{"objectId": "{player}a", "playerName": "{player}", "score": 12, "cheatMode": false}},'
+        f'{{"objectId": "{player}b", "playerName": "{player}", "score": 40, "cheatMode": false}},'
+        f'{{"objectId": "{player}c", "playerName": "{player}", "score": 99, "cheatMode": true}},'
+        f'{{"objectId": "{player}d", "playerName": "{player}", "score": 25, "cheatMode": false}}]}}'
     )
     run = emulator.cli("database:import", str(export), "--from", "parse", "--path", "/scores")
     assert run.returncode == 0, run.stderr

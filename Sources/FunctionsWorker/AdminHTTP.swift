@@ -57,16 +57,16 @@ public struct AdminHTTP: Sendable {
         let (data, response) = try await URLSession.shared.data(for: request)
         let http = response as? HTTPURLResponse
         let status = http?.statusCode ?? 0
+        var fields: [String: String] = [:]
+        for (name, value) in http?.allHeaderFields ?? [:] {
+            if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }
+        }
         guard (200..<300).contains(status) else {
             let body = try? JSONValue(parsing: data)
             // Google APIs answer {"error": {"message"}}; the Realtime Database {"error": "..."}.
             let message = body?["error"]?["message"]?.stringValue ?? body?["error"]?.stringValue
                 ?? String(decoding: data.prefix(500), as: UTF8.self)
-            throw AdminHTTPError(status: status, message: message)
-        }
-        var fields: [String: String] = [:]
-        for (name, value) in http?.allHeaderFields ?? [:] {
-            if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }
+            throw AdminHTTPError(status: status, message: message, answer: Answer(headers: fields, body: data))
         }
         return Answer(headers: fields, body: data)
     }
@@ -78,6 +78,15 @@ public struct AdminHTTPError: Error, Sendable, CustomStringConvertible {
     public var status: Int
     /// The error message the service answered with.
     public var message: String
+    /// The whole answer, when there was one.
+    public var answer: AdminHTTP.Answer?
+
+    /// Creates an error.
+    public init(status: Int, message: String, answer: AdminHTTP.Answer? = nil) {
+        self.status = status
+        self.message = message
+        self.answer = answer
+    }
 
     public var description: String { "HTTP \(status): \(message)" }
 }

@@ -52,10 +52,32 @@ public struct HTTPDatabaseClient: DatabaseClient {
         try await send("DELETE", path, silent: true)
     }
 
+    public func getVersioned(_ path: String) async throws -> VersionedValue {
+        let answer = try await send("GET", path, headers: ["X-Firebase-ETag": "true"])
+        guard let etag = answer.headers["etag"] else {
+            throw AdminHTTPError(status: 200, message: "the database answered without an ETag")
+        }
+        return VersionedValue(value: try answer.json(), etag: etag)
+    }
+
+    public func set(_ path: String, _ value: JSONValue, ifMatch etag: String) async throws -> VersionedValue? {
+        do {
+            try await send("PUT", path, value, silent: true, headers: ["If-Match": etag])
+            return nil
+        } catch let error as AdminHTTPError where error.status == 412 {
+            // The current value and its ETag come with the refusal.
+            guard let answer = error.answer, let current = answer.headers["etag"] else { throw error }
+            return VersionedValue(value: try answer.json(), etag: current)
+        }
+    }
+
     @discardableResult
-    private func send(_ method: String, _ path: String, _ value: JSONValue? = nil, silent: Bool = false)
-        async throws -> AdminHTTP.Answer
-    {
+    private func send(
+        _ method: String, _ path: String, _ value: JSONValue? = nil, silent: Bool = false,
+        headers: [String: String] = [:]
+    ) async throws -> AdminHTTP.Answer {
+        var headers = headers
+        if chainDepth > 0 { headers["X-Functions-Chain-Depth"] = String(chainDepth) }
         var query = [URLQueryItem(name: "ns", value: namespace)]
         if silent { query.insert(URLQueryItem(name: "print", value: "silent"), at: 0) }
         let segments = path.split(separator: "/").map {
@@ -63,6 +85,6 @@ public struct HTTPDatabaseClient: DatabaseClient {
                 ?? String($0)
         }
         return try await http.send(method, "/" + segments.joined(separator: "/") + ".json", query: query, json: value,
-            headers: chainDepth > 0 ? ["X-Functions-Chain-Depth": String(chainDepth)] : [:])
+            headers: headers)
     }
 }

@@ -49,6 +49,31 @@ struct HTTPAdminClientsTests {
         #expect(try emulator.database.get(namespace: "demo-default-rtdb", path: "items") != .null)
     }
 
+    @Test("database: concurrent transactions over HTTP lose no update; a transaction can abort")
+    func transactions() async throws {
+        let emulator = try Emulator(project: "demo", directory: nil)
+        try await Self.withClients(emulator) { admin, _ in
+            let counter = admin.database.ref("counters/hits")
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<16 {
+                    group.addTask {
+                        try await counter.transaction(maxAttempts: 100) { .number(($0.numberValue ?? 0) + 1) }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await counter.get().val() == 16)
+            let aborted = try await counter.transaction { _ in nil }
+            #expect(aborted == nil)
+            let written = try await admin.database.ref("counters/new").transaction { current in
+                #expect(current == .null)
+                return ["created": true]
+            }
+            #expect(written?.val() == ["created": true])
+        }
+        #expect(try emulator.database.get(namespace: "demo-default-rtdb", path: "counters/hits") == 16)
+    }
+
     @Test("database: a write made while handling an event carries the chain depth; past the limit it is refused")
     func chainDepth() async throws {
         let emulator = try Emulator(project: "demo", directory: nil)

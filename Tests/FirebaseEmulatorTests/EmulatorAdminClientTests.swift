@@ -58,6 +58,19 @@ struct EmulatorAdminClientTests {
         #expect(try await database.ref().child("users/bob/score").get().val() == 2)
     }
 
+    @Test("concurrent transactions in process lose no update")
+    func transactions() async throws {
+        let emulator = try Emulator(project: "demo-project", directory: nil)
+        let counter = emulator.admin.database.ref("counters/hits")
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<32 {
+                group.addTask { try await counter.transaction(maxAttempts: 200) { .number(($0.numberValue ?? 0) + 1) } }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try emulator.database.get(namespace: emulator.defaultDatabaseInstance, path: "counters/hits") == 32)
+    }
+
     @Test("a function reads and publishes the template through context.remoteConfig")
     func remoteConfig() async throws {
         let emulator = try Emulator(project: "demo-project", directory: nil)

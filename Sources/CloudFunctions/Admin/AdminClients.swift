@@ -58,4 +58,10 @@ public struct UnavailableDatabase: DatabaseClient {
         throw AdminClientError(service: "database")
     }
     public func delete(_ path: String) async throws { throw AdminClientError(service: "database") }
+    public func getVersioned(_ path: String) async throws -> VersionedValue {
+        throw AdminClientError(service: "database")
+    }
+    public func set(_ path: String, _ value: JSONValue, ifMatch etag: String) async throws -> VersionedValue? {
+        throw AdminClientError(service: "database")
+    }
 }

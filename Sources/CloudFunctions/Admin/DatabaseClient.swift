@@ -15,9 +15,29 @@ public protocol DatabaseClient: Sendable {
     func push(_ path: String, _ value: JSONValue) async throws -> String
     /// Deletes the value at a path.
     func delete(_ path: String) async throws
+    /// The value at a path with its ETag, for a conditional write.
+    func getVersioned(_ path: String) async throws -> VersionedValue
+    /// Replaces the value at a path only if its ETag is still `etag`.
+    ///
+    /// - Returns: `nil` when written; the current value and ETag when it changed meanwhile.
+    func set(_ path: String, _ value: JSONValue, ifMatch etag: String) async throws -> VersionedValue?
     /// The client to use while handling `event`: lets the backend tell writes made by
     /// functions apart (to stop runaway trigger loops). The default is the client itself.
     func handling(_ event: CloudEvent) -> any DatabaseClient
+}
+
+/// A database value with the ETag it had when it was read.
+public struct VersionedValue: Sendable, Hashable {
+    /// The value; `.null` when there is none.
+    public var value: JSONValue
+    /// The location's ETag.
+    public var etag: String
+
+    /// Creates a versioned value.
+    public init(value: JSONValue, etag: String) {
+        self.value = value
+        self.etag = etag
+    }
 }
 
 extension DatabaseClient {
@@ -83,6 +103,42 @@ public struct DatabaseReference: Sendable {
 
     /// Deletes the value here.
     public func remove() async throws { try await client.delete(checkedPath()) }
+
+    /// Changes the value here atomically, as the Admin SDKs' `transaction` does: `update` gets
+    /// the current value (`.null` when there is none) and returns the new one, or `nil` to
+    /// abort; when another write got there first, it runs again on the newer value.
+    ///
+    /// - Returns: the value written, or `nil` when `update` aborted.
+    /// - Throws: ``DatabaseTransactionError`` after `maxAttempts` conflicting writes; what
+    ///   `update` or the backend throws.
+    @discardableResult
+    public func transaction(
+        maxAttempts: Int = 25,
+        _ update: (JSONValue) throws -> JSONValue?
+    ) async throws -> DataSnapshot? {
+        let path = try checkedPath()
+        var current = try await client.getVersioned(path)
+        for _ in 0..<maxAttempts {
+            guard let value = try update(current.value) else { return nil }
+            guard let newer = try await client.set(path, value, ifMatch: current.etag) else {
+                return DataSnapshot(value, path: path)
+            }
+            current = newer
+        }
+        throw DatabaseTransactionError(path: path, attempts: maxAttempts)
+    }
+}
+
+/// A transaction kept meeting concurrent writes and gave up.
+public struct DatabaseTransactionError: Error, Sendable, CustomStringConvertible {
+    /// The location.
+    public var path: String
+    /// How many times it tried.
+    public var attempts: Int
+
+    public var description: String {
+        "the transaction at '\(path)' met a concurrent write \(attempts) times and gave up"
+    }
 }
 
 /// A database path with an empty segment, such as `users/` built from `"users/\(uid)"` with an

@@ -45,4 +45,21 @@ public struct EmulatorDatabaseClient: DatabaseClient {
     public func delete(_ path: String) async throws {
         _ = try service.delete(namespace: namespace, path: path, chainDepth: chainDepth)
     }
+
+    public func getVersioned(_ path: String) async throws -> VersionedValue {
+        // Two reads: if a write falls between them, the conditional write fails and tells the truth.
+        let etag = try service.etag(namespace: namespace, path: path)
+        return VersionedValue(value: try service.get(namespace: namespace, path: path), etag: etag)
+    }
+
+    public func set(_ path: String, _ value: JSONValue, ifMatch etag: String) async throws -> VersionedValue? {
+        do {
+            _ = try service.set(namespace: namespace, path: path, value: value, ifMatch: etag, chainDepth: chainDepth)
+            return nil
+        } catch {
+            guard let serviceError = error as? ServiceError, let failure = DatabasePreconditionFailure(serviceError)
+            else { throw error }
+            return VersionedValue(value: failure.value, etag: failure.etag)
+        }
+    }
 }

@@ -55,7 +55,9 @@ struct DemoStaleLoop: AsyncParsableCommand {
         let unsubscribed = try await RemoteConfigDevice.register(count: others, topic: nil, backend: api.base,
             project: api.project, makeClient: makeClient)
         let all = subscribed + unsubscribed
-        for device in all { try await device.launch() }
+        for device in all where await device.launch() == .error {
+            throw CLIError("a device could not fetch its config: \(device.client.lastFetchError.map { "\($0)" } ?? "")")
+        }
         let before = all.first?.client.activeTemplateVersion ?? 0
         print("2. \(devices) devices on \(topic) and \(others) not: each app launched and activated version \(before)")
 
@@ -77,7 +79,7 @@ struct DemoStaleLoop: AsyncParsableCommand {
         print("5. each app's next launch (its 12-hour fetch interval has not passed):")
         for (index, device) in all.enumerated() {
             let wasStale = device.client.isStale
-            let status = try await device.launch()
+            let status = await device.launch()
             let source = status == .successFetchedFromRemote ? "fetched from the emulator" : "served from its cache"
             print("   device \(index + 1)\(index < devices ? "" : " (not on \(topic))"): \(wasStale ? "stale, " : "")"
                 + "\(source), active version \(device.client.activeTemplateVersion), "

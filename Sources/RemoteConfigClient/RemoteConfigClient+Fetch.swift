@@ -27,10 +27,19 @@ extension RemoteConfigClient {
         try await fetch(expiration: expiration).status
     }
 
-    /// Fetches (with the minimum fetch interval) and activates.
+    /// Fetches (with the minimum fetch interval) and activates, as the SDKs'
+    /// `fetchAndActivate(completionHandler:)`: a failed or throttled fetch is the status
+    /// `.error` (the reason in ``lastFetchError``), and the active config stays as it was.
     @discardableResult
-    public func fetchAndActivate() async throws -> RemoteConfigFetchAndActivateStatus {
-        let fromCache = try await fetch(expiration: settings.minimumFetchInterval).fromCache
+    public func fetchAndActivate() async -> RemoteConfigFetchAndActivateStatus {
+        let fromCache: Bool
+        do {
+            fromCache = try await fetch(expiration: settings.minimumFetchInterval).fromCache
+        } catch {
+            fetchError.withLock { $0 = error }
+            return .error
+        }
+        fetchError.withLock { $0 = nil }
         activate()
         return fromCache ? .successUsingPreFetchedData : .successFetchedFromRemote
     }

@@ -23,6 +23,8 @@ public final class RemoteConfigClient: Sendable {
     let logger: Logger
     let store: RemoteConfigStore
     let state: Mutex<RemoteConfigState>
+    /// Why the last `fetchAndActivate` reported `.error`.
+    let fetchError = Mutex<(any Error)?>(nil)
     let settingsValue = Mutex(RemoteConfigSettings())
     let realtime = Mutex(RealtimeState())
 
@@ -146,6 +148,10 @@ public final class RemoteConfigClient: Sendable {
 
     /// How the last fetch went.
     public var lastFetchStatus: RemoteConfigFetchStatus { state.withLock { $0.lastFetchStatus } }
+
+    /// Why the last ``fetchAndActivate()`` answered `.error` (the SDKs hand it to the completion
+    /// handler with that status); `nil` after one that succeeded.
+    public var lastFetchError: (any Error)? { fetchError.withLock { $0 } }
 
     /// When the backend last answered a fetch.
     public var lastFetchTime: Date? { state.withLock { $0.lastFetchTime } }

@@ -68,8 +68,8 @@ public final class RemoteConfigDevice: Sendable {
 
     /// The app's next launch: fetch (skipping the cache when stale) and activate.
     @discardableResult
-    public func launch() async throws -> RemoteConfigFetchAndActivateStatus {
-        try await client.fetchAndActivate()
+    public func launch() async -> RemoteConfigFetchAndActivateStatus {
+        await client.fetchAndActivate()
     }
 
     private static func call(_ backend: URL, _ method: String, _ path: String, _ body: [String: Any]?)

@@ -16,4 +16,7 @@ public enum RemoteConfigFetchAndActivateStatus: String, Sendable, Hashable {
     case successFetchedFromRemote
     /// Served from the cache (inside the fetch interval) and activated.
     case successUsingPreFetchedData
+    /// The fetch failed or was throttled; nothing was activated (see
+    /// ``RemoteConfigClient/lastFetchError``).
+    case error
 }

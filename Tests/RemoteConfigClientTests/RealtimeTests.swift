@@ -10,7 +10,7 @@ struct RealtimeTests {
         try await RunningEmulator.with { running in
             let client = running.client(clock: TestClock())
             try running.publish(["color": "green", "size": "m", "old": "x"])
-            try await client.fetchAndActivate()
+            #expect(await client.fetchAndActivate() == .successFetchedFromRemote)
             let (updates, continuation) = AsyncStream.makeStream(of: Result<RemoteConfigUpdate, RemoteConfigError>.self)
             let registration = client.addOnConfigUpdateListener { continuation.yield($0) }
             var iterator = updates.makeAsyncIterator()

@@ -61,8 +61,16 @@ struct EmulatorRoutes {
         }
         group.get("events") { request, _ in
             // `?wait=true` answers once every queued delivery has finished (retries due later excepted).
+            // `?limit=N` (default 1,000, at most 1,000,000): the newest N events, oldest first.
             if request.uri.queryParameters["wait"] == "true" { await server.emulator.waitUntilIdle() }
-            let log = try server.emulator.store.eventLog()
+            var limit = 1000
+            if let text = request.uri.queryParameters["limit"] {
+                guard let number = Int(text), (1...1_000_000).contains(number) else {
+                    throw ServiceError.invalidArgument("limit must be a whole number from 1 to 1000000")
+                }
+                limit = number
+            }
+            let log = try server.emulator.store.eventLog(limit: limit)
             return Response.json(["events": .array(log.map(EmulatorRoutes.eventJSON))])
         }
     }

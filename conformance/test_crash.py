@@ -1,0 +1,150 @@
+"""Crash safety: the emulator and its worker are killed with SIGKILL at random moments while
+clients write scores and functions run, then restarted on the same data directory.
+
+CRASH_ROUNDS (default 30) rounds, CRASH_SEED (default 7) for the random moments. Each round
+starts the emulator on the same data (the functions deployed in the first round start again by
+themselves), lets 6 writers push GameScore entries for 0.2 to 1.5 s, and kills the emulator and
+its worker mid-flight. A last start then drains every event and the test checks: every
+acknowledged write is stored; every committed event is done, delivered to every matching
+function with success; each player's leaderboard entry is the best non-cheat score stored; and
+it reports how many events a restart sent again (at least once allows duplicates).
+"""
+
+import http.client
+import json
+import os
+import random
+import signal
+import subprocess
+import threading
+import time
+
+import pytest
+
+from conftest import ROOT, PROJECT
+
+ROUNDS = int(os.environ.get("CRASH_ROUNDS", "30"))
+SEED = int(os.environ.get("CRASH_SEED", "7"))
+NS = f"{PROJECT}-default-rtdb"
+OWNER = {"Authorization": "Bearer owner", "Content-Type": "application/json"}
+
+
+def start(binary, data):
+    process = subprocess.Popen(
+        [binary, "emulators:start", "--data-dir", str(data), "--port", "0", "--project", PROJECT],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )
+    line = process.stdout.readline()
+    assert line.startswith("ready: "), f"the emulator printed {line!r}"
+    host, port = line[len("ready: "):].strip().split("//", 1)[1].rsplit(":", 1)
+    return process, host, int(port)
+
+
+def call(host, port, method, path, body=None, timeout=120):
+    connection = http.client.HTTPConnection(host, port, timeout=timeout)
+    try:
+        connection.request(method, path, body=None if body is None else json.dumps(body), headers=OWNER)
+        response = connection.getresponse()
+        text = response.read()
+        return response.status, json.loads(text) if text else None
+    finally:
+        connection.close()
+
+
+def writer(host, port, rng_seed, stop, acknowledged, lock):
+    """Pushes scores on one keep-alive connection until stopped or the server dies."""
+    rng = random.Random(rng_seed)
+    connection = http.client.HTTPConnection(host, port, timeout=10)
+    try:
+        while not stop.is_set():
+            entry = {"playerName": f"p{rng.randrange(12)}", "score": rng.randrange(10_000),
+                     "cheatMode": rng.random() < 0.1}
+            connection.request("POST", f"/scores.json?ns={NS}", body=json.dumps(entry), headers=OWNER)
+            response = connection.getresponse()
+            answer = json.loads(response.read())
+            if response.status == 200:
+                with lock:
+                    acknowledged[answer["name"]] = entry
+    except (OSError, http.client.HTTPException, ValueError):
+        pass   # the emulator was killed mid-request: that write was not acknowledged
+    finally:
+        connection.close()
+
+
+def kill(pid):
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def test_sigkill_under_load_loses_no_acknowledged_write_or_event(tmp_path):
+    binary = os.environ.get("FUNCTIONS_BIN", str(ROOT / ".build" / "debug" / "functions"))
+    data = tmp_path / "data"
+    rng = random.Random(SEED)
+    acknowledged = {}
+    lock = threading.Lock()
+    worker_restarted = 0
+    for round_number in range(ROUNDS):
+        process, host, port = start(binary, data)
+        if round_number == 0:
+            subprocess.run(
+                [binary, "deploy", "--source", str(ROOT / "functions"),
+                 "--configuration", os.environ.get("CONFIGURATION", "debug"),
+                 "--scratch-path", os.environ.get("SCRATCH_PATH", str(ROOT / ".build")),
+                 "--emulator", f"http://{host}:{port}", "--project", PROJECT],
+                check=True, capture_output=True,
+            )
+        status, functions = call(host, port, "GET", f"/emulator/v1/projects/{PROJECT}/functions")
+        assert status == 200 and functions["worker"] and functions["worker"]["status"] == "running", functions
+        worker_restarted += round_number > 0
+        worker_url = functions["worker"]["url"]
+        worker_pid = int(subprocess.run(["pgrep", "-P", str(process.pid)], capture_output=True, text=True)
+                         .stdout.split()[0])
+        stop = threading.Event()
+        threads = [threading.Thread(target=writer, args=(host, port, rng.random(), stop, acknowledged, lock))
+                   for _ in range(6)]
+        for thread in threads:
+            thread.start()
+        time.sleep(rng.uniform(0.2, 1.5))   # the random moment of the crash
+        kill(process.pid)
+        kill(worker_pid)
+        stop.set()
+        for thread in threads:
+            thread.join(timeout=30)
+        process.wait(timeout=30)
+        assert worker_url
+
+    process, host, port = start(binary, data)
+    try:
+        status, log = call(host, port, "GET", f"/emulator/v1/projects/{PROJECT}/events?wait=true&limit=1000000",
+                           timeout=600)
+        assert status == 200
+        events = log["events"]
+        _, scores = call(host, port, "GET", f"/scores.json?ns={NS}")
+        _, leaderboard = call(host, port, "GET", f"/leaderboard.json?ns={NS}")
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+    scores = scores or {}
+    missing = [name for name in acknowledged if scores.get(name) != acknowledged[name]]
+    assert not missing, f"{len(missing)} acknowledged writes are missing, e.g. {missing[:5]}"
+    score_events = [e for e in events if e["subject"] and e["subject"].startswith("refs/scores/")]
+    assert len(score_events) == len(scores), "one committed event per stored score"
+    undone = [e["id"] for e in events if not e["done"]]
+    assert not undone, f"{len(undone)} events were never finished"
+    failed = [e for e in score_events if [d["status"] for d in e["deliveries"]] != ["succeeded"]
+              or e["deliveries"][0]["function"] != "onScoreWrite"]
+    assert not failed, f"{len(failed)} events not delivered to onScoreWrite, e.g. {failed[:2]}"
+    best = {}
+    for entry in scores.values():
+        if not entry.get("cheatMode"):
+            best[entry["playerName"]] = max(best.get(entry["playerName"], -1), entry["score"])
+    assert (leaderboard or {}) == best
+    resent = sum(1 for e in events if e["recoveries"] > 0)
+    extra_attempts = sum(d["attempts"] - 1 for e in events for d in e["deliveries"])
+    print(f"crash: seed {SEED}, {ROUNDS} rounds of SIGKILL, {len(acknowledged)} acknowledged writes "
+          f"({len(scores)} stored), {len(events)} events all done; {resent} sent again by a restart's recovery, "
+          f"{extra_attempts} delivery attempts beyond the first (duplicates at least once allows); "
+          f"the worker restarted with the emulator {worker_restarted} times")

@@ -42,6 +42,10 @@ struct EmulatorsStart: AsyncParsableCommand {
         help: "Throttle each app instance's Remote Config fetches: COUNT/SECONDS, e.g. 5/3600 (default: no limit).")
     var fetchLimit: String?
 
+    @Option(name: .customLong("database-rules"),
+        help: "Realtime Database security rules (database.rules.json) to enforce; default: firebase.json's database.rules.")
+    var databaseRules: String?
+
     @Option(name: .customLong("max-body"), help: "The largest request body accepted, in bytes.")
     var maxBodySize = 32 * 1024 * 1024
 
@@ -78,6 +82,13 @@ struct EmulatorsStart: AsyncParsableCommand {
             }
         }
         if let file { try Self.apply(file, to: emulator) }
+        let rulesFile = databaseRules.map { URL(fileURLWithPath: $0) } ?? file?.databaseRules
+        if let rulesFile {
+            emulator.database.rules = try Self.rules(rulesFile)
+        } else {
+            FileHandle.standardError.write(Data(
+                "› no database rules given (--database-rules FILE or firebase.json's database.rules): every client may read and write everything, as in the official emulator\n".utf8))
+        }
         if let limit = fetchLimit.flatMap(Self.parseFetchLimit) { emulator.remoteConfig.setFetchLimit(limit) }
         let server = EmulatorServer(
             emulator: emulator,
@@ -104,12 +115,23 @@ extension EmulatorsStart {
         return RemoteConfigFetchLimit(count: count, window: .seconds(seconds))
     }
 
+    /// Reads and checks a rules file; an error names the file, line and column.
+    static func rules(_ file: URL) throws -> DatabaseRules {
+        let text: String
+        do {
+            text = try String(contentsOf: file, encoding: .utf8)
+        } catch {
+            throw CLIError("cannot read the database rules \(file.path): \(error.localizedDescription)")
+        }
+        do {
+            return try DatabaseRules(text: text)
+        } catch {
+            throw CLIError("\(file.path):\(error)")
+        }
+    }
+
     /// Publishes the config file's template when the emulator has none yet.
     static func apply(_ config: FirebaseConfig, to emulator: Emulator) throws {
-        if let rules = config.databaseRules {
-            let note = "› database rules (\(rules)) are not enforced by this emulator\n"
-            FileHandle.standardError.write(Data(note.utf8))
-        }
         guard let templateFile = config.remoteConfigTemplate, emulator.remoteConfig.latestVersion() == 0 else { return }
         let template: RemoteConfigTemplate
         do {

@@ -11,7 +11,7 @@ struct FirebaseConfig {
     /// The template file, resolved against the config file's folder.
     var remoteConfigTemplate: URL?
     /// The rules file named by `database.rules`, if any.
-    var databaseRules: String?
+    var databaseRules: URL?
 
     /// Reads and checks a firebase.json.
     init(contentsOf file: URL) throws {
@@ -40,6 +40,8 @@ struct FirebaseConfig {
             }
             remoteConfigTemplate = URL(fileURLWithPath: path, relativeTo: folder).standardizedFileURL
         }
-        databaseRules = json["database"]?["rules"]?.stringValue
+        databaseRules = json["database"]?["rules"]?.stringValue.map {
+            URL(fileURLWithPath: $0, relativeTo: folder).standardizedFileURL
+        }
     }
 }

@@ -21,6 +21,10 @@ struct DatabaseRequest {
     var parameters: [String: String]
     /// Who writes.
     var auth: DatabaseWriteAuth
+    /// The security rules' `auth` variable (JSON `null` when signed out), or `nil` for an
+    /// administrator, whom the rules do not apply to (unless `auth_variable_override` says
+    /// whom to act as, as firebase-admin's `databaseAuthVariableOverride` does).
+    var rulesAuth: JSONValue?
 
     /// Whether `path` (the raw URI path) is a database path: it ends in `.json`.
     static func isDatabasePath(_ path: String) -> Bool {
@@ -40,7 +44,7 @@ struct DatabaseRequest {
         namespace = parameters["ns"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultNamespace
         path = try Self.path(fromURIPath: request.uri.path)
         method = try Self.method(of: request, parameters: parameters)
-        auth = try Self.auth(of: request, parameters: parameters, project: project, now: now)
+        (auth, rulesAuth) = try Self.auth(of: request, parameters: parameters, project: project, now: now)
     }
 
     /// The location of a URI path such as `/users/u%201.json` (`/users/u 1`); `/.json` is the root.
@@ -80,18 +84,24 @@ struct DatabaseRequest {
     /// Who the request acts as: admin for `Bearer owner` (or a Google OAuth token), the user of
     /// an emulator ID token given as `auth=` or as the bearer token, else unauthenticated.
     static func auth(of request: Request, parameters: [String: String], project: String, now: Date)
-        throws(ServiceError) -> DatabaseWriteAuth
+        throws(ServiceError) -> (DatabaseWriteAuth, JSONValue?)
     {
-        if request.isAdmin { return .admin }
+        if request.isAdmin {
+            guard let override = parameters["auth_variable_override"] else { return (.admin, nil) }
+            guard let auth = try? JSONValue(parsing: override), auth.isNull || auth.objectValue != nil else {
+                throw ServiceError.invalidArgument("auth_variable_override must be a JSON object or null")
+            }
+            return (auth["uid"]?.stringValue.map { .user(uid: $0) } ?? .unauthenticated, auth)
+        }
         var token = parameters["auth"]
         if token == nil, let authorization = request.headers[.authorization] {
             let parts = authorization.split(separator: " ", maxSplits: 1)
             if parts.count == 2, parts[0].lowercased() == "bearer" { token = String(parts[1]) }
         }
-        guard let token, !token.isEmpty else { return .unauthenticated }
+        guard let token, !token.isEmpty else { return (.unauthenticated, .null) }
         do {
             let idToken = try AuthIDToken(parsing: token, projectId: project, now: now, checksExpiry: false)
-            return .user(uid: idToken.uid)
+            return (.user(uid: idToken.uid), DatabaseRules.auth(uid: idToken.uid, claims: idToken.claims))
         } catch {
             throw ServiceError(status: "UNAUTHENTICATED", httpStatus: 401, message: "Could not parse auth token.")
         }

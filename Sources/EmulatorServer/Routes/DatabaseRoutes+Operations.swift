@@ -15,6 +15,7 @@ extension DatabaseRoutes {
     ///
     /// `format=export`, `callback`, `download` and `timeout` are accepted and ignored.
     func read(_ request: DatabaseRequest, headers: HTTPFields) throws(ServiceError) -> Response {
+        try checkRead(request)
         let read = try service.getWithETag(
             namespace: request.namespace, path: request.path.description, queryParameters: request.parameters)
         let ifNoneMatch = headers[.ifNoneMatch]
@@ -28,10 +29,18 @@ extension DatabaseRoutes {
         return body(read.value, request: request, headers: responseHeaders)
     }
 
+    /// Refuses a read the security rules do not allow (not for administrators).
+    func checkRead(_ request: DatabaseRequest) throws(ServiceError) {
+        guard let auth = request.rulesAuth else { return }
+        try service.checkRead(namespace: request.namespace, path: request.path.description, auth: auth,
+            query: request.parameters)
+    }
+
     /// `PUT`, `PATCH`, `POST` (push) and `DELETE`, conditional on `if-match`; 204 for `print=silent`.
     func write(_ request: DatabaseRequest, body value: JSONValue, headers: HTTPFields) throws -> Response {
         let ifMatch = headers[.ifMatch]
         let (namespace, path, auth) = (request.namespace, request.path.description, request.auth)
+        let rulesAuth = request.rulesAuth
         let disableTriggers = request.flag("disableTriggers")
         let chainDepth = auth == .admin ? headers[Self.chainDepth].flatMap { Int($0) }.map { max(0, $0) } ?? 0 : 0
         let result: DatabaseWriteResult
@@ -39,19 +48,19 @@ extension DatabaseRoutes {
         switch request.method {
         case .put:
             result = try service.set(namespace: namespace, path: path, value: value, auth: auth, ifMatch: ifMatch,
-                disableTriggers: disableTriggers, chainDepth: chainDepth)
+                disableTriggers: disableTriggers, chainDepth: chainDepth, rulesAuth: rulesAuth)
             echo = result.value
         case .patch:
             result = try service.update(namespace: namespace, path: path, values: value, auth: auth,
-                ifMatch: ifMatch, disableTriggers: disableTriggers, chainDepth: chainDepth)
+                ifMatch: ifMatch, disableTriggers: disableTriggers, chainDepth: chainDepth, rulesAuth: rulesAuth)
             echo = result.value
         case .post:
             result = try service.push(namespace: namespace, path: path, value: value, auth: auth, ifMatch: ifMatch,
-                disableTriggers: disableTriggers, chainDepth: chainDepth)
+                disableTriggers: disableTriggers, chainDepth: chainDepth, rulesAuth: rulesAuth)
             echo = ["name": result.name.map(JSONValue.string) ?? .null]
         case .delete:
             result = try service.delete(namespace: namespace, path: path, auth: auth, ifMatch: ifMatch,
-                disableTriggers: disableTriggers, chainDepth: chainDepth)
+                disableTriggers: disableTriggers, chainDepth: chainDepth, rulesAuth: rulesAuth)
             echo = .null
         case .get:
             preconditionFailure("a read is not a write")

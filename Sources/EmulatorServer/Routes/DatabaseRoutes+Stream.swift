@@ -17,6 +17,7 @@ extension DatabaseRoutes {
     /// feed is closed) when the client goes away (the next frame fails to write), when the
     /// service shuts down, or on the server's graceful shutdown. Query parameters are ignored.
     func stream(_ request: DatabaseRequest) throws(ServiceError) -> Response {
+        try checkRead(request)
         let changes = try service.changes(namespace: request.namespace, path: request.path.description)
         let interval = server.configuration.databaseKeepAliveInterval
         let body = ResponseBody { writer in

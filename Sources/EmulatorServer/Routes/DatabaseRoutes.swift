@@ -2,6 +2,7 @@ import CloudFunctions
 import FirebaseEmulator
 import Foundation
 import Hummingbird
+import NIOCore
 
 /// The Realtime Database REST API: `GET|PUT|PATCH|POST|DELETE /{path}.json?ns={instance}` with
 /// queries, `print=pretty|silent`, ETags (`X-Firebase-ETag`, `if-match`, `if-none-match`),
@@ -22,6 +23,7 @@ struct DatabaseRoutes {
     /// Answers one database request.
     func respond(to request: Request) async throws -> Response {
         var request = request
+        if request.uri.path == "/.settings/rules.json" { return try await rules(&request) }
         do {
             let database = try DatabaseRequest(
                 request, defaultNamespace: server.emulator.defaultDatabaseInstance,
@@ -40,6 +42,30 @@ struct DatabaseRoutes {
             }
         } catch let error as ServiceError {
             throw Self.httpError(error)
+        }
+    }
+
+    /// `GET|PUT /.settings/rules.json` (admin only), as firebase-tools and the rules unit-testing
+    /// library load rules: the text of the rules in force, or new rules (`{"status": "ok"}`, or
+    /// 400 with `line:column: message` and the old rules kept). The rules apply to every instance.
+    func rules(_ request: inout Request) async throws -> Response {
+        guard request.isAdmin else { throw DatabaseHTTPError(error: .permissionDeniedByRules) }
+        switch request.method {
+        case .get:
+            let text = service.rules?.text ?? DatabaseRules.open.text
+            return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: text)))
+        case .put:
+            let data = try await request.bodyData(limit: server.configuration.maxBodySize)
+            do {
+                service.rules = try DatabaseRules(text: String(decoding: data, as: UTF8.self))
+            } catch {
+                throw DatabaseHTTPError(error: .invalidArgument("\(error)\n"))
+            }
+            return Response.json(["status": "ok"])
+        default:
+            throw DatabaseHTTPError(error: ServiceError(status: "METHOD_NOT_ALLOWED", httpStatus: 405,
+                message: "Method \(request.method.rawValue) not allowed"))
         }
     }
 

@@ -11,6 +11,8 @@ extension DatabaseService {
         /// The REST echo.
         var echo: JSONValue
         var isUpdate = false
+        /// The locations a rules check covers; empty for the change's own path.
+        var writtenPaths: [DatabasePath] = []
     }
 
     /// Replaces the data at `path` (REST `PUT`); `null` deletes it.
@@ -25,11 +27,11 @@ extension DatabaseService {
     @discardableResult
     public func set(
         namespace: String, path: String, value: JSONValue, auth: DatabaseWriteAuth = .admin, ifMatch: String? = nil,
-        disableTriggers: Bool = false, chainDepth: Int = 0
+        disableTriggers: Bool = false, chainDepth: Int = 0, rulesAuth: JSONValue? = nil
     ) throws -> DatabaseWriteResult {
         let location = try DatabasePath(path)
         return try commit(namespace, at: location, auth: auth, ifMatch: ifMatch, disableTriggers: disableTriggers,
-            chainDepth: chainDepth
+            chainDepth: chainDepth, rulesAuth: rulesAuth
         ) {
             (tree, now, _) throws(ServiceError) in
             let change = try tree.set(value, at: location, now: now)
@@ -47,23 +49,25 @@ extension DatabaseService {
     @discardableResult
     public func update(
         namespace: String, path: String, values: JSONValue, auth: DatabaseWriteAuth = .admin, ifMatch: String? = nil,
-        disableTriggers: Bool = false, chainDepth: Int = 0
+        disableTriggers: Bool = false, chainDepth: Int = 0, rulesAuth: JSONValue? = nil
     ) throws -> DatabaseWriteResult {
         let location = try DatabasePath(path)
         guard case .object(let members) = values else {
             throw DatabaseErrorMessage.invalidData("an update must be a JSON object of children to write")
         }
         return try commit(namespace, at: location, auth: auth, ifMatch: ifMatch, disableTriggers: disableTriggers,
-            chainDepth: chainDepth
+            chainDepth: chainDepth, rulesAuth: rulesAuth
         ) {
             (tree, now, _) throws(ServiceError) in
             let change = try tree.update(members, at: location, now: now)
             var echo: [String: JSONValue] = [:]
+            var written: [DatabasePath] = []
             for key in members.keys {
-                let written = try location.appending(DatabasePath(key))
-                echo[key] = DatabaseTree.rendered(change.after(at: written) ?? .null)
+                let path = try location.appending(DatabasePath(key))
+                echo[key] = DatabaseTree.rendered(change.after(at: path) ?? .null)
+                written.append(path)
             }
-            return Outcome(change: change, echo: .object(echo), isUpdate: true)
+            return Outcome(change: change, echo: .object(echo), isUpdate: true, writtenPaths: written)
         }
     }
 
@@ -76,11 +80,11 @@ extension DatabaseService {
     @discardableResult
     public func push(
         namespace: String, path: String, value: JSONValue, auth: DatabaseWriteAuth = .admin, ifMatch: String? = nil,
-        disableTriggers: Bool = false, chainDepth: Int = 0
+        disableTriggers: Bool = false, chainDepth: Int = 0, rulesAuth: JSONValue? = nil
     ) throws -> DatabaseWriteResult {
         let location = try DatabasePath(path)
         return try commit(namespace, at: location, auth: auth, ifMatch: ifMatch, disableTriggers: disableTriggers,
-            chainDepth: chainDepth
+            chainDepth: chainDepth, rulesAuth: rulesAuth
         ) {
             (tree, now, pushIDs) throws(ServiceError) in
             var generator = SplitMixRandom()
@@ -98,21 +102,22 @@ extension DatabaseService {
     @discardableResult
     public func delete(
         namespace: String, path: String, auth: DatabaseWriteAuth = .admin, ifMatch: String? = nil,
-        disableTriggers: Bool = false, chainDepth: Int = 0
+        disableTriggers: Bool = false, chainDepth: Int = 0, rulesAuth: JSONValue? = nil
     ) throws -> DatabaseWriteResult {
         let location = try DatabasePath(path)
         return try commit(namespace, at: location, auth: auth, ifMatch: ifMatch, disableTriggers: disableTriggers,
-            chainDepth: chainDepth
+            chainDepth: chainDepth, rulesAuth: rulesAuth
         ) {
             (tree, _, _) throws(ServiceError) in
             Outcome(change: tree.delete(at: location), echo: .null)
         }
     }
 
-    /// Runs one write: precondition, tree change, then log row and events in one transaction.
+    /// Runs one write: precondition, tree change, security rules (when `rulesAuth` is given and
+    /// rules are set), then log row and events in one transaction.
     private func commit(
         _ namespace: String, at location: DatabasePath, auth: DatabaseWriteAuth, ifMatch: String?,
-        disableTriggers: Bool, chainDepth: Int,
+        disableTriggers: Bool, chainDepth: Int, rulesAuth: JSONValue?,
         operation: (inout DatabaseTree, Date, inout DatabasePushID) throws(ServiceError) -> Outcome
     ) throws -> DatabaseWriteResult {
         try Self.validate(namespace: namespace)
@@ -134,8 +139,18 @@ extension DatabaseService {
                     throw DatabasePreconditionFailure(value: DatabaseTree.rendered(current), etag: etag).error
                 }
             }
+            let before = space.tree
             let outcome = try operation(&space.tree, now, &state.pushIDs)
             let change = outcome.change
+            if let rulesAuth, let rules = state.rules {
+                let paths = outcome.writtenPaths.isEmpty ? [change.path] : outcome.writtenPaths
+                guard rules.canWrite(paths, old: before.storedValue(at: .root), new: space.tree.storedValue(at: .root),
+                    auth: rulesAuth, now: now)
+                else {
+                    space.tree = before
+                    throw ServiceError.permissionDeniedByRules
+                }
+            }
             let result = DatabaseWriteResult(path: change.path, value: outcome.echo, storedValue: change.after)
             guard change.changed else { return result }
             let events = disableTriggers

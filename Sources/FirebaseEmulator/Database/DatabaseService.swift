@@ -50,6 +50,8 @@ public final class DatabaseService: Sendable {
         var pushIDs = DatabasePushID()
         var listeners: [UUID: Listener] = [:]
         var isShutDown = false
+        /// The security rules for clients; `nil` leaves every read and write open.
+        var rules: DatabaseRules?
     }
 
     /// The most events one write emits (Firebase: one write triggers at most 1000 functions).
@@ -123,6 +125,32 @@ public final class DatabaseService: Sendable {
         -> JSONValue
     {
         try get(namespace: namespace, path: path, query: DatabaseQuery(parameters: queryParameters))
+    }
+
+    /// The security rules clients' requests are checked against; `nil` (the default) leaves
+    /// every read and write open, as the official emulator does without a rules file.
+    public var rules: DatabaseRules? {
+        get { state.withLock { $0.rules } }
+        set { state.withLock { $0.rules = newValue } }
+    }
+
+    /// Refuses a client's read of `path` that the rules do not allow; nothing when no rules are set.
+    ///
+    /// - Parameters:
+    ///   - auth: the rules' `auth` variable (JSON `null` when signed out).
+    ///   - query: the REST query parameters, for the rules' `query` variable.
+    /// - Throws: `Permission denied` (401); `ServiceError.invalidArgument` for a bad path.
+    public func checkRead(namespace: String, path: String, auth: JSONValue, query: [String: String] = [:])
+        throws(ServiceError)
+    {
+        let location = try DatabasePath(path)
+        let now = clock.now
+        let allowed = state.withLock { state -> Bool in
+            guard let rules = state.rules else { return true }
+            let tree = state.namespaces[namespace]?.tree.storedValue(at: .root) ?? .null
+            return rules.canRead(location, tree: tree, auth: auth, query: query, now: now)
+        }
+        guard allowed else { throw ServiceError.permissionDeniedByRules }
     }
 
     /// The ETag of the data at `path` (`null_etag` when absent).

@@ -1,0 +1,165 @@
+import CloudFunctions
+import FirebaseEmulator
+import Foundation
+import Testing
+
+/// The rules language: loading errors with their positions, evaluation, and the read, write
+/// and validate semantics, checked through the service as the REST routes use it.
+@Suite("Database security rules")
+struct DatabaseRulesTests {
+    static let ns = "demo-default-rtdb"
+    static let ada = DatabaseRules.auth(uid: "ada", claims: ["email": "ada@example.com", "admin": true,
+        "firebase": ["sign_in_provider": "password"]])
+
+    static func service(_ rules: String, data: JSONValue = .null) throws -> DatabaseService {
+        let emulator = try Emulator(project: "demo", directory: nil)
+        if !data.isNull { try emulator.database.set(namespace: ns, path: "/", value: data) }
+        emulator.database.rules = try DatabaseRules(text: rules)
+        return emulator.database
+    }
+
+    static func rule(_ expression: String, auth: JSONValue = .null, data: JSONValue = .null) throws -> Bool {
+        let text = "{\"rules\": {\".read\": \(JSONValue.string(expression).serialized())}}"
+        let database = try service(text, data: data)
+        do {
+            try database.checkRead(namespace: ns, path: "/", auth: auth)
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    @Test("a broken rules file is refused with its line and column", arguments: [
+        ("{\"rules\": {\n  \".read\": \"tr\"\n}}", "2:13: Unknown variable 'tr'."),
+        ("{\"rules\": {\".read\": \"root.val().notFound == 1\"}}", "No such method/property 'notFound'."),
+        ("{\"rules\": {\".read\": \"7\"}}", "Expression must evaluate to a boolean."),
+        ("{\"rules\": {\".read\": \"auth.foo && true\"}}", "Operands of && must be boolean."),
+        ("{\"rules\": {\".read\": \"newData.exists()\"}}", "Unknown variable 'newData'."),
+        ("{\"rules\": {\"$a\": {\".read\": true}, \"$b\": {}}}", "only be one wildchild"),
+        ("{\"rules\": {\"x\": {\".write\": \"$other == 'a'\"}}}", "Unknown variable '$other'."),
+        ("{\"rules\": {\".read\": \"root.val().matches(/(^a$|b)/)\"}}", "Invalid regular expression."),
+        ("{\"rules\": {\".read\": \"root.val().matches(/a/g)\"}}", "Invalid regular expression."),
+        ("{\"rules\": {\".read\": \"root.hasChildren('a', 'b')\"}}", "hasChildren takes an array"),
+        ("{\"rules\": {\".read\": true,}", "Parse error."),
+        ("{\"rulez\": {}}", "Expected 'rules' property."),
+        ("{\"rules\": {\".reed\": true}}", "Invalid rule type '.reed'."),
+    ])
+    func loadErrors(text: String, expected: String) {
+        let error = #expect(throws: DatabaseRulesError.self) { try DatabaseRules(text: text) }
+        #expect(error?.description.contains(expected) == true, "\(String(describing: error))")
+    }
+
+    @Test("comments and line breaks inside rule strings are accepted, as in real rules files")
+    func lenientFile() throws {
+        let text = """
+            {
+              // who may read
+              "rules": {
+                /* everyone */ ".read": "auth != null
+                    && auth.uid == 'ada'",
+                ".write": false
+              }
+            }
+            """
+        let rules = try DatabaseRules(text: text)
+        #expect(rules.canRead(.root, tree: .null, auth: Self.ada, now: Date()))
+        #expect(!rules.canRead(.root, tree: .null, auth: .null, now: Date()))
+    }
+
+    @Test("expressions evaluate as the Realtime Database does; a runtime error makes the rule false", arguments: [
+        ("auth.uid !== 'eviluser'", JSONValue.null, true),
+        ("auth == null", .null, true),
+        ("auth.uid == 'ada' && auth.token.email == 'ada@example.com' && auth.token.admin == true", ada, true),
+        ("auth.provider == 'password'", ada, true),
+        ("(1/0 + '') == 'NaN'", .null, true),
+        ("('a' + 1) == 'a1'", .null, true),
+        ("root.child('users/' + auth.uid).exists() || true", .null, false),
+        ("auth.contains('x') || true", .null, false),
+        ("root.parent().exists() || true", .null, false),
+        ("'foo' > auth.foo || true", .null, false),
+        ("query.orderByKey == true && query.orderByValue == false", .null, true),
+        ("now > 1700000000000", .null, true),
+        ("root.child('users/ada/name').val().matches(/^AD/i)", .null, true),
+        ("root.child('users/ada/name').val().beginsWith('ad') && root.child('users/ada/name').val().length == 3",
+            .null, true),
+        ("root.child('users/ada/name').val().toUpperCase().replace('A', 'x') == 'xDx'", .null, true),
+        ("root.child('users').hasChildren(['ada', 'bob']) && !root.child('users').hasChildren(['eve'])", .null, true),
+        ("root.child('users/ada').hasChildren() && root.child('users/ada').hasChild('age')", .null, true),
+        ("root.child('users/ada/age').isNumber() && root.child('users/ada/name').isString()", .null, true),
+        ("root.child('users/ada/age').val() >= 18 ? true : false", .null, true),
+        ("root['exists']() == true", .null, true),
+        ("-root.child('users/ada/age').val() == -36", .null, true),
+        ("root.child('users/ada/age').val() % 5 == 1", .null, true),
+        ("root.child('users/ada').val() == null", .null, false),
+    ])
+    func evaluation(expression: String, auth: JSONValue, expected: Bool) throws {
+        let data: JSONValue = ["users": ["ada": ["name": "ada", "age": 36], "bob": ["name": "bob"]]]
+        #expect(try Self.rule(expression, auth: auth, data: data) == expected, "\(expression)")
+    }
+
+    static let chat = """
+        {"rules": {
+          "public": {".read": true},
+          "users": {
+            "$uid": {
+              ".read": "auth != null && auth.uid == $uid",
+              ".write": "auth != null && auth.uid == $uid",
+              ".validate": "newData.hasChildren(['name'])",
+              "name": {".validate": "newData.isString() && newData.val().length <= 20"},
+              "age": {".validate": "newData.isNumber() && newData.val() >= 0"},
+              "$other": {".validate": false}
+            }
+          },
+          "locked": {".write": true, "inner": {".write": false}}
+        }}
+        """
+
+    @Test("reads: a grant cascades down, and rules below never grant a read of their parent")
+    func reads() throws {
+        let database = try Self.service(Self.chat, data: ["users": ["ada": ["name": "Ada"]], "public": ["x": 1]])
+        try database.checkRead(namespace: Self.ns, path: "public/x", auth: .null)
+        try database.checkRead(namespace: Self.ns, path: "users/ada", auth: Self.ada)
+        try database.checkRead(namespace: Self.ns, path: "users/ada/name", auth: Self.ada)
+        for (path, auth) in [("users/ada", JSONValue.null), ("users", Self.ada), ("/", Self.ada),
+            ("users/bob", Self.ada)]
+        {
+            #expect(throws: ServiceError.permissionDeniedByRules) {
+                try database.checkRead(namespace: Self.ns, path: path, auth: auth)
+            }
+        }
+    }
+
+    @Test("writes: .write grants, .validate checks every written node, deletes skip validation, nothing half-written")
+    func writes() throws {
+        let database = try Self.service(Self.chat, data: ["users": ["ada": ["name": "Ada"]]])
+        try database.set(namespace: Self.ns, path: "users/ada", value: ["name": "Ada L", "age": 36], rulesAuth: Self.ada)
+        let refused: [(String, JSONValue, JSONValue)] = [
+            ("users/bob", ["name": "Bob"], Self.ada),                  // not his own
+            ("users/ada", ["name": "Ada"], .null),                     // signed out
+            ("users/ada", ["age": 3], Self.ada),                       // no name (parent's .validate)
+            ("users/ada", ["name": .string(String(repeating: "a", count: 21))], Self.ada),
+            ("users/ada", ["name": "Ada", "age": -1], Self.ada),
+            ("users/ada", ["name": "Ada", "extra": true], Self.ada),   // $other
+            ("users/ada/age", "old", Self.ada),
+            ("locked/inner", 1, Self.ada),                             // .write false below a grant: still granted
+        ]
+        for (path, value, auth) in refused.dropLast() {
+            #expect(throws: ServiceError.permissionDeniedByRules, "\(path) \(value)") {
+                try database.set(namespace: Self.ns, path: path, value: value, rulesAuth: auth)
+            }
+        }
+        // A grant above cannot be taken back below.
+        try database.set(namespace: Self.ns, path: "locked/inner", value: 1, rulesAuth: .null)
+        #expect(try database.get(namespace: Self.ns, path: "users") == ["ada": ["name": "Ada L", "age": 36]])
+        // A delete is not validated; a multi-path update must pass for every location.
+        try database.delete(namespace: Self.ns, path: "users/ada/age", rulesAuth: Self.ada)
+        #expect(throws: ServiceError.permissionDeniedByRules) {
+            try database.update(namespace: Self.ns, path: "users", values: ["ada/age": 40, "bob/name": "B"],
+                rulesAuth: Self.ada)
+        }
+        #expect(try database.get(namespace: Self.ns, path: "users") == ["ada": ["name": "Ada L"]])
+        try database.update(namespace: Self.ns, path: "users/ada", values: ["age": 40], rulesAuth: Self.ada)
+        // Administrators (no rules auth) are not checked.
+        try database.set(namespace: Self.ns, path: "users/bob", value: ["anything": true])
+    }
+}

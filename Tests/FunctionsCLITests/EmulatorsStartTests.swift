@@ -78,15 +78,17 @@ struct EmulatorsStartConfigTests {
         return folder
     }
 
-    @Test("takes the port from emulators.functions and starts with the remoteconfig.template")
+    @Test("takes the host and port from emulators.functions and starts with the remoteconfig.template")
     func portAndTemplate() throws {
         let folder = try Self.folder([
-            "firebase.json": #"{"emulators": {"functions": {"port": 0}}, "remoteconfig": {"template": "rc.json"}}"#,
+            "firebase.json": #"{"emulators": {"functions": {"host": "localhost", "port": 0}}, "remoteconfig": {"template": "rc.json"}}"#,
             "rc.json": #"{"parameters": {"welcome": {"defaultValue": {"value": "from firebase.json"}}}}"#,
         ])
         defer { try? FileManager.default.removeItem(at: folder) }
         let emulator = try RunningEmulator(arguments: ["--config", folder.appendingPathComponent("firebase.json").path])
-        #expect((emulator.base.port ?? 0) > 0)
+        // Without the config the emulator would listen on 127.0.0.1:4400.
+        #expect(emulator.base.host == "localhost")
+        #expect(emulator.base.port != 4400 && (emulator.base.port ?? 0) > 0)
         let template = try JSONValue(parsing: Data(try emulator.cli("config:get").output.utf8))
         #expect(template["parameters"]?["welcome"]?["defaultValue"]?["value"] == "from firebase.json")
         #expect(template["version"]?["versionNumber"] == "1")
@@ -107,6 +109,49 @@ struct EmulatorsStartConfigTests {
             folder.appendingPathComponent("no-template.json").path])
         #expect(noTemplate.status != 0)
         #expect(noTemplate.errors.contains("cannot read the Remote Config template"), "\(noTemplate.errors)")
+    }
+}
+
+/// `emulators:start` with Realtime Database security rules.
+@Suite("functions emulators:start: database rules")
+struct EmulatorsStartRulesTests {
+    static let rules = #"{"rules": {"open": {".read": true, ".write": true}}}"#
+
+    @Test("rules from firebase.json's database.rules or --database-rules are enforced for clients")
+    func enforced() async throws {
+        let folder = try EmulatorsStartConfigTests.folder([
+            "firebase.json": #"{"database": {"rules": "database.rules.json"}}"#, "database.rules.json": Self.rules,
+        ])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for arguments in [["--config", folder.appendingPathComponent("firebase.json").path],
+            ["--database-rules", folder.appendingPathComponent("database.rules.json").path]]
+        {
+            let emulator = try RunningEmulator(arguments: ["--port", "0"] + arguments)
+            let closed = try await URLSession.shared.data(from: URL(string: emulator.base.absoluteString
+                + "/closed.json?ns=demo-project-default-rtdb")!)
+            #expect((closed.1 as? HTTPURLResponse)?.statusCode == 401)
+            #expect(String(decoding: closed.0, as: UTF8.self) == #"{"error":"Permission denied"}"#)
+            let open = try await URLSession.shared.data(from: URL(string: emulator.base.absoluteString
+                + "/open.json?ns=demo-project-default-rtdb")!)
+            #expect((open.1 as? HTTPURLResponse)?.statusCode == 200)
+        }
+    }
+
+    @Test("a broken rules file stops the start with the file, line and column; no rules file is a warning")
+    func broken() throws {
+        let folder = try EmulatorsStartConfigTests.folder([
+            "database.rules.json": "{\"rules\": {\n  \".write\": \"auth.uid == $user\"\n}}",
+        ])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("database.rules.json").path
+        let run = try CLIProcess.run(["emulators:start", "--in-memory", "--port", "0", "--database-rules", file])
+        #expect(run.status != 0)
+        #expect(run.errors.contains("\(file):2:26: Unknown variable '$user'."), "\(run.errors)")
+        #expect(!run.output.contains("ready: "))
+        let missing = try CLIProcess.run(["emulators:start", "--in-memory", "--port", "0", "--database-rules",
+            folder.appendingPathComponent("nope.json").path])
+        #expect(missing.status != 0)
+        #expect(missing.errors.contains("cannot read the database rules"))
     }
 }
 

@@ -200,20 +200,31 @@ struct EventBusTests {
         #expect(runtime.bus.deadLetters.isEmpty)
     }
 
-    @Test("runs at most `concurrency` invocations of a function at once")
+    @Test("runs at most `concurrency` invocations of a function at once; the rest wait their turn in order")
     func concurrencyLimit() async throws {
+        // Each invocation holds until the test lets it go.
+        let held = Mutex<[(index: Int, release: CheckedContinuation<Void, Never>)]>([])
         let running = Mutex((now: 0, peak: 0))
         var functions = FunctionRegistry()
-        functions["limited"] = Database.ref("a/{x}").options(.concurrency(3)).onWrite { _, _ in
+        functions["limited"] = Database.ref("a/{x}").options(.concurrency(3)).onWrite { _, context in
             running.withLock { $0.now += 1; $0.peak = max($0.peak, $0.now) }
-            for _ in 0..<20 { await Task.yield() }
+            let index = Int(context.params["x"]!)!
+            await withCheckedContinuation { release in held.withLock { $0.append((index, release)) } }
             running.withLock { $0.now -= 1 }
         }
         let runtime = try TestRuntime(functions)
-        for index in 0..<50 { runtime.bus.publish(Self.write("a/\(index)")) }
+        for index in 0..<10 { runtime.bus.publish(Self.write("a/\(index)")) }
+        for finished in 0..<10 {
+            let expected = min(3, 10 - finished)
+            while held.withLock({ $0.count }) < expected { await Task.yield() }
+            // The three oldest not yet finished run; the others wait.
+            #expect(Set(held.withLock { $0.map(\.index) }) == Set(finished..<finished + expected))
+            let oldest = held.withLock { held in held.remove(at: held.indices.min { held[$0].index < held[$1].index }!) }
+            oldest.release.resume()
+        }
         await runtime.bus.waitUntilIdle()
-        #expect(runtime.deliveries.all.count == 50)
-        #expect(running.withLock { $0.peak } <= 3)
+        #expect(runtime.deliveries.all.count == 10)
+        #expect(running.withLock { $0.peak } == 3)
         #expect(runtime.deliveries.all.allSatisfy { $0.status == .succeeded })
     }
 

@@ -5,7 +5,12 @@ import Foundation
 import FunctionsBuiltins
 import Hummingbird
 import HummingbirdTesting
+import Synchronization
 import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 @Suite("Emulator routes")
 struct EmulatorRoutesTests {
@@ -91,11 +96,18 @@ struct EmulatorRoutesTests {
     @Test("serves on a free port of 127.0.0.1 and reports it when ready")
     func live() async throws {
         let server = try Self.server()
-        let app = Application(router: server.router())
-        try await app.test(.live) { client in
-            try await client.execute(uri: "/emulator/v1/projects/demo-project/events", method: .get) { response in
-                #expect(response.status == .ok)
-            }
+        let reported = Mutex<Int?>(nil)
+        let answered = try await server.withRunning { base in
+            #expect(base.host == "127.0.0.1")
+            reported.withLock { $0 = base.port }
+            // The reported address is where the server answers.
+            let (data, response) = try await URLSession.shared.data(
+                from: base.appendingPathComponent("emulator/v1/projects/demo-project/events"))
+            #expect((response as? HTTPURLResponse)?.statusCode == 200)
+            return String(decoding: data, as: UTF8.self)
         }
+        #expect(answered == #"{"events":[]}"#)
+        let port = try #require(reported.withLock { $0 })
+        #expect(port > 0 && port != 4400)
     }
 }

@@ -125,6 +125,32 @@ struct HTTPAdminClientsTests {
         #expect(types == [FirebaseEventType.authUserCreated, FirebaseEventType.authUserDeleted])
     }
 
+    @Test("the Admin SDKs' host variables send auth and database calls elsewhere; the namespace variable picks the instance")
+    func hostVariables() async throws {
+        let main = try Emulator(project: "demo", directory: nil)
+        let other = try Emulator(project: "demo", directory: nil)
+        try await EmulatorServer(emulator: main).withRunning { mainBase in
+            try await EmulatorServer(emulator: other).withRunning { otherBase in
+                let host = "127.0.0.1:\(otherBase.port ?? 0)"
+                let admin = FunctionsWorker.adminClients(environment: [
+                    "FUNCTIONS_EMULATOR_URL": mainBase.absoluteString, "GCLOUD_PROJECT": "demo",
+                    "FIREBASE_AUTH_EMULATOR_HOST": host, "FIREBASE_DATABASE_EMULATOR_HOST": host,
+                    "FIREBASE_DATABASE_NAMESPACE": "elsewhere-ns",
+                ])
+                _ = try await admin.auth.createUser(UserProperties(uid: "ada", email: "ada@example.com"))
+                try await admin.database.ref("notes/n1").set("hello")
+                _ = try await admin.remoteConfig.publishTemplate(["parameters": [:]], etag: nil)
+            }
+        }
+        #expect(try other.auth.listUsers().users.map(\.localId) == ["ada"])
+        #expect(try main.auth.listUsers().users.isEmpty)
+        #expect(try other.database.get(namespace: "elsewhere-ns", path: "notes/n1") == "hello")
+        #expect(try other.database.get(namespace: "demo-default-rtdb", path: "notes") == .null)
+        #expect(try main.database.get(namespace: "elsewhere-ns", path: "notes") == .null)
+        #expect(main.remoteConfig.latestVersion() == 1, "Remote Config follows FUNCTIONS_EMULATOR_URL")
+        #expect(other.remoteConfig.latestVersion() == 0)
+    }
+
     @Test("remoteConfig: publish against the ETag, a stale ETag fails, rollback publishes a new version")
     func remoteConfig() async throws {
         let emulator = try Emulator(project: "demo", directory: nil)

@@ -107,13 +107,9 @@ struct RemoteConfigConditionParserTests {
             ("!true", "unexpected token '!' at position 1"),
         ])
     func reportsErrors(text: String, fragment: String) {
-        do {
-            _ = try Expression.parse(text, conditionName: "c1")
-            Issue.record("expected \(text) to fail")
-        } catch {
-            #expect(error.status == "INVALID_ARGUMENT")
-            #expect(error.message.hasPrefix("[VALIDATION_ERROR]: Condition 'c1' expression: \(fragment)"))
-        }
+        let error = #expect(throws: ServiceError.self) { try Expression.parse(text, conditionName: "c1") }
+        #expect(error?.status == "INVALID_ARGUMENT")
+        #expect(error?.message.hasPrefix("[VALIDATION_ERROR]: Condition 'c1' expression: \(fragment)") == true)
     }
 
     @Test("limits installation-id lists to 50")
@@ -125,11 +121,8 @@ struct RemoteConfigConditionParserTests {
 
     @Test("counts positions in characters, not bytes")
     func positionsInCharacters() {
-        do {
-            _ = try Expression.parse("app.userProperty['é🙂'] >= 1 && bad")
-        } catch {
-            #expect(error.message.hasSuffix("unexpected token 'bad' at position 32"))
-        }
+        let error = #expect(throws: ServiceError.self) { try Expression.parse("app.userProperty['é🙂'] >= 1 && bad") }
+        #expect(error?.message.hasSuffix("unexpected token 'bad' at position 32") == true)
     }
 
     @Test(

@@ -14,23 +14,29 @@ struct PercentConditionTests {
         _ = try running.emulator.remoteConfig.publish(RemoteConfigTemplate.decode(from: Data(json.utf8)), ifMatch: "*")
     }
 
-    @Test("each installation gets the same answer on every fetch over HTTP")
+    @Test("each installation gets its own answer of the percent condition, the same on every fetch over HTTP")
     func stable() async throws {
         try await RunningEmulator.with { running in
             try Self.publishRollout(running)
-            var answers: Set<String> = []
-            for _ in 0..<20 {
-                let client = running.client(clock: TestClock())
-                var seen: Set<String> = []
-                for _ in 0..<3 {
-                    try await client.fetch(withExpirationDuration: 0)
-                    client.activate()
-                    seen.insert(client["feature"].stringValue)
-                }
-                #expect(seen.count == 1)
-                answers.formUnion(seen)
+            // Ten installations inside the 30% and ten outside, as the emulator evaluates them in process.
+            var chosen: [String: [String]] = ["on": [], "off": []]
+            while chosen.values.contains(where: { $0.count < 10 }) {
+                let id = RemoteConfigInstallation.newID()
+                let answer = try running.emulator.remoteConfig.fetch(
+                    instance: RemoteConfigAppInstance(installationID: id)).entries["feature"] ?? "none"
+                if chosen[answer, default: []].count < 10 { chosen[answer, default: []].append(id) }
             }
-            #expect(answers.isSubset(of: ["on", "off"]))
+            #expect(chosen.keys.sorted() == ["off", "on"], "the condition decides, per installation")
+            for (expected, ids) in chosen {
+                for id in ids {
+                    let client = running.client(clock: TestClock(), installation: RemoteConfigInstallation(installationID: id))
+                    for _ in 0..<3 {
+                        try await client.fetch(withExpirationDuration: 0)
+                        client.activate()
+                        #expect(client["feature"].stringValue == expected, "\(id)")
+                    }
+                }
+            }
         }
     }
 

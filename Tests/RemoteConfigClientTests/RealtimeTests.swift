@@ -22,8 +22,11 @@ struct RealtimeTests {
             #expect(client["color"].stringValue == "green")   // fetched, not activated
             client.activate()
 
-            // Version 3 changes nothing an app sees: no callback; version 4 does.
+            // Version 3 changes nothing an app sees: the client fetches it, with no callback; version 4 does.
             try running.publish(["color": "blue", "size": "m", "new": "y"])
+            let deadline = ContinuousClock.now + .seconds(30)
+            while client.fetchedTemplateVersion < 3, ContinuousClock.now < deadline { await Task.yield() }
+            #expect(client.fetchedTemplateVersion == 3, "the listener fetched version 3")
             try running.publish(["color": "blue", "size": "l", "new": "y"])
             let second = try #require(await iterator.next()).get()
             #expect(second.updatedKeys == ["size"])

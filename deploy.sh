@@ -3,6 +3,7 @@
 #
 #   ./deploy.sh [--port N] [--project ID] [--no-demo]   build, start the emulator if none answers, deploy
 #   ./deploy.sh --stop                                  stop the emulator this script started
+#   --debug: a debug build (quicker to build, slower to run); --data-dir DIR: state elsewhere
 #
 # State lives in .functions/ (SQLite, the emulator's log and pid). Re-running redeploys.
 set -euo pipefail
@@ -12,18 +13,21 @@ port=4400
 project=demo-project
 demo=1
 stop=0
+configuration=release
+data=.functions
 while [ $# -gt 0 ]; do
     case "$1" in
         --port) port="${2:?--port needs a number}"; shift 2 ;;
         --project) project="${2:?--project needs an id}"; shift 2 ;;
         --no-demo) demo=0; shift ;;
         --stop) stop=1; shift ;;
-        -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --debug) configuration=debug; shift ;;
+        --data-dir) data="${2:?--data-dir needs a folder}"; shift 2 ;;
+        -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "deploy.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
     esac
 done
 
-data=.functions
 pidfile="$data/emulator.pid"
 log="$data/emulator.log"
 base="http://127.0.0.1:$port"
@@ -31,21 +35,30 @@ mkdir -p "$data"
 
 if [ "$stop" = 1 ]; then
     if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
-        kill "$(cat "$pidfile")" && rm -f "$pidfile" && echo "stopped the emulator"
+        pid="$(cat "$pidfile")"
+        kill "$pid"
+        # Wait for it to finish its graceful stop (its worker goes with it).
+        for _ in $(seq 1 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        rm -f "$pidfile"
+        echo "stopped the emulator"
     else
         echo "no emulator started by deploy.sh is running"
     fi
     exit 0
 fi
 
-echo "› building the functions CLI (release)…"
+echo "› building the functions CLI ($configuration)…"
 # Built through functions/ (which depends on this package by path) into the root's .build, so the
 # CLI and the deployed functions share one package graph and every module compiles once.
-build=(swift build -c release --package-path "$PWD/functions" --scratch-path "$PWD/.build")
+build=(swift build -c "$configuration" --package-path "$PWD/functions" --scratch-path "$PWD/.build")
 "${build[@]}" --product functions >&2
 cli="$("${build[@]}" --show-bin-path)/functions"
 
-if [ "$port" != 0 ] && curl -fsS "$base/emulator/v1/projects/$project/functions" >/dev/null 2>&1; then
+if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null && grep -q '^ready: ' "$log" 2>/dev/null; then
+    # The emulator an earlier run started (on whatever port) is still running: deploy to it.
+    base=$(grep -m1 '^ready: ' "$log" | sed 's/^ready: //')
+    echo "› the emulator started earlier answers on $base"
+elif [ "$port" != 0 ] && curl -fsS "$base/emulator/v1/projects/$project/functions" >/dev/null 2>&1; then
     echo "› an emulator already answers on $base"
 else
     echo "› starting the emulator on $base (data in $data/, log in $log)…"
@@ -62,7 +75,8 @@ else
     echo "› the emulator is ready on $base"
 fi
 
-"$cli" deploy --source functions --scratch-path "$PWD/.build" --emulator "$base" --project "$project"
+"$cli" deploy --source functions --configuration "$configuration" --scratch-path "$PWD/.build" \
+    --emulator "$base" --project "$project"
 
 owner=(-H 'Authorization: Bearer owner' -H 'Content-Type: application/json')
 if [ "$demo" = 1 ]; then

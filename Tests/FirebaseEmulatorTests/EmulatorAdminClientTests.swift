@@ -58,6 +58,25 @@ struct EmulatorAdminClientTests {
         #expect(try await database.ref().child("users/bob/score").get().val() == 2)
     }
 
+    @Test("deleting a user delivers the deleted record to Auth.user().onDelete")
+    func userDeleted() async throws {
+        let emulator = try Emulator(project: "demo-project", directory: nil)
+        let deleted = Mutex<[UserRecord]>([])
+        var functions = FunctionRegistry()
+        functions["onUserDeleted"] = Auth.user().onDelete { user, _ in deleted.withLock { $0.append(user) } }
+        try await emulator.deploy(functions)
+        _ = try await emulator.admin.auth.createUser(UserProperties(uid: "gone", email: "gone@example.com",
+            displayName: "Gone"))
+        await emulator.waitUntilIdle()
+        #expect(deleted.withLock { $0 }.isEmpty, "creating is not deleting")
+        try await emulator.admin.auth.deleteUser("gone")
+        await emulator.waitUntilIdle()
+        let records = deleted.withLock { $0 }
+        #expect(records.map(\.uid) == ["gone"])
+        #expect(records.first?.email == "gone@example.com")
+        #expect(records.first?.displayName == "Gone")
+    }
+
     @Test("concurrent transactions in process lose no update")
     func transactions() async throws {
         let emulator = try Emulator(project: "demo-project", directory: nil)

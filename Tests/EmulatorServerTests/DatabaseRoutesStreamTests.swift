@@ -9,7 +9,7 @@ import NIOHTTP1
 import Testing
 
 /// SSE streaming over a real socket, and HTTP writes firing deployed functions.
-@Suite("Database routes: streaming and triggers")
+@Suite("Database routes: streaming and triggers", .timeLimit(.minutes(5)))
 struct DatabaseRoutesStreamTests {
     static let ns = DatabaseRoutesTests.ns
 

@@ -8,7 +8,7 @@ import NIOCore
 import NIOPosix
 import Testing
 
-@Suite("Remote Config realtime stream")
+@Suite("Remote Config realtime stream", .timeLimit(.minutes(5)))
 struct RemoteConfigRealtimeRoutesTests {
     static let path = "/v1/projects/123456789012/namespaces/firebase:streamFetchInvalidations?key=k"
 

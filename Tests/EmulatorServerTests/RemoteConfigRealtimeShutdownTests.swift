@@ -7,7 +7,7 @@ import Logging
 import ServiceLifecycle
 import Testing
 
-@Suite("Remote Config realtime stream and shutdown")
+@Suite("Remote Config realtime stream and shutdown", .timeLimit(.minutes(5)))
 struct RemoteConfigRealtimeShutdownTests {
     @Test("a graceful shutdown ends an open stream with the last chunk instead of waiting for the client")
     func gracefulShutdown() async throws {

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// `functions auth:import` with a Parse export and a Firebase export.
-@Suite("functions auth:import")
+@Suite("functions auth:import", .timeLimit(.minutes(5)))
 struct AuthImportTests {
     // bcrypt("parse-password") at cost 10, as a Parse export holds it.
     static let parseHash = "$2a$10$abcdefghijklmnopqrstuu3wCsxB6/zKn6E0GfSu8Oxcxub8tCTka"

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// `config:get`, `config:publish`, `config:versions`, `config:rollback` against a running emulator.
-@Suite("functions config:*")
+@Suite("functions config:*", .timeLimit(.minutes(5)))
 struct ConfigCommandsTests {
     static let template = #"{"parameters": {"welcome": {"defaultValue": {"value": "hello"}}}}"#
 
@@ -85,7 +85,7 @@ struct ConfigCommandsTests {
 }
 
 /// `config:import --from parse`.
-@Suite("functions config:import")
+@Suite("functions config:import", .timeLimit(.minutes(5)))
 struct ConfigImportTests {
     static let parseConfig = #"""
         {"params": {"welcome": "Hello", "dark_mode": true, "max_items": 25, "ratio": 0.5,

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// `database:get` and `database:set` against a running emulator.
-@Suite("functions database:*")
+@Suite("functions database:*", .timeLimit(.minutes(5)))
 struct DatabaseCommandsTests {
     @Test("set, merge and get values, with shallow and limited reads")
     func setAndGet() throws {
@@ -42,7 +42,7 @@ struct DatabaseCommandsTests {
 }
 
 /// `database:import --from parse`.
-@Suite("functions database:import")
+@Suite("functions database:import", .timeLimit(.minutes(5)))
 struct DatabaseImportTests {
     @Test("a Parse class export lands under the path, one child per objectId, with Parse types as plain JSON")
     func importParse() throws {

@@ -7,7 +7,7 @@ import FoundationNetworking
 #endif
 
 /// Runs the built `functions` binary as a user would.
-@Suite("functions emulators:start")
+@Suite("functions emulators:start", .timeLimit(.minutes(5)))
 struct EmulatorsStartTests {
     static var binary: URL {
         // The test bundle sits next to the products in the build folder.
@@ -69,7 +69,7 @@ struct EmulatorsStartTests {
 }
 
 /// `emulators:start --config firebase.json`.
-@Suite("functions emulators:start --config")
+@Suite("functions emulators:start --config", .timeLimit(.minutes(5)))
 struct EmulatorsStartConfigTests {
     static func folder(_ files: [String: String]) throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("firebase-\(UUID())")
@@ -113,7 +113,7 @@ struct EmulatorsStartConfigTests {
 }
 
 /// `emulators:start` with Realtime Database security rules.
-@Suite("functions emulators:start: database rules")
+@Suite("functions emulators:start: database rules", .timeLimit(.minutes(5)))
 struct EmulatorsStartRulesTests {
     static let rules = #"{"rules": {"open": {".read": true, ".write": true}}}"#
 
@@ -156,7 +156,7 @@ struct EmulatorsStartRulesTests {
 }
 
 /// `emulators:start --rc-fetch-limit COUNT/SECONDS`.
-@Suite("functions emulators:start --rc-fetch-limit")
+@Suite("functions emulators:start --rc-fetch-limit", .timeLimit(.minutes(5)))
 struct EmulatorsStartFetchLimitTests {
     @Test("an app instance over the limit gets 429 RESOURCE_EXHAUSTED; another instance does not")
     func fetchLimit() async throws {
@@ -176,7 +176,7 @@ struct EmulatorsStartFetchLimitTests {
 }
 
 /// `emulators:export` and `emulators:start --import`.
-@Suite("functions emulators:export and --import")
+@Suite("functions emulators:export and --import", .timeLimit(.minutes(5)))
 struct EmulatorsExportImportTests {
     @Test("a running emulator's state exported to a directory is the state of one started with --import")
     func roundTrip() async throws {

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// `functions:list`, `events:log` and `trigger` with the real `push-config-worker` deployed.
-@Suite("functions functions:list, events:log, trigger")
+@Suite("functions functions:list, events:log, trigger", .timeLimit(.minutes(5)))
 struct EventsAndTriggerTests {
     /// Deploys the push-config-worker binary the way `functions deploy` does, minus the build.
     static func deployWorker(to emulator: RunningEmulator) async throws {
@@ -77,7 +77,7 @@ struct EventsAndTriggerTests {
 }
 
 /// `functions demo:stale-loop` against a running emulator with the push-config-worker deployed.
-@Suite("functions demo:stale-loop")
+@Suite("functions demo:stale-loop", .timeLimit(.minutes(5)))
 struct DemoStaleLoopTests {
     @Test("prints each step: the ping reaches the subscribed devices, which fetch; the others keep their cache")
     func demo() async throws {

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// `messaging:send` and `messaging:inbox` against a running emulator.
-@Suite("functions messaging:*")
+@Suite("functions messaging:*", .timeLimit(.minutes(5)))
 struct MessagingCommandsTests {
     @Test("a topic message reaches a subscribed device's inbox, and not an unsubscribed one")
     func sendAndInbox() async throws {
@@ -44,7 +44,7 @@ struct MessagingCommandsTests {
 }
 
 /// `messaging:import --from parse`.
-@Suite("functions messaging:import")
+@Suite("functions messaging:import", .timeLimit(.minutes(5)))
 struct MessagingImportTests {
     static let installations = #"""
         {"results": [

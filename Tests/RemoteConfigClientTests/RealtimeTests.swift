@@ -3,7 +3,7 @@ import RemoteConfigClient
 import Testing
 
 /// Realtime update listeners over the emulator's `:streamFetchInvalidations` stream.
-@Suite("Remote Config client: realtime listeners")
+@Suite("Remote Config client: realtime listeners", .timeLimit(.minutes(5)))
 struct RealtimeTests {
     @Test("a listener hears exactly the changed keys of each new version, nothing for a version without changes")
     func updates() async throws {

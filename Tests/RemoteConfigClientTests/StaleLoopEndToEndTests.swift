@@ -7,7 +7,7 @@ import Testing
 
 /// The whole loop over HTTP: publish → the deployed pushConfig worker pings PUSH_RC → devices
 /// mark their config stale → their next launch fetches the new version; the rest keep their cache.
-@Suite("The STALE loop, end to end")
+@Suite("The STALE loop, end to end", .timeLimit(.minutes(5)))
 struct StaleLoopEndToEndTests {
     static var workerBinary: URL {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()

@@ -81,4 +81,37 @@ struct RedeployTests {
             #expect(log.map(\.recoveries) == [1], "the event was sent by the restart's recovery")
         }
     }
+
+    #if os(Linux)
+    @Test("an emulator started after a crash ends the worker the crashed one left running")
+    func endsStaleWorker() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("stale-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // A worker that ignores SIGTERM and never watches its input, as a non-Swift one might.
+        let folder = try ScriptBuildFolder()
+        let script = try folder.script("stubborn", "trap '' TERM INT HUP; while :; do sleep 1; done")
+        let stale = Process()
+        stale.executableURL = script
+        stale.standardInput = FileHandle.nullDevice
+        let exited = AsyncStream<Int32>.makeStream()
+        stale.terminationHandler = { exited.continuation.yield($0.terminationStatus) }
+        try stale.run()
+        do {
+            let crashed = try Emulator(project: "demo", directory: directory)
+            try crashed.store.saveDeployment(StoredDeployment(binary: script.path, manifest: Data("{}".utf8),
+                only: nil, time: Date()))
+            try crashed.store.recordWorkerProcess(stale.processIdentifier)
+        }
+        var configuration = EmulatorServer.Configuration()
+        configuration.restoresDeployment = false
+        let server = EmulatorServer(emulator: try Emulator(project: "demo", directory: directory),
+            configuration: configuration)
+        try await server.withRunning { _ in
+            var statuses = exited.stream.makeAsyncIterator()
+            _ = await statuses.next()
+            #expect(stale.terminationReason == .uncaughtSignal)
+        }
+        #expect(try server.emulator.store.lastWorkerProcess() == nil)
+    }
+    #endif
 }

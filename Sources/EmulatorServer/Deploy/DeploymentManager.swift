@@ -42,8 +42,11 @@ public final class DeploymentManager: Sendable {
     /// - Throws: ``RegistryError`` for a malformed manifest, ``WorkerError`` when the worker
     ///   does not start.
     public func deploy(binary: URL, manifest: FunctionsManifest, only: [String]? = nil) async throws -> Deployment {
+        let store = emulator.store
         let supervisor = WorkerSupervisor(binary: binary, environment: workerEnvironment(), startTimeout: startTimeout,
-            logger: logger)
+            logger: logger, onProcessChange: { pid, running in
+                _ = try? running ? store.recordWorkerProcess(pid) : store.forgetWorkerProcess(pid)
+            })
         var (functions, skipped) = try HTTPDelivery.registry(manifest: manifest, supervisor: supervisor)
         if let only { functions = try functions.only(only) }
         try await withTaskCancellationHandler { try await supervisor.start() } onCancel: { supervisor.stop() }
@@ -62,11 +65,27 @@ public final class DeploymentManager: Sendable {
         do {
             try emulator.store.saveDeployment(StoredDeployment(binary: binary.path, manifest: manifest.json(),
                 only: only, time: deployment.time))
+            if let pid = supervisor.processIdentifier { try emulator.store.recordWorkerProcess(pid) }
         } catch {
             logger.error("could not record the deployment; it will not restart with the emulator",
                 metadata: ["error": "\(error)"])
         }
         return deployment
+    }
+
+    /// Ends the worker a crashed emulator left running on this data directory, if it still runs
+    /// (a worker built with this package stops by itself when the emulator dies; another may not).
+    /// It is recognised by its process id and command line; elsewhere than Linux nothing is done.
+    public func endStaleWorker() {
+        guard let (pid, binary) = try? emulator.store.lastWorkerProcess() else { return }
+        try? emulator.store.forgetWorkerProcess(pid)
+        #if os(Linux)
+        guard pid > 1, let commandLine = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline")),
+            commandLine.split(separator: 0).contains(where: { String(decoding: $0, as: UTF8.self) == binary })
+        else { return }
+        kill(pid, SIGKILL)
+        logger.warning("ended the functions worker a previous emulator left running", metadata: ["pid": "\(pid)"])
+        #endif
     }
 
     /// Starts the functions deployed last again, as an emulator restarted on the same data

@@ -57,14 +57,20 @@ public final class WorkerSupervisor: Sendable {
     public let startTimeout: Duration
     let environment: [String: String]
     let logger: Logger
+    /// Told each launched process id (`true`), and when that process has exited (`false`).
+    let onProcessChange: @Sendable (Int32, Bool) -> Void
     private let state = Mutex(State())
 
     /// Creates a supervisor; call ``start()``.
-    public init(binary: URL, environment: [String: String], startTimeout: Duration = .seconds(30), logger: Logger) {
+    public init(
+        binary: URL, environment: [String: String], startTimeout: Duration = .seconds(30), logger: Logger,
+        onProcessChange: @escaping @Sendable (Int32, Bool) -> Void = { _, _ in }
+    ) {
         self.binary = binary
         self.environment = environment
         self.startTimeout = startTimeout
         self.logger = logger
+        self.onProcessChange = onProcessChange
     }
 
     /// The worker's status and how often it was restarted.
@@ -242,6 +248,7 @@ public final class WorkerSupervisor: Sendable {
         state.withLock { state in
             if state.generation == generation { state.processIdentifier = processIdentifier }
         }
+        onProcessChange(processIdentifier, true)
     }
 
     /// Keeps the tail of the output and looks for the ready line; lines after it are logged.
@@ -286,7 +293,8 @@ public final class WorkerSupervisor: Sendable {
     /// Records the end of launch `generation`: the delay before the next launch, or nil to
     /// stop (stopped, or it was never ready: restarting would only fail again).
     private func exited(generation: Int, outcome: String) -> Duration? {
-        let (delay, failed, exitWaiters) = state.withLock { state in
+        let (delay, failed, exitWaiters, pid) = state.withLock { state in
+            let pid = state.processIdentifier
             state.processIdentifier = nil
             state.url = nil
             let exitWaiters = state.exitWaiters.filter { $0.value.generation == generation }
@@ -295,13 +303,14 @@ public final class WorkerSupervisor: Sendable {
                 if state.status != .stopped { state.failure = "\(binary.path) \(outcome) before it was ready" }
                 state.status = .stopped
                 defer { state.readyWaiters = [:] }
-                return (Duration?.none, Array(state.readyWaiters.values), exitWaiters)
+                return (Duration?.none, Array(state.readyWaiters.values), exitWaiters, pid)
             }
             state.restarts += 1
             state.status = .restarting
             // A worker that keeps crashing is restarted at most every few seconds.
-            return (Duration.milliseconds(min(state.restarts - 1, 20) * 250), [], exitWaiters)
+            return (Duration.milliseconds(min(state.restarts - 1, 20) * 250), [], exitWaiters, pid)
         }
+        if let pid { onProcessChange(pid, false) }
         for waiter in exitWaiters.values { waiter.continuation.resume() }
         for waiter in failed {
             waiter.resume(throwing: WorkerError(message: "\(binary.path) \(outcome) before it was ready"))

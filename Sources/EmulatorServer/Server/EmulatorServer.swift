@@ -84,6 +84,7 @@ public struct EmulatorServer: Sendable {
             onServerRunning: { [listening, configuration, deployments] channel in
                 let port = channel.localAddress?.port ?? 0
                 listening.url = URL(string: "http://\(configuration.host):\(port)")
+                deployments.endStaleWorker()
                 if configuration.restoresDeployment { await deployments.restoreLast() }
                 await onReady(port)
             },

@@ -36,6 +36,35 @@ extension EmulatorStore {
             """)
     }
 
+    /// The worker process id of the deployment, kept so that an emulator started after a crash
+    /// can end a worker the crashed one left behind.
+    static let workerProcessSchema = StoreSchema(name: "deployment-v2-worker-pid") { db in
+        try db.execute(sql: "ALTER TABLE deployment ADD COLUMN worker_pid INTEGER")
+    }
+
+    /// Notes the process id of the deployment's worker.
+    public func recordWorkerProcess(_ pid: Int32) throws {
+        _ = try write { transaction in
+            try transaction.db.execute(sql: "UPDATE deployment SET worker_pid = ? WHERE id = 1", arguments: [pid])
+        }
+    }
+
+    /// Forgets a worker process id once that process has stopped (another may have replaced it).
+    public func forgetWorkerProcess(_ pid: Int32) throws {
+        _ = try write { transaction in
+            try transaction.db.execute(sql: "UPDATE deployment SET worker_pid = NULL WHERE id = 1 AND worker_pid = ?",
+                arguments: [pid])
+        }
+    }
+
+    /// The worker process id noted last, and the binary it runs.
+    public func lastWorkerProcess() throws -> (pid: Int32, binary: String)? {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT worker_pid, binary FROM deployment WHERE id = 1 AND worker_pid IS NOT NULL")
+                .map { ($0["worker_pid"], $0["binary"]) }
+        }
+    }
+
     /// Records the deployment that now runs, replacing the one before.
     public func saveDeployment(_ deployment: StoredDeployment) throws {
         let only = deployment.only.map { JSONValue.array($0.map(JSONValue.string)).serialized() }

@@ -34,9 +34,11 @@ public final class EmulatorStore: Sendable {
             path = nil
         }
         var migrator = DatabaseMigrator()
-        for schema in [EmulatorStore.outboxSchema, EmulatorStore.recoveriesSchema, EmulatorStore.deploymentSchema]
-            + schemas
-        {
+        let own = [
+            EmulatorStore.outboxSchema, EmulatorStore.recoveriesSchema, EmulatorStore.deploymentSchema,
+            EmulatorStore.workerProcessSchema,
+        ]
+        for schema in own + schemas {
             migrator.registerMigration(schema.name, migrate: schema.migrate)
         }
         try migrator.migrate(writer)

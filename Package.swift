@@ -142,6 +142,7 @@ let package = Package(
             dependencies: [
                 "RemoteConfigClient", "EmulatorServer", "FirebaseEmulator", "CloudFunctions", "FunctionsBuiltins",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -95,3 +95,38 @@ def test_importing_parse_scores_fires_the_leaderboard_function(app, emulator, tm
     assert run.returncode == 0, run.stderr
     emulator.wait_for_deliveries()
     assert db.reference(f"/leaderboard/{player}").get() == 40
+
+
+def test_deploy_only_serves_the_chosen_functions(tmp_path):
+    """`functions deploy --only onUserCreated`: the other functions get no events and are not listed."""
+    import json
+    import subprocess
+    from conftest import ROOT
+
+    binary = os.environ.get("FUNCTIONS_BIN", str(ROOT / ".build" / "debug" / "functions"))
+    process = subprocess.Popen([binary, "emulators:start", "--in-memory", "--port", "0", "--project", "only-demo"],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        base = process.stdout.readline()[len("ready: "):].strip()
+        common = ["--emulator", base, "--project", "only-demo"]
+        subprocess.run([binary, "deploy", "--source", str(ROOT / "functions"), "--only", "onUserCreated",
+                        "--configuration", os.environ.get("CONFIGURATION", "debug"),
+                        "--scratch-path", os.environ.get("SCRATCH_PATH", str(ROOT / ".build")), *common],
+                       check=True, capture_output=True, timeout=600)
+        listed = json.loads(subprocess.run([binary, "functions:list", "--json", *common], check=True,
+                                           capture_output=True, text=True).stdout)
+        assert sorted(listed["endpoints"]) == ["onUserCreated"]
+        subprocess.run([binary, "database:set", "/scores/s1", '{"playerName": "q", "score": 5}', *common],
+                       check=True, capture_output=True)
+        log = json.loads(subprocess.run([binary, "events:log", "--json", "--wait", *common], check=True,
+                                        capture_output=True, text=True).stdout)
+        assert all(not event["deliveries"] for event in log["events"]), log
+        leaderboard = subprocess.run([binary, "database:get", "/leaderboard/q", *common], check=True,
+                                     capture_output=True, text=True).stdout.strip()
+        assert leaderboard == "null"
+        refused = subprocess.run([binary, "trigger", "onScoreWrite", "--data", "{}", *common],
+                                 capture_output=True, text=True)
+        assert refused.returncode != 0 and "no deployed function" in refused.stderr, refused.stderr
+    finally:
+        process.terminate()
+        process.wait(timeout=30)

@@ -10,7 +10,7 @@ import Foundation
 /// One benchmark: a name (printed as the section's heading) and the function that runs it.
 struct BenchmarkSection {
     let name: String
-    let run: () throws -> Void
+    let run: () async throws -> Void
 }
 
 let sections: [BenchmarkSection] = [
@@ -23,7 +23,7 @@ let filters = CommandLine.arguments.dropFirst().map { $0.lowercased() }
 for section in sections where filters.isEmpty || filters.contains(where: section.name.lowercased().contains) {
     print("== \(section.name)")
     do {
-        try section.run()
+        try await section.run()
     } catch {
         print("failed: \(error)")
     }

@@ -57,11 +57,18 @@ final class RunningEmulator {
     let base: URL
     let project: String
 
-    /// Starts an emulator and waits for its ready line.
-    init(project: String = "demo-project", arguments: [String] = ["--port", "0"]) throws {
+    /// Starts an emulator (in memory unless told otherwise, in `directory` if given) and waits
+    /// for its ready line.
+    init(project: String = "demo-project", arguments: [String] = ["--port", "0"], inMemory: Bool = true,
+        directory: URL? = nil) throws
+    {
         self.project = project
         process.executableURL = CLIProcess.product("functions")
-        process.arguments = ["emulators:start", "--in-memory", "--project", project] + arguments
+        process.arguments = ["emulators:start", "--project", project] + (inMemory ? ["--in-memory"] : []) + arguments
+        if let directory {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            process.currentDirectoryURL = directory
+        }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

@@ -17,6 +17,8 @@ public final class DeploymentManager: Sendable {
         public var supervisor: WorkerSupervisor
         /// Endpoints without an event trigger, which the emulator does not serve yet.
         public var skipped: [String]
+        /// The functions that receive events (all the manifest's event functions, or those of `--only`).
+        public var deployed: Set<String>
         /// When it was deployed.
         public var time: Date
     }
@@ -50,7 +52,8 @@ public final class DeploymentManager: Sendable {
         var (functions, skipped) = try HTTPDelivery.registry(manifest: manifest, supervisor: supervisor)
         if let only { functions = try functions.only(only) }
         try await withTaskCancellationHandler { try await supervisor.start() } onCancel: { supervisor.stop() }
-        let deployment = Deployment(manifest: manifest, supervisor: supervisor, skipped: skipped, time: Date())
+        let deployment = Deployment(manifest: manifest, supervisor: supervisor, skipped: skipped,
+            deployed: Set(functions.names), time: Date())
         do {
             try await emulator.deploy(functions)
         } catch {

@@ -86,7 +86,9 @@ struct DeployRoutes {
     func trigger(_ call: String, body: JSONValue) async throws -> JSONValue {
         guard call.hasSuffix(":trigger") else { throw ServiceError.notFound("no route for functions/\(call)") }
         let name = String(call.dropLast(":trigger".count))
-        guard let deployment = server.deployments.deployment, let endpoint = deployment.manifest.endpoints[name] else {
+        guard let deployment = server.deployments.deployment, deployment.deployed.contains(name),
+            let endpoint = deployment.manifest.endpoints[name]
+        else {
             throw ServiceError.notFound("no deployed function named '\(name)'")
         }
         let event: CloudEvent
@@ -139,7 +141,9 @@ struct DeployRoutes {
     static func describe(_ deployment: DeploymentManager.Deployment) throws -> JSONValue {
         let worker = deployment.supervisor.status
         return [
-            "endpoints": try JSONValue(encoding: deployment.manifest.endpoints),
+            "endpoints": try JSONValue(encoding: deployment.manifest.endpoints.filter {
+                deployment.deployed.contains($0.key) || deployment.skipped.contains($0.key)
+            }),
             "skipped": .array(deployment.skipped.map(JSONValue.string)),
             "deployTime": .string(RFC3339Timestamp.string(from: deployment.time)),
             "worker": [

@@ -51,7 +51,7 @@ extension DatabaseService {
         let statement = try db.cachedStatement(
             sql: "INSERT INTO rtdb_log (namespace, seq, kind, path, value) VALUES (?, ?, ?, ?, ?)")
         try statement.execute(arguments: [
-            namespace, sequence, entry.kind.rawValue, entry.path.description, entry.value.serialized(),
+            namespace, sequence, entry.kind.rawValue, entry.path.description, entry.value.serialized(sortedKeys: false),
         ])
     }
 
@@ -62,7 +62,7 @@ extension DatabaseService {
                 INSERT INTO rtdb_snapshots (namespace, seq, tree) VALUES (?, ?, ?)
                 ON CONFLICT (namespace) DO UPDATE SET seq = excluded.seq, tree = excluded.tree
                 """,
-            arguments: [namespace, sequence, tree.root.serialized()])
+            arguments: [namespace, sequence, tree.root.serialized(sortedKeys: false)])
         try db.execute(sql: "DELETE FROM rtdb_log WHERE namespace = ? AND seq <= ?", arguments: [namespace, sequence])
     }
 }

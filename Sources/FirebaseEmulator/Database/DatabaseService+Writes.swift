@@ -139,10 +139,13 @@ extension DatabaseService {
                     throw DatabasePreconditionFailure(value: DatabaseTree.rendered(current), etag: etag).error
                 }
             }
-            let before = space.tree
+            // The tree before the write, kept only when rules need it: holding a second reference
+            // makes the write copy the dictionaries along its path.
+            let rules = rulesAuth == nil ? nil : state.rules
+            let before = rules == nil ? nil : space.tree
             let outcome = try operation(&space.tree, now, &state.pushIDs)
             let change = outcome.change
-            if let rulesAuth, let rules = state.rules {
+            if let rulesAuth, let rules, let before {
                 let paths = outcome.writtenPaths.isEmpty ? [change.path] : outcome.writtenPaths
                 guard rules.canWrite(paths, old: before.storedValue(at: .root), new: space.tree.storedValue(at: .root),
                     auth: rulesAuth, now: now)

@@ -186,4 +186,17 @@ struct CLIOptionsTests {
         #expect(demo.output.contains("1 devices on OTHER"), "\(demo.output)")
         #expect(demo.output.contains("reached 0 devices"), "pushConfig pings PUSH_RC only: \(demo.output)")
     }
+
+    @Test("config:import --validate-only publishes nothing; deploy --source names the package to build")
+    func validateOnlyAndSource() throws {
+        let emulator = try RunningEmulator()
+        _ = try emulator.cli("config:publish", "-", "--force", input: Self.template)
+        let checked = try emulator.cli("config:import", "-", "--validate-only", input: ConfigImportTests.parseConfig)
+        #expect(checked.status == 0, "\(checked.errors)")
+        #expect(checked.output.hasPrefix("valid: 8 parameters"), "\(checked.output)")
+        #expect(try emulator.cli("config:versions").output.split(separator: "\n").count == 1)
+        let missing = try emulator.cli("deploy", "--source", "/nonexistent-functions")
+        #expect(missing.status != 0)
+        #expect(missing.errors.contains("/nonexistent-functions"), "\(missing.errors)")
+    }
 }

@@ -79,3 +79,10 @@ awk -v h="$h" -v e="$e" 'BEGIN { printf "== CloudEvents/s ÷ health/s = %.2f\n",
 echo "== memory after the load (glibc keeps a malloc arena per busy thread; MALLOC_ARENA_MAX=1 keeps it near idle)"
 grep -E 'VmRSS|VmHWM' "/proc/$pid/status"
 stop_worker
+stop_worker
+
+echo "== the same load on a worker started with MALLOC_ARENA_MAX=1"
+export MALLOC_ARENA_MAX=1
+start_worker
+run -s "$work/event.lua" "$url/noop" | grep -E 'Requests/sec'
+grep -E 'VmRSS|VmHWM' "/proc/$pid/status"

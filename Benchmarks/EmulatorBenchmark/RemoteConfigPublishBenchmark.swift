@@ -27,7 +27,14 @@ enum RemoteConfigPublishBenchmark {
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         let rate = Double(publishes) / seconds
-        let kept = try service.listVersions().versions.count
+        // Every version still stored, page by page (a page holds at most 300).
+        var kept = 0
+        var token: String?
+        repeat {
+            let page = try service.listVersions(pageSize: 100, pageToken: token)
+            kept += page.versions.count
+            token = page.nextPageToken
+        } while token != nil
         print(
             "\(label): \(publishes) publishes of \(parameterCount) parameters in "
                 + String(format: "%.2f s = %.0f publishes/s (%d versions kept)", seconds, rate, kept))

@@ -59,6 +59,11 @@ struct DatabaseRulesRoutesTests {
             (status, _) = try await Self.send(client, .delete, "/scores/s1.json?ns=\(Self.ns)",
                 headers: [.authorization: "Bearer \(bob)"])
             #expect(status == .unauthorized)
+            // A conditional write the rules refuse is 401, not a 412 that would show the current value.
+            (status, body) = try await Self.send(client, .put, "/scores/s1.json?ns=\(Self.ns)&auth=\(bob)",
+                #"{"uid": "bob", "score": 99}"#, headers: [.ifMatch: "stale"])
+            #expect(status == .unauthorized)
+            #expect(body == ["error": "Permission denied"])
             // Streaming reads are checked when they open.
             (status, body) = try await Self.send(client, .get, "/scores.json?ns=\(Self.ns)",
                 headers: [.accept: "text/event-stream"])

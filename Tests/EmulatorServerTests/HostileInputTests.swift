@@ -88,6 +88,7 @@ struct HostileInputTests {
         (.post, "/emulator/v1/projects/demo/deadLetters:replay", #"{"id": "x"}"#),
         (.put, "/emulator/v1/projects/demo/remoteConfig:fetchLimit", #"{"count": 1, "windowSeconds": 60}"#),
         (.post, "/emulator/v1/projects/demo/export", #"{"path": "/tmp/stolen"}"#),
+        (.post, "//emulator//v1/projects/demo/export", #"{"path": "/tmp/stolen"}"#),
         (.delete, "/emulator/v1/projects/demo/accounts", ""),
         (.patch, "/emulator/v1/projects/demo/config", #"{"signIn": {"allowDuplicateEmails": true}}"#),
     ])

@@ -85,15 +85,19 @@ struct DatabaseRulesTests {
         ("root.child('users/ada/name').val().toUpperCase().replace('A', 'x') == 'xDx'", .null, true),
         ("root.child('users').hasChildren(['ada', 'bob']) && !root.child('users').hasChildren(['eve'])", .null, true),
         ("root.child('users/ada').hasChildren() && root.child('users/ada').hasChild('age')", .null, true),
+        ("root.child('users/' + root.child('users/ada/age').val() * 1e18).exists() || true", .null, true),
         ("root.child('users/ada/age').isNumber() && root.child('users/ada/name').isString()", .null, true),
         ("root.child('users/ada/age').val() >= 18 ? true : false", .null, true),
+        ("('' + 1e19) == '10000000000000000000' && ('' + 1.5) == '1.5'", .null, true),
+        ("root.child('users/ada/email').val().matches(/^[^@]+@[^@$]+$/)", .null, true),
         ("root['exists']() == true", .null, true),
         ("-root.child('users/ada/age').val() == -36", .null, true),
         ("root.child('users/ada/age').val() % 5 == 1", .null, true),
         ("root.child('users/ada').val() == null", .null, false),
     ])
     func evaluation(expression: String, auth: JSONValue, expected: Bool) throws {
-        let data: JSONValue = ["users": ["ada": ["name": "ada", "age": 36], "bob": ["name": "bob"]]]
+        let data: JSONValue = ["users": ["ada": ["name": "ada", "age": 36, "email": "ada@example.com"],
+            "bob": ["name": "bob"]]]
         #expect(try Self.rule(expression, auth: auth, data: data) == expected, "\(expression)")
     }
 

@@ -52,6 +52,7 @@ struct EmulatorAdminClientTests {
         #expect(error?.path == path)
         await #expect(throws: DatabasePathError.self) { try await database.ref(path).remove() }
         await #expect(throws: DatabasePathError.self) { try await database.ref("users").child("").update(["x": 1]) }
+        await #expect(throws: DatabasePathError.self) { try await database.ref().child("").remove() }
         #expect(try emulator.database.get(namespace: ns, path: "users") == ["ada": ["score": 1], "bob": ["score": 2]])
         // The root and paths with a leading slash are fine.
         #expect(try await database.ref("/users/ada").get().val() == ["score": 1])

@@ -58,11 +58,11 @@ public struct DatabaseReference: Sendable {
     /// empty `uid`, or `a//b`): every operation then fails instead of acting on the parent.
     private let emptySegment: String?
 
-    init(client: any DatabaseClient, path: String) {
+    init(client: any DatabaseClient, path: String, emptyChild: Bool = false) {
         self.client = client
         let relative = path.hasPrefix("/") ? path.dropFirst() : Substring(path)
         let hasEmpty = !relative.isEmpty && relative.split(separator: "/", omittingEmptySubsequences: false).contains("")
-        self.emptySegment = hasEmpty ? path : nil
+        self.emptySegment = hasEmpty || emptyChild ? path : nil
         self.path = path.split(separator: "/").joined(separator: "/")
     }
 
@@ -76,7 +76,10 @@ public struct DatabaseReference: Sendable {
 
     /// A reference to a child path.
     public func child(_ path: String) -> DatabaseReference {
-        DatabaseReference(client: client, path: (emptySegment ?? self.path) + "/" + path)
+        // An empty child (`ref().child(uid)` with an empty uid) is an empty segment, at the root too.
+        let base = emptySegment ?? self.path
+        let empty = path.split(separator: "/", omittingEmptySubsequences: false).contains("")
+        return DatabaseReference(client: client, path: base.isEmpty ? path : base + "/" + path, emptyChild: empty)
     }
 
     /// Reads the value here.

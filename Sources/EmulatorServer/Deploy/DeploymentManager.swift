@@ -28,6 +28,8 @@ public final class DeploymentManager: Sendable {
     let startTimeout: Duration
     let logger: Logger
     private let current = Mutex<Deployment?>(nil)
+    /// Deploys run one at a time (a restore at start-up included), so the last one wins whole.
+    private let turn = Mutex((busy: false, waiting: [CheckedContinuation<Void, Never>]()))
 
     init(emulator: Emulator, baseURL: @escaping @Sendable () -> URL?, startTimeout: Duration, logger: Logger) {
         self.emulator = emulator
@@ -44,6 +46,37 @@ public final class DeploymentManager: Sendable {
     /// - Throws: ``RegistryError`` for a malformed manifest, ``WorkerError`` when the worker
     ///   does not start.
     public func deploy(binary: URL, manifest: FunctionsManifest, only: [String]? = nil) async throws -> Deployment {
+        await takeTurn()
+        defer { endTurn() }
+        return try await deployInTurn(binary: binary, manifest: manifest, only: only)
+    }
+
+    private func takeTurn() async {
+        await withCheckedContinuation { continuation in
+            let now = turn.withLock { turn -> Bool in
+                guard turn.busy else {
+                    turn.busy = true
+                    return true
+                }
+                turn.waiting.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    private func endTurn() {
+        let next = turn.withLock { turn -> CheckedContinuation<Void, Never>? in
+            guard !turn.waiting.isEmpty else {
+                turn.busy = false
+                return nil
+            }
+            return turn.waiting.removeFirst()
+        }
+        next?.resume()
+    }
+
+    private func deployInTurn(binary: URL, manifest: FunctionsManifest, only: [String]?) async throws -> Deployment {
         let store = emulator.store
         let supervisor = WorkerSupervisor(binary: binary, environment: workerEnvironment(), startTimeout: startTimeout,
             logger: logger, onProcessChange: { pid, running in
@@ -95,10 +128,14 @@ public final class DeploymentManager: Sendable {
     /// does; nothing when none were deployed, or when the binary is gone or fails to start (the
     /// reason is logged and events wait in the outbox for the next deploy).
     public func restoreLast() async {
+        await takeTurn()
+        defer { endTurn() }
+        // A deploy that came first wins.
         guard deployment == nil, let stored = try? emulator.store.lastDeployment() else { return }
         do {
             let manifest = try FunctionsManifest(json: stored.manifest)
-            _ = try await deploy(binary: URL(fileURLWithPath: stored.binary), manifest: manifest, only: stored.only)
+            _ = try await deployInTurn(binary: URL(fileURLWithPath: stored.binary), manifest: manifest,
+                only: stored.only)
             logger.info("restarted the functions deployed last", metadata: ["binary": "\(stored.binary)"])
         } catch {
             logger.error("could not restart the functions deployed last; deploy again",

@@ -53,7 +53,7 @@ enum HTTPDelivery {
     ) async throws {
         let message = event.binaryHTTPMessage()
         while true {
-            let base = try await supervisor.baseURL()
+            let base = try await supervisor.baseURL(until: deadline)
             var request = URLRequest(url: base.appendingPathComponent(function))
             request.httpMethod = "POST"
             request.timeoutInterval = max(1, deadline.timeIntervalSinceNow)
@@ -78,7 +78,6 @@ enum HTTPDelivery {
             guard Date() < deadline else { throw failure }
             if !(failure is WorkerError) || !supervisor.isCurrent(base) {
                 guard await supervisor.hasExited(base, grace: .seconds(2)) else { throw failure }
-                supervisor.unreachable(base)
                 continue
             }
             throw failure

@@ -133,6 +133,22 @@ public final class WorkerSupervisor: Sendable {
         }
     }
 
+    /// The worker's base URL once it serves, waiting no later than `deadline`.
+    ///
+    /// - Throws: ``WorkerError`` when the deadline passes first.
+    func baseURL(until deadline: Date) async throws -> URL {
+        let wait = max(0, deadline.timeIntervalSinceNow)
+        return try await withThrowingTaskGroup(of: URL.self) { group in
+            group.addTask { try await self.baseURL() }
+            group.addTask {
+                try await Task.sleep(for: .milliseconds(Int64(wait * 1000)))
+                throw WorkerError(message: "the functions worker was not serving before the attempt's deadline")
+            }
+            defer { group.cancelAll() }
+            return try await group.next()!
+        }
+    }
+
     private func newWaiterID() -> Int {
         state.withLock { state in
             defer { state.nextWaiter += 1 }
@@ -180,14 +196,6 @@ public final class WorkerSupervisor: Sendable {
         }
     }
 
-    /// Marks the worker at `url` unreachable (a delivery could not connect): later callers
-    /// wait for the restart.
-    func unreachable(_ url: URL) {
-        state.withLock { state in
-            if state.url == url, state.status == .running { state.status = .restarting }
-        }
-    }
-
     /// Stops the worker for good: it gets SIGTERM, and SIGKILL if it still runs 5 seconds later.
     public func stop() {
         let (task, waiters) = state.withLock { state in
@@ -228,20 +236,46 @@ public final class WorkerSupervisor: Sendable {
                     input: .inputWriter, output: .sequence, error: .currentStandardError
                 ) { execution in
                     self.launched(execution.processIdentifier.value, generation: generation)
-                    for try await buffer in execution.standardOutput {
-                        buffer.withUnsafeBytes { self.received($0, generation: generation) }
+                    // Read the output to its end; a launch (a restart too) that is not ready by the
+                    // start deadline is torn down (SIGTERM, then SIGKILL) by the error thrown.
+                    try await withThrowingTaskGroup(of: Bool.self) { group in
+                        group.addTask {
+                            for try await buffer in execution.standardOutput {
+                                buffer.withUnsafeBytes { self.received($0, generation: generation) }
+                            }
+                            return true
+                        }
+                        group.addTask {
+                            try await Task.sleep(for: self.startTimeout)
+                            guard self.isReady(generation: generation) else {
+                                throw WorkerError(message: "printed no 'ready: URL' line within \(self.startTimeout)")
+                            }
+                            return false
+                        }
+                        while let outputEnded = try await group.next() {
+                            if outputEnded {
+                                group.cancelAll()
+                                break
+                            }
+                        }
                     }
                 }
                 outcome = switch result.terminationStatus {
                 case .exited(let code): "exited with status \(code)"
                 case .signaled(let signal): "was killed by signal \(signal)"
                 }
+            } catch let error as WorkerError {
+                outcome = error.message + "; it was stopped"
             } catch {
                 outcome = "could not be run: \(error)"
             }
             guard let delay = exited(generation: generation, outcome: outcome) else { return }
             try? await Task.sleep(for: delay)
         }
+    }
+
+    private func isReady(generation: Int) -> Bool {
+        state.withLock { $0.generation == generation && $0.url != nil }
     }
 
     private func launched(_ processIdentifier: Int32, generation: Int) {

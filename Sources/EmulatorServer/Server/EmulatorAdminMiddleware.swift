@@ -21,9 +21,10 @@ struct EmulatorAdminMiddleware: RouterMiddleware {
         context: Context,
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        let path = request.uri.path
-        guard path.hasPrefix("/emulator/v1/"), ![.get, .head].contains(request.method),
-            !Self.isDeviceRoute(request.method, path)
+        // Segments as the router sees them: `//emulator//v1/...` is the same route.
+        let parts = request.uri.path.split(separator: "/")
+        guard parts.count >= 2, parts[0] == "emulator", parts[1] == "v1", ![.get, .head].contains(request.method),
+            !Self.isDeviceRoute(request.method, parts)
         else { return try await next(request, context) }
         if let origin = request.headers[.origin], !ownOrigins().contains(origin) {
             throw ServiceError.permissionDenied(
@@ -37,9 +38,8 @@ struct EmulatorAdminMiddleware: RouterMiddleware {
     }
 
     /// Registering a device and logging analytics events: what an app does for itself.
-    static func isDeviceRoute(_ method: HTTPRequest.Method, _ path: String) -> Bool {
+    static func isDeviceRoute(_ method: HTTPRequest.Method, _ parts: [Substring]) -> Bool {
         guard method == .post else { return false }
-        let parts = path.split(separator: "/")
         // emulator/v1/projects/{p}/devices | analytics:log | apps/{app}/events
         guard parts.count >= 5 else { return false }
         let rest = parts.dropFirst(4)

@@ -132,17 +132,20 @@ extension DatabaseService {
         return try state.withLock { state in
             var space = state.namespaces.removeValue(forKey: namespace) ?? Namespace()
             defer { state.namespaces[namespace] = space }
-            if let ifMatch {
-                let current = space.tree.storedValue(at: location)
-                let etag = DatabaseETag.etag(of: current)
-                guard etag == ifMatch else {
-                    throw DatabasePreconditionFailure(value: DatabaseTree.rendered(current), etag: etag).error
-                }
-            }
             // The tree before the write, kept only when rules need it: holding a second reference
             // makes the write copy the dictionaries along its path.
             let rules = rulesAuth == nil ? nil : state.rules
             let before = rules == nil ? nil : space.tree
+            var preconditionFailure: DatabasePreconditionFailure?
+            if let ifMatch {
+                let current = space.tree.storedValue(at: location)
+                let etag = DatabaseETag.etag(of: current)
+                if etag != ifMatch {
+                    preconditionFailure = DatabasePreconditionFailure(value: DatabaseTree.rendered(current), etag: etag)
+                    // The current value goes back with a 412: only once the rules allow the write.
+                    if rules == nil { throw preconditionFailure!.error }
+                }
+            }
             let outcome = try operation(&space.tree, now, &state.pushIDs)
             let change = outcome.change
             if let rulesAuth, let rules, let before {
@@ -152,6 +155,10 @@ extension DatabaseService {
                 else {
                     space.tree = before
                     throw ServiceError.permissionDeniedByRules
+                }
+                if let preconditionFailure {
+                    space.tree = before
+                    throw preconditionFailure.error
                 }
             }
             let result = DatabaseWriteResult(path: change.path, value: outcome.echo, storedValue: change.after)

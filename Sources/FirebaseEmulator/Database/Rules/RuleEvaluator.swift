@@ -250,7 +250,8 @@ struct RuleEvaluator {
     /// A number as JavaScript writes it in a string (`1`, not `1.0`).
     static func text(_ number: Double) -> String {
         if number.isNaN { return "NaN" }
-        if number == number.rounded(), abs(number) < 1e21 { return String(Int64(number)) }
+        if let integer = Int64(exactly: number) { return String(integer) }
+        if number == number.rounded(), abs(number) < 1e21 { return String(format: "%.0f", number) }
         return "\(number)"
     }
 }

@@ -297,9 +297,18 @@ struct RuleExpressionParser {
         guard flags.isEmpty || flags == "i" else { throw error }
         let body = Array(pattern)
         var escaped = false
+        var inClass = false
         for (index, character) in body.enumerated() {
             defer { escaped = !escaped && character == "\\" }
             guard !escaped else { continue }
+            if inClass {
+                if character == "]" { inClass = false }
+                continue
+            }
+            if character == "[" {
+                inClass = true
+                continue
+            }
             if character == "^", index != 0 { throw error }
             if character == "$", index != body.count - 1 { throw error }
             if character == "|", index + 1 < body.count, body[index + 1] == ")" { throw error }

@@ -54,6 +54,29 @@ struct DatabaseRoutesStreamTests {
         }
     }
 
+    @Test("a client's stream is cancelled once the security rules no longer allow its read")
+    func streamCancelledByRules() async throws {
+        let server = EmulatorServer(emulator: try Emulator(project: "demo-project", directory: nil))
+        let db = server.emulator.database
+        db.rules = try DatabaseRules(text: #"{"rules": {"live": {".read": "root.child('open').val() == true"}}}"#)
+        try db.set(namespace: Self.ns, path: "open", value: true)
+        try db.set(namespace: Self.ns, path: "live", value: ["a": 1])
+        try await Application(router: server.router()).test(.live) { client in
+            let port = try #require(client.port)
+            try await SSETestClient.withStream(port: port, uri: "/live.json?ns=\(Self.ns)", headers: [
+                ("Accept", "text/event-stream"),
+            ]) { reader in
+                #expect(try #require(try await reader.head()).status == .ok)
+                #expect(try await reader.nextChange() == SSEFrame(event: "put", data: #"{"path":"/","data":{"a":1}}"#))
+                try db.set(namespace: Self.ns, path: "live/b", value: 2)
+                #expect(try await reader.nextChange() == SSEFrame(event: "put", data: #"{"path":"/b","data":2}"#))
+                try db.set(namespace: Self.ns, path: "open", value: false)
+                try db.set(namespace: Self.ns, path: "live/c", value: 3)
+                #expect(try await reader.next() == SSEFrame(event: "cancel", data: #""Permission denied""#))
+            }
+        }
+    }
+
     @Test("a stream of a bad path answers 400 with {\"error\": ...} before streaming")
     func badStream() async throws {
         let server = try DatabaseRoutesTests.server()

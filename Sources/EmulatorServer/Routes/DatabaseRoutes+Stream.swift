@@ -8,6 +8,8 @@ import ServiceLifecycle
 extension DatabaseRoutes {
     /// The SSE frame that keeps an idle stream open.
     static let keepAliveFrame = "event: keep-alive\ndata: null\n\n"
+    /// The SSE frame that ends a stream the security rules no longer allow.
+    static let cancelFrame = "event: cancel\ndata: \"Permission denied\"\n\n"
 
     /// `GET` with `Accept: text/event-stream`: the REST streaming protocol.
     ///
@@ -16,6 +18,10 @@ extension DatabaseRoutes {
     /// ``EmulatorServer/Configuration/databaseKeepAliveInterval``. The stream ends (and its change
     /// feed is closed) when the client goes away (the next frame fails to write), when the
     /// service shuts down, or on the server's graceful shutdown. Query parameters are ignored.
+    ///
+    /// A client's stream is checked against the security rules when it opens (401 when denied)
+    /// and before each frame: once they no longer allow the read, `event: cancel` with
+    /// `"Permission denied"` ends it.
     func stream(_ request: DatabaseRequest) throws(ServiceError) -> Response {
         try checkRead(request)
         let changes = try service.changes(namespace: request.namespace, path: request.path.description)
@@ -25,7 +31,15 @@ extension DatabaseRoutes {
             try await withGracefulShutdownHandler {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
-                        for await change in changes { continuation.yield(Self.frame(change)) }
+                        for await change in changes {
+                            // Rules apply for the stream's whole life: a read they no longer allow
+                            // (the rules changed, or the data they depend on) cancels it.
+                            if (try? checkRead(request)) == nil {
+                                continuation.yield(Self.cancelFrame)
+                                break
+                            }
+                            continuation.yield(Self.frame(change))
+                        }
                         continuation.finish()
                     }
                     group.addTask {

@@ -91,6 +91,11 @@ struct DatabaseRulesRoutesTests {
             (status, _) = try await Self.send(client, .patch, "/scores.json?ns=\(Self.ns)&auth=\(bob)",
                 #"{"s4": {"uid": "\#(bobID)", "score": 1}, "s1/score": 0}"#)
             #expect(status == .unauthorized, "every location of an update must be allowed")
+            // Ordering by a child needs its .indexOn (scores has one for score, none for uid).
+            (status, body) = try await Self.send(client, .get,
+                "/scores.json?ns=\(Self.ns)&auth=\(ada)&orderBy=%22uid%22&limitToFirst=1")
+            #expect(status == .badRequest)
+            #expect(body["error"]?.stringValue?.hasPrefix("Index not defined, add \".indexOn\": \"uid\"") == true, "\(body)")
             // A token that does not parse is refused as the Realtime Database does.
             (status, body) = try await Self.send(client, .get, "/scores.json?ns=\(Self.ns)&auth=garbage")
             #expect(status == .unauthorized)

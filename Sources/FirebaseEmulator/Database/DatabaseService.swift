@@ -134,7 +134,8 @@ public final class DatabaseService: Sendable {
         set { state.withLock { $0.rules = newValue } }
     }
 
-    /// Refuses a client's read of `path` that the rules do not allow; nothing when no rules are set.
+    /// Refuses a client's read of `path` that the rules do not allow, and a query ordered by a
+    /// child or value that the rules declare no `.indexOn` for; nothing when no rules are set.
     ///
     /// - Parameters:
     ///   - auth: the rules' `auth` variable (JSON `null` when signed out).
@@ -151,6 +152,13 @@ public final class DatabaseService: Sendable {
             return rules.canRead(location, tree: tree, auth: auth, query: query, now: now)
         }
         guard allowed else { throw ServiceError.permissionDeniedByRules }
+        if let orderBy = query["orderBy"].flatMap({ try? JSONValue(parsing: $0) })?.stringValue,
+            let rules = self.rules, !rules.hasIndex(at: location, orderBy: orderBy)
+        {
+            let field = orderBy == "$value" ? ".value" : orderBy
+            throw ServiceError.invalidArgument(
+                "Index not defined, add \".indexOn\": \"\(field)\", for path \"\(location)\", to the rules")
+        }
     }
 
     /// The ETag of the data at `path` (`null_etag` when absent).

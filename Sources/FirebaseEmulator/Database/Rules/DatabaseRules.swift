@@ -130,6 +130,19 @@ public struct DatabaseRules: Sendable {
         }
     }
 
+    // MARK: Indexes
+
+    /// Whether a query ordered by `orderBy` (a REST `orderBy` value: `"$key"`, `"$value"`,
+    /// `"$priority"` or a child path) at `path` has the index it needs: keys and priorities
+    /// need none; values need `".value"` and children their name in the location's `.indexOn`.
+    public func hasIndex(at path: DatabasePath, orderBy: String) -> Bool {
+        guard orderBy != "$key", orderBy != "$priority" else { return true }
+        var node: Node? = root
+        for key in path.segments { node = node?.child(key)?.node }
+        let needed = orderBy == "$value" ? ".value" : orderBy
+        return node?.indexOn.contains(needed) ?? false
+    }
+
     // MARK: Access
 
     /// Whether a client with `auth` (JSON `null` when signed out) may read `path`.

@@ -199,4 +199,16 @@ struct CLIOptionsTests {
         #expect(missing.status != 0)
         #expect(missing.errors.contains("/nonexistent-functions"), "\(missing.errors)")
     }
+
+    @Test("--project picks the project every call goes to")
+    func project() throws {
+        let emulator = try RunningEmulator()
+        let published = try CLIProcess.run(["config:publish", "-", "--emulator", emulator.base.absoluteString,
+            "--project", "other-project"], input: Self.template)
+        #expect(published.status == 0, "\(published.errors)")
+        let other = try CLIProcess.run(["config:versions", "--emulator", emulator.base.absoluteString,
+            "--project", "other-project"])
+        #expect(other.output.split(separator: "\n").count == 1, "\(other.output)")
+        #expect(try emulator.cli("config:versions").output.hasPrefix("no versions published yet"))
+    }
 }

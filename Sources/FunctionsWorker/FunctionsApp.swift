@@ -14,6 +14,9 @@ import Foundation
 /// With `FUNCTIONS_MANIFEST_OUTPUT_PATH` set, `main` writes the manifest there and exits 0.
 /// Otherwise it serves the functions on `PORT` (0 or unset: any free port) at 127.0.0.1
 /// (`HOST` to change it), printing `ready: http://HOST:PORT` once it accepts events. With
+/// `K_SERVICE` set, as Cloud Run and Knative set it, it listens on 0.0.0.0 and `PORT` defaults
+/// to 8080. `FUNCTION_TARGET=name` also serves that function at `POST /` (an unknown name exits
+/// 1, listing the functions); `FUNCTION_SIGNATURE_TYPE` may be `cloudevent`. With
 /// `FUNCTIONS_STOP_ON_STDIN_EOF=true` (the emulator sets it) it also stops when its standard
 /// input closes, so that it never outlives the emulator that started it.
 /// Registration problems print one line on stderr and exit 1.
@@ -99,13 +102,27 @@ extension FunctionsWorker {
                 return 1
             }
         }
-        let host = environment["HOST"] ?? "127.0.0.1"
-        guard let port = Int(environment["PORT"] ?? "0"), (0...65535).contains(port) else {
+        // In a serverless container (Cloud Run and Knative set K_SERVICE) the platform reaches the
+        // worker on every interface at PORT, 8080 unless told; locally it stays on loopback.
+        let inContainer = environment["K_SERVICE"].map { !$0.isEmpty } ?? false
+        let host = environment["HOST"] ?? (inContainer ? "0.0.0.0" : "127.0.0.1")
+        guard let port = Int(environment["PORT"] ?? (inContainer ? "8080" : "0")), (0...65535).contains(port) else {
             standardError("error: PORT must be a number between 0 and 65535\n")
             return 1
         }
+        let target = environment["FUNCTION_TARGET"].flatMap { $0.isEmpty ? nil : $0 }
+        if let target, functions[target] == nil {
+            standardError("error: FUNCTION_TARGET '\(target)' is not a function of this binary; it has: "
+                + functions.names.joined(separator: ", ") + "\n")
+            return 1
+        }
+        if let signature = environment["FUNCTION_SIGNATURE_TYPE"], !["cloudevent", "event"].contains(signature) {
+            standardError("error: FUNCTION_SIGNATURE_TYPE '\(signature)' is not served: this binary's functions take "
+                + "CloudEvents (cloudevent)\n")
+            return 1
+        }
         do {
-            let worker = try FunctionsWorker(functions: functions, admin: admin)
+            let worker = try FunctionsWorker(functions: functions, admin: admin, target: target)
             let stdin = environment["FUNCTIONS_STOP_ON_STDIN_EOF"] == "true"
             try await worker.run(host: host, port: port, stopWhenStandardInputCloses: stdin) { port in
                 standardOutput("ready: http://\(host):\(port)\n")

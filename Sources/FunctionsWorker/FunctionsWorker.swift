@@ -32,6 +32,9 @@ public struct FunctionsWorker: Sendable {
     public let clock: any BusClock
     /// The largest event body accepted.
     public let maxBodySize: Int
+    /// The function also served at `POST /`, where Cloud Run (Eventarc) and Knative deliver
+    /// (`FUNCTION_TARGET`); `nil` serves only `POST /{name}`.
+    public let target: String?
     let logger: Logger
 
     /// Creates a worker for a registry.
@@ -42,9 +45,11 @@ public struct FunctionsWorker: Sendable {
         admin: AdminClients = AdminClients(),
         clock: any BusClock = SystemClock(),
         maxBodySize: Int = 10 * 1024 * 1024,
+        target: String? = nil,
         logger: Logger = Logger(label: "functions.worker")
     ) throws(RegistryError) {
         try functions.validate()
+        self.target = target
         self.functions = functions
         self.admin = admin
         self.clock = clock
@@ -69,6 +74,9 @@ public struct FunctionsWorker: Sendable {
                 quit()
                 return "ok"
             }
+        }
+        if let target {
+            router.post("/") { request, _ in try await invoke(request, function: target) }
         }
         router.post(":function") { request, context in
             try await invoke(request, function: context.parameters.require("function"))

@@ -30,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.0.0"),
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.5.0"),
+        // bcrypt where libxcrypt is not a system library (macOS).
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.0.0"),
     ],
     targets: [
         .target(name: "CloudEvents", swiftSettings: swiftSettings),
@@ -48,7 +50,9 @@ let package = Package(
         .target(
             name: "FirebaseEmulator",
             dependencies: [
-                "CloudFunctions", "CCrypt",
+                "CloudFunctions", "CloudEvents",
+                .target(name: "CCrypt", condition: .when(platforms: [.linux])),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth", condition: .when(platforms: [.macOS])),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -58,7 +62,7 @@ let package = Package(
         .target(
             name: "EmulatorServer",
             dependencies: [
-                "FirebaseEmulator", "CloudFunctions", "CZlib",
+                "FirebaseEmulator", "CloudFunctions", "CloudEvents", "CZlib",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -86,7 +90,7 @@ let package = Package(
         ),
         .target(
             name: "CloudFunctionsTesting",
-            dependencies: ["CloudFunctions", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CloudFunctions", "CloudEvents", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -97,7 +101,8 @@ let package = Package(
         .executableTarget(
             name: "functions",
             dependencies: [
-                "EmulatorServer", "FirebaseEmulator", "CloudFunctions", "RemoteConfigClient", "FunctionsWorker",
+                "EmulatorServer", "FirebaseEmulator", "CloudFunctions", "CloudEvents", "RemoteConfigClient",
+                "FunctionsWorker",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -114,14 +119,14 @@ let package = Package(
         .executableTarget(
             name: "stale-loop",
             dependencies: [
-                "CloudFunctions", "FirebaseEmulator", "FunctionsBuiltins",
+                "CloudFunctions", "CloudEvents", "FirebaseEmulator", "FunctionsBuiltins",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "bus-benchmark",
-            dependencies: ["CloudFunctions"],
+            dependencies: ["CloudFunctions", "CloudEvents"],
             path: "Benchmarks/BusBenchmark",
             swiftSettings: swiftSettings
         ),
@@ -160,7 +165,8 @@ let package = Package(
         .testTarget(
             name: "EmulatorServerTests",
             dependencies: [
-                "EmulatorServer", "FunctionsWorker", "FirebaseEmulator", "CloudFunctions", "CloudFunctionsTesting",
+                "EmulatorServer", "FunctionsWorker", "FirebaseEmulator", "CloudFunctions", "CloudEvents",
+                "CloudFunctionsTesting",
                 "FunctionsBuiltins", "CZlib",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -174,12 +180,12 @@ let package = Package(
         ),
         .testTarget(
             name: "FirebaseEmulatorTests",
-            dependencies: ["FirebaseEmulator", "CloudFunctions", "CloudFunctionsTesting", "FunctionsBuiltins"],
+            dependencies: ["FirebaseEmulator", "CloudFunctions", "CloudEvents", "CloudFunctionsTesting", "FunctionsBuiltins"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "CloudFunctionsTests",
-            dependencies: ["CloudFunctions", "CloudFunctionsTesting", "FunctionsBuiltins"],
+            dependencies: ["CloudFunctions", "CloudEvents", "CloudFunctionsTesting", "FunctionsBuiltins"],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),

@@ -1,8 +1,15 @@
-import CCrypt
-import Foundation
 import CloudFunctions
+import Foundation
 
-/// Hashes and verifies passwords with bcrypt through libxcrypt (`crypt_rn`, `crypt_gensalt_rn`).
+#if canImport(CCrypt)
+import CCrypt
+#else
+import HummingbirdBcrypt
+#endif
+
+/// Hashes and verifies passwords with bcrypt: through libxcrypt (`crypt_rn`, `crypt_gensalt_rn`)
+/// on Linux, through hummingbird-auth's bcrypt where libxcrypt is not a system library (macOS;
+/// there the salt comes from that library's own random source, not from `generator`).
 ///
 /// New hashes use the `$2b$` prefix; verification accepts `$2a$`, `$2b$` and `$2y$`, which hash identically for
 /// passwords shorter than 256 bytes. `$2x$` (crypt_blowfish's buggy 8-bit mode) is refused. Each call uses its
@@ -33,6 +40,7 @@ public struct AuthPasswordHasher: Sendable, Hashable {
     /// - Returns: the 60-character bcrypt string.
     /// - Throws: `INTERNAL` when libcrypt fails (it should not).
     public func hash(_ password: String, using generator: inout some RandomNumberGenerator) throws -> String {
+        #if canImport(CCrypt)
         var saltBytes = [CChar](repeating: 0, count: 16)
         for index in saltBytes.indices { saltBytes[index] = CChar(truncatingIfNeeded: generator.next() as UInt8) }
         var setting = [CChar](repeating: 0, count: Int(CRYPT_GENSALT_OUTPUT_SIZE))
@@ -45,6 +53,9 @@ public struct AuthPasswordHasher: Sendable, Hashable {
             throw Self.failure("bcrypt hashing failed")
         }
         return hashed
+        #else
+        return Bcrypt.hash(String(password.prefix { $0 != "\0" }), cost: UInt8(cost))
+        #endif
     }
 
     /// Hashes a clear password with a salt from the system's secure generator.
@@ -58,15 +69,21 @@ public struct AuthPasswordHasher: Sendable, Hashable {
     /// - Returns: `false` for a wrong password, a malformed or `$2x$` hash, or a cost above
     ///   ``maximumVerificationCost``.
     public func verify(_ password: String, against storedHash: String) -> Bool {
-        guard let cost = Self.bcryptCost(storedHash), Self.isVerifiable(storedHash), cost <= maximumVerificationCost,
-            let computed = Self.crypt(password, setting: storedHash)
+        guard let cost = Self.bcryptCost(storedHash), Self.isVerifiable(storedHash), cost <= maximumVerificationCost
         else { return false }
+        #if canImport(CCrypt)
+        guard let computed = Self.crypt(password, setting: storedHash) else { return false }
         let left = Array(computed.utf8)
         let right = Array(storedHash.utf8)
         guard left.count == right.count else { return false }
         var difference: UInt8 = 0
         for index in left.indices { difference |= left[index] ^ right[index] }
         return difference == 0
+        #else
+        // `$2y$` hashes as `$2b$` does; that library knows only `$2a$` and `$2b$`.
+        let hash = storedHash.hasPrefix("$2y$") ? "$2b$" + storedHash.dropFirst(4) : storedHash
+        return Bcrypt.verify(String(password.prefix { $0 != "\0" }), hash: hash)
+        #endif
     }
 
     /// Whether `text` is a well-formed modular bcrypt string with a verifiable prefix.
@@ -95,6 +112,7 @@ public struct AuthPasswordHasher: Sendable, Hashable {
         }
     }
 
+    #if canImport(CCrypt)
     /// Runs `crypt_rn` with a private zeroed work area; `nil` on failure.
     private static func crypt(_ password: String, setting: String) -> String? {
         var phrase = Array(password.utf8.prefix { $0 != 0 }.prefix(72)).map { CChar(bitPattern: $0) }
@@ -110,6 +128,7 @@ public struct AuthPasswordHasher: Sendable, Hashable {
         guard let output = crypt_rn(phrase, setting, area, Int32(size)) else { return nil }
         return String(cString: output)
     }
+    #endif
 
     private static func failure(_ message: String) -> ServiceError {
         ServiceError(status: "INTERNAL", httpStatus: 500, message: message)

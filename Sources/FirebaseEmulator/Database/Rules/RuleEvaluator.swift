@@ -47,11 +47,11 @@ struct RuleEvaluator {
         case .member(let receiver, let name):
             return try member(of: try evaluate(receiver), name)
         case .index(let receiver, let key):
-            guard case .string(let name) = try evaluate(key) else {
-                if case .number(let number) = try evaluate(key) { return try member(of: try evaluate(receiver), Self.text(number)) }
-                throw RuleRuntimeError()
+            switch try evaluate(key) {
+            case .string(let name): return try member(of: try evaluate(receiver), name)
+            case .number(let number): return try member(of: try evaluate(receiver), Self.text(number))
+            default: throw RuleRuntimeError()
             }
-            return try member(of: try evaluate(receiver), name)
         case .call(let receiver, let name, let arguments):
             let target = try evaluate(receiver)
             var values: [RuleValue] = []

@@ -350,7 +350,7 @@ struct RuleExpressionParser {
                 guard name == "length" else { throw error("No such method/property '\(name)'.") }
                 return .number
             default:
-                return name == "length" ? .any : .any
+                return .any
             }
         case .index(let receiver, let key):
             let receiverType = try type(of: receiver)

@@ -8,7 +8,7 @@ import HummingbirdTesting
 import Testing
 
 /// The Realtime Database REST routes, driven with the requests firebase-admin (Python) sends
-/// (reference §6.2: `ns` last, `print=silent` on set/update, `%22`-quoted query values).
+/// (as the Admin SDKs send them: `ns` last, `print=silent` on set/update, `%22`-quoted query values).
 @Suite("Database routes")
 struct DatabaseRoutesTests {
     static let ns = "demo-project-default-rtdb"

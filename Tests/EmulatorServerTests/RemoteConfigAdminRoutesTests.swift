@@ -6,7 +6,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
-/// The §1.1 requests Node admin sends, beyond the basics of ``RemoteConfigRoutesTests``.
+/// The template requests the Node Admin SDK sends, beyond the basics of ``RemoteConfigRoutesTests``.
 @Suite("Remote Config admin routes")
 struct RemoteConfigAdminRoutesTests {
     static let owner: HTTPFields = [.authorization: "Bearer owner", .acceptEncoding: "gzip"]

@@ -4,7 +4,7 @@ import CloudFunctions
 
 
 enum FCMTestFixtures {
-    /// The send body firebase-admin 7.7.0 (Python) was observed to send (reference §6.5), verbatim.
+    /// The send body firebase-admin 7.7.0 (Python) was observed to send, verbatim.
     static let pythonSendBody = """
         {"message":{"android":{"priority":"high","ttl":"3600s"},"apns":{"headers":{"apns-priority":"5",\
         "apns-push-type":"background"},"payload":{"aps":{"content-available":1}}},"data":{"k":"v"},"topic":"news"},\

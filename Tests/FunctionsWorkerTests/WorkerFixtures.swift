@@ -7,7 +7,7 @@ import Synchronization
 
 /// The events and functions the worker tests share.
 enum WorkerFixtures {
-    /// Parses `name: value` lines, the format of shared/reference/vectors/*.headers.
+    /// Parses `name: value` lines, the format of the CloudEvents test vectors' `.headers` files.
     static func headers(_ lines: String) -> HTTPFields {
         var fields = HTTPFields()
         for line in lines.split(separator: "\n") {
@@ -20,7 +20,7 @@ enum WorkerFixtures {
     }
 
     /// The database event the Python Functions Framework accepted byte for byte
-    /// (shared/reference/vectors/consumer-accepted.db.headers and .json).
+    ///.
     static let databaseHeaders = headers(
         """
         ce-id: bench-db-0001
@@ -40,7 +40,7 @@ enum WorkerFixtures {
     static let databaseBody = #"{"data":{"name":"old","count":1},"delta":{"count":2,"tag":"x"}}"#
 
     /// The Remote Config event the Python Functions Framework accepted byte for byte
-    /// (shared/reference/vectors/consumer-accepted.rc.headers and .json).
+    ///.
     static let remoteConfigHeaders = headers(
         """
         ce-id: bench-rc-0001
@@ -69,7 +69,7 @@ enum WorkerFixtures {
         + #""resource": {"name": "projects/demo"}, "timestamp": "2020-11-16T16:35:33.592Z"}, "#
         + #""data": {"versionNumber": "6", "updateType": "INCREMENTAL_UPDATE"}}"#
 
-    /// A legacy database event in the flat form (shared/reference/vectors/rtdb-write.legacy.json).
+    /// A legacy database event in the flat form.
     static let legacyFlat = """
         {"eventType": "providers/google.firebase.database/eventTypes/ref.write", "params": {"child": "xyz"},
          "auth": {"admin": true}, "domain": "firebaseio.com",

@@ -5,7 +5,7 @@ import Foundation
 import Hummingbird
 
 /// Analytics under `/emulator/v1/projects/{project}`: there is no public ingestion endpoint for
-/// the device SDK's `logEvent` (§5), so apps and tests log events with a GA4 Measurement Protocol
+/// the device SDK's `logEvent`, so apps and tests log events with a GA4 Measurement Protocol
 /// body, and read the log back.
 struct EmulatorAnalyticsRoutes {
     let server: EmulatorServer

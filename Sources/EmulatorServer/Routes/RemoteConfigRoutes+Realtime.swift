@@ -6,7 +6,7 @@ import NIOCore
 import ServiceLifecycle
 
 extension RemoteConfigRoutes {
-    /// The realtime stream (`POST .../namespaces/{namespace}:streamFetchInvalidations`, §1.8): a
+    /// The realtime stream (`POST .../namespaces/{namespace}:streamFetchInvalidations`): a
     /// long-lived chunked 200 that writes `{"latestTemplateVersionNumber": "N"}`, one flat object per
     /// chunk, as soon as a version newer than the body's `lastKnownVersionNumber` exists or is
     /// published. It ends when the client disconnects, the server shuts down gracefully, or the

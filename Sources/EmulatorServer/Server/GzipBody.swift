@@ -6,7 +6,7 @@ import Foundation
 /// Request bodies that may be gzipped.
 ///
 /// Device SDKs send `Content-Encoding: gzip` to Remote Config, but only the iOS SDK really
-/// compresses the body (the Web SDK sends the header over plain JSON, §1.7), so the header is
+/// compresses the body (the Web SDK sends the header over plain JSON), so the header is
 /// ignored and the body is sniffed for the gzip magic bytes `1f 8b` instead. Inflating uses the
 /// system zlib (Foundation on Linux has no gzip decoder).
 enum GzipBody {

@@ -2,7 +2,7 @@ import CloudFunctions
 import FirebaseEmulator
 import Foundation
 
-/// Parses the not-quite-JSON bodies the iOS Remote Config SDK sends (§1.7, §1.8):
+/// Parses the not-quite-JSON bodies the iOS Remote Config SDK sends:
 /// `{app_instance_id:'fid', app_id:'1:1:ios:a', analytics_user_properties:{"k":"v"}}`.
 ///
 /// A superset of JSON: object keys may be unquoted (letters, digits, `_`, `$`, `-`, `.`), strings

@@ -1,7 +1,7 @@
 import Foundation
 import CloudFunctions
 
-/// What a fetch tells about the app instance asking (§1.7), as conditions see it.
+/// What a fetch tells about the app instance asking, as conditions see it.
 ///
 /// A `nil` field is unknown: every condition element reading it is false.
 public struct RemoteConfigAppInstance: Sendable, Hashable {

@@ -1,11 +1,11 @@
 import Foundation
 import CloudFunctions
 
-/// A named condition of a client template (§1.3); its position in the template is its priority.
+/// A named condition of a client template; its position in the template is its priority.
 public struct RemoteConfigCondition: Sendable, Hashable {
     /// The condition's name, which `conditionalValues` refer to.
     public var name: String
-    /// The expression in the condition language (§1.5), e.g. `device.os == 'ios'`.
+    /// The expression in the condition language, e.g. `device.os == 'ios'`.
     public var expression: String
     /// The console colour (`BLUE`, `BROWN`, ...); cosmetic.
     public var tagColor: String?

@@ -2,7 +2,7 @@ import Foundation
 import CloudFunctions
 
 extension RemoteConfigConditionExpression {
-    /// Parses a condition expression (§1.5).
+    /// Parses a condition expression.
     ///
     /// - Parameters:
     ///   - expression: the expression text, e.g. `device.os == 'ios' && percent <= 10`.

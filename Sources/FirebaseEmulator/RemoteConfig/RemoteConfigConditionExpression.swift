@@ -1,7 +1,7 @@
 import Foundation
 import CloudFunctions
 
-/// The syntax tree of a condition expression (§1.5).
+/// The syntax tree of a condition expression.
 ///
 /// Real templates only use conjunctions (`&&`); ``or(_:)`` and parentheses are accepted as an
 /// emulator extension.

@@ -1,7 +1,7 @@
 import Foundation
 import CloudFunctions
 
-/// Recursive-descent parser for condition expressions (§1.5).
+/// Recursive-descent parser for condition expressions.
 ///
 /// Grammar (`||`, parentheses are emulator extensions):
 /// ```

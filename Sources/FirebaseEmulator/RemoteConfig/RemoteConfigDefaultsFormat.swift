@@ -1,7 +1,7 @@
 import Foundation
 import CloudFunctions
 
-/// The `format` of `remoteConfig:downloadDefaults` (§1.1).
+/// The `format` of `remoteConfig:downloadDefaults`.
 public enum RemoteConfigDefaultsFormat: String, Sendable, Hashable, CaseIterable {
     /// A flat JSON object `{key: defaultValue}`.
     case json = "JSON"

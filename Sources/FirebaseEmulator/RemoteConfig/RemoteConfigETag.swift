@@ -1,7 +1,7 @@
 import CloudFunctions
 import Foundation
 
-/// The ETags of Remote Config templates and fetch answers (§1.2).
+/// The ETags of Remote Config templates and fetch answers.
 ///
 /// Clients treat them as opaque; the emulator makes them deterministic: a template's ETag is
 /// `etag-<project>-<versionNumber>` (the project ID stands in for the project number), so it names
@@ -12,7 +12,7 @@ public enum RemoteConfigETag {
         "etag-\(project)-\(versionNumber)"
     }
 
-    /// The ETag a `validateOnly` publish answers with: the current one with a `-0` suffix (§1.1).
+    /// The ETag a `validateOnly` publish answers with: the current one with a `-0` suffix.
     public static func validateOnly(_ etag: String) -> String {
         etag + "-0"
     }

@@ -1,7 +1,7 @@
 import CloudFunctions
 import Foundation
 
-/// A per-app-instance fetch rate limit (§1.9): at most ``count`` fetches in any ``window``.
+/// A per-app-instance fetch rate limit: at most ``count`` fetches in any ``window``.
 ///
 /// Off by default: the real backend's limit is not published, and device SDKs throttle themselves
 /// (`minimumFetchInterval`). Turn it on to exercise a client's `throttled` path; the historic limit

@@ -2,7 +2,7 @@ import CloudFunctions
 import Crypto
 import Foundation
 
-/// The answer to a client fetch, `POST .../namespaces/{namespace}:fetch` (§1.7).
+/// The answer to a client fetch, `POST .../namespaces/{namespace}:fetch`.
 ///
 /// The body is `{"state", "entries", "templateVersion"}`; ``etag`` is sent as the `ETag` header
 /// (not in the body) and comes back as `If-None-Match` on the next fetch.

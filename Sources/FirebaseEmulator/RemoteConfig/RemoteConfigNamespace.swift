@@ -2,7 +2,7 @@ import CloudFunctions
 import Foundation
 
 /// A Remote Config namespace: `firebase` (the client template, the default) or `firebase-server`
-/// (the server template), as in `/v1/projects/{p}/namespaces/{namespace}/remoteConfig` (§1.1).
+/// (the server template), as in `/v1/projects/{p}/namespaces/{namespace}/remoteConfig`.
 ///
 /// Template management accepts only those two. Client fetches may name any namespace (device SDKs
 /// and other Firebase products fetch their own, e.g. `fireperf`); one that holds no template

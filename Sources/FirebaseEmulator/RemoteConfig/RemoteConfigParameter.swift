@@ -1,7 +1,7 @@
 import Foundation
 import CloudFunctions
 
-/// A Remote Config parameter (§1.3): a default value plus values chosen by conditions.
+/// A Remote Config parameter: a default value plus values chosen by conditions.
 public struct RemoteConfigParameter: Sendable, Hashable {
     /// The value used when no condition applies; absent means the key is left out of fetches.
     public var defaultValue: RemoteConfigParameterValue?

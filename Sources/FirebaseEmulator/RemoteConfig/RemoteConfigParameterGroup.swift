@@ -1,7 +1,7 @@
 import Foundation
 import CloudFunctions
 
-/// A named group of parameters (§1.3). Grouping is for people only: fetches see a flat key space.
+/// A named group of parameters. Grouping is for people only: fetches see a flat key space.
 public struct RemoteConfigParameterGroup: Sendable, Hashable {
     /// A description (≤256 characters).
     public var description: String?

@@ -1,7 +1,7 @@
 import Foundation
 import CloudFunctions
 
-/// A parameter value (§1.3): an explicit string, "use the in-app default", or a console-only form.
+/// A parameter value: an explicit string, "use the in-app default", or a console-only form.
 public enum RemoteConfigParameterValue: Sendable, Hashable {
     /// `{"value": "..."}`.
     case value(String)

@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import CloudFunctions
 
-/// A percentile test (§1.6), shared by the expression form and server templates' structured form.
+/// A percentile test, shared by the expression form and server templates' structured form.
 public struct RemoteConfigPercentCondition: Sendable, Hashable {
     /// The seed (0–32 characters of `[-_.0-9a-zA-Z]`); empty means unseeded.
     public var seed: String

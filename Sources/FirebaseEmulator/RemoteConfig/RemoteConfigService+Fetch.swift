@@ -3,10 +3,10 @@ import Foundation
 import Synchronization
 
 extension RemoteConfigService {
-    /// Evaluates the current template for a device (`POST .../namespaces/{namespace}:fetch`, §1.7).
+    /// Evaluates the current template for a device (`POST .../namespaces/{namespace}:fetch`).
     ///
     /// Conditions see the instance and the clock's time; `percent` conditions hash the installation
-    /// ID (§1.6). The answer is `NO_TEMPLATE` when the namespace never published (any namespace
+    /// ID. The answer is `NO_TEMPLATE` when the namespace never published (any namespace
     /// name is accepted), `NO_CHANGE` when `ifNoneMatch` is the ETag this instance would get now,
     /// `EMPTY_CONFIG` when no parameter resolves to a value, else `UPDATE` with the values.
     ///

@@ -4,7 +4,7 @@ import Foundation
 import GRDB
 
 extension RemoteConfigService {
-    /// Publishes a template (`PUT .../remoteConfig`, §1.1–1.2).
+    /// Publishes a template (`PUT .../remoteConfig`).
     ///
     /// The new version is the current one + 1, with `updateTime` from the clock (milliseconds),
     /// `updateUser`, `updateOrigin`, the request's `version.description` and `updateType`
@@ -53,7 +53,7 @@ extension RemoteConfigService {
         }
     }
 
-    /// Rolls back to an earlier version (`POST .../remoteConfig:rollback`, §1.1): publishes a **new**
+    /// Rolls back to an earlier version (`POST .../remoteConfig:rollback`): publishes a **new**
     /// version with that version's content and description, `updateType` `ROLLBACK` and
     /// `rollbackSource` = `versionNumber`. Rolling back to the current version is allowed (it
     /// publishes an identical copy), as is rolling back to a rollback.
@@ -128,7 +128,7 @@ extension RemoteConfigService {
             etag: RemoteConfigETag.template(project: key.project, versionNumber: published.versionNumber))
     }
 
-    /// The `remoteConfig.v1.updated` event of a new version (§1.3, event-consumers.md).
+    /// The `remoteConfig.v1.updated` event of a new version.
     static func updatedEvent(_ version: RemoteConfigVersion, project: String, time: Date) -> CloudEvent {
         let payload = TemplateVersion(
             versionNumber: version.versionNumber ?? 0,

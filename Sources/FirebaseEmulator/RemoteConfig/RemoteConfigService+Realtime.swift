@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 
 extension RemoteConfigService {
-    /// The version numbers a namespace publishes from now on, for realtime listeners (§1.8).
+    /// The version numbers a namespace publishes from now on, for realtime listeners.
     ///
     /// The stream first yields the current version when it is newer than `after`, then each newly
     /// published version. It keeps only the newest undelivered number: a slow consumer skips

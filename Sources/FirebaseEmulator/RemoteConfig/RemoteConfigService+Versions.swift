@@ -26,7 +26,7 @@ extension RemoteConfigService {
             template: template, etag: RemoteConfigETag.template(project: project, versionNumber: versionNumber))
     }
 
-    /// Lists the kept versions, newest first (`GET .../remoteConfig:listVersions`, §1.1).
+    /// Lists the kept versions, newest first (`GET .../remoteConfig:listVersions`).
     ///
     /// - Parameters:
     ///   - pageSize: 1...300 versions per page; `nil` means 300 (every kept version).

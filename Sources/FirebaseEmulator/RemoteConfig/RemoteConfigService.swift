@@ -4,7 +4,7 @@ import Foundation
 import Synchronization
 
 /// The emulated Remote Config backend: versioned templates per project and namespace, the Admin
-/// template API (§1.1–1.4), client fetch evaluation (§1.7) and version notifications for realtime.
+/// template API, client fetch evaluation and version notifications for realtime.
 ///
 /// Every version is stored in the ``EmulatorStore``; the last 300 per namespace are kept. Publishing
 /// or rolling back the `firebase` (client) template emits

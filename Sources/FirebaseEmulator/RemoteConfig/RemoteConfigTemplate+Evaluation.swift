@@ -16,7 +16,7 @@ extension RemoteConfigTemplate {
     }
 
     /// The values an app instance fetching at `time` receives: a flat map over top-level and grouped
-    /// parameters (§1.3 resolution rule).
+    /// parameters (the resolution rule: the first true condition in template order wins).
     ///
     /// For each parameter, the conditional value of the earliest true condition in template order
     /// wins, else the default value. A winning `useInAppDefault` (or no value at all) leaves the key

@@ -2,7 +2,7 @@ import Foundation
 import CloudFunctions
 
 extension RemoteConfigTemplate {
-    /// The documented template limits (§1.4).
+    /// The documented template limits.
     public enum Limits {
         /// Parameters per template, top-level and grouped together.
         public static let maxParameters = 3000
@@ -24,7 +24,7 @@ extension RemoteConfigTemplate {
         public static let maxTotalValueLength = 1_000_000
     }
 
-    /// Checks the template against the documented limits and rules (§1.3, §1.4, §1.5).
+    /// Checks the template against the documented limits and rules.
     ///
     /// Checks run in a fixed order (counts, version, conditions in template order, groups and then
     /// parameters in key order) and the first failure is reported. Lengths count Unicode scalars.

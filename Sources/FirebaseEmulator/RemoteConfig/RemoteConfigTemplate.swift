@@ -1,7 +1,7 @@
 import Foundation
 import CloudFunctions
 
-/// A Remote Config client template (§1.3): conditions in priority order, parameters, groups and version.
+/// A Remote Config client template: conditions in priority order, parameters, groups and version.
 ///
 /// A template that was never published is ``empty``: version 0 with no conditions or parameters.
 public struct RemoteConfigTemplate: Sendable, Hashable {

@@ -1,7 +1,7 @@
 import CloudFunctions
 import Foundation
 
-/// A template as the Admin API answers with it: the body, and the `ETag` response header (§1.1).
+/// A template as the Admin API answers with it: the body, and the `ETag` response header.
 public struct RemoteConfigTemplateResponse: Sendable, Hashable {
     /// The template, with its version metadata (the response body).
     public var template: RemoteConfigTemplate

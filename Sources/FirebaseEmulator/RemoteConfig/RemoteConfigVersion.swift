@@ -1,7 +1,7 @@
 import Foundation
 import CloudFunctions
 
-/// The `version` object of a Remote Config template (§1.3): who published it, when and how.
+/// The `version` object of a Remote Config template: who published it, when and how.
 ///
 /// Everything but ``description`` is output only: the store fills it in on publish. All fields are
 /// optional because publish requests and never-published templates carry none of them.

@@ -1,7 +1,7 @@
 import CloudFunctions
 import Foundation
 
-/// The answer of `remoteConfig:listVersions` (§1.1): versions newest first, and where to go on.
+/// The answer of `remoteConfig:listVersions`: versions newest first, and where to go on.
 public struct RemoteConfigVersionList: Sendable, Hashable, Codable {
     /// The versions of this page, newest first (metadata only, no template content).
     public var versions: [RemoteConfigVersion]

@@ -8,7 +8,7 @@ import GRDB
 /// `listVersions` reads) and the full template with its version as JSON (what `get` and
 /// `rollback` read). The newest row of a namespace is its current template.
 enum RemoteConfigVersionTable {
-    /// How many versions each namespace keeps (§1.4); older ones are deleted on publish.
+    /// How many versions each namespace keeps; older ones are deleted on publish.
     static let retainedVersions: Int64 = 300
 
     static let schema = StoreSchema(name: "remote-config-v1") { db in

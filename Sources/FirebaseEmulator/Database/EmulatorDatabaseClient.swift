@@ -47,9 +47,8 @@ public struct EmulatorDatabaseClient: DatabaseClient {
     }
 
     public func getVersioned(_ path: String) async throws -> VersionedValue {
-        // Two reads: if a write falls between them, the conditional write fails and tells the truth.
-        let etag = try service.etag(namespace: namespace, path: path)
-        return VersionedValue(value: try service.get(namespace: namespace, path: path), etag: etag)
+        let read = try service.getWithETag(namespace: namespace, path: path)
+        return VersionedValue(value: read.value, etag: read.etag)
     }
 
     public func set(_ path: String, _ value: JSONValue, ifMatch etag: String) async throws -> VersionedValue? {

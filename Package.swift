@@ -30,7 +30,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.0.0"),
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.5.0"),
-        // bcrypt where libxcrypt is not a system library (macOS).
+        // Portable bcrypt (the same on Linux and macOS).
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.0.0"),
     ],
     targets: [
@@ -45,14 +45,12 @@ let package = Package(
             dependencies: ["CloudFunctions", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
-        .systemLibrary(name: "CCrypt"),
         .systemLibrary(name: "CZlib"),
         .target(
             name: "FirebaseEmulator",
             dependencies: [
                 "CloudFunctions", "CloudEvents",
-                .target(name: "CCrypt", condition: .when(platforms: [.linux])),
-                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth", condition: .when(platforms: [.macOS])),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),

@@ -26,7 +26,9 @@ conformance() {
         "$venv/bin/python" -m pytest -q -p no:cacheprovider conformance
 }
 
-step "build (debug, with tests)" swift build --build-tests
+# Every module must declare what it imports (an undeclared import builds here by luck of the
+# build order and breaks elsewhere).
+step "build (debug, with tests)" swift build --build-tests --explicit-target-dependency-import-check error
 step "swift test" swift test --skip-build
 [ "${1:-}" = "--swift-only" ] && exit 0
 # functions/ depends on the root package by path: building it in the same folder reuses the root's modules.

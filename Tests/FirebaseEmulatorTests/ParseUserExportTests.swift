@@ -6,15 +6,13 @@ import Testing
 @Suite("ParseUserExport")
 struct ParseUserExportTests {
     /// Real bcrypt strings made here: a `$2y$` one (PHP style, rewritten from `$2b$`) and a `$2a$` one.
-    static func hashes() throws -> (y: String, a: String) {
-        var generator = SeededRandom(seed: 3)
-        let y = "$2y$" + (try AuthFixtures.hasher.hash("parse-pass-1", using: &generator)).dropFirst(4)
-        let a = "$2a$" + (try AuthFixtures.hasher.hash("parse-pass-2", using: &generator)).dropFirst(4)
-        return (y, a)
-    }
+    static let hashes = (
+        y: "$2y$" + AuthFixtures.hasher.hash("parse-pass-1").dropFirst(4),
+        a: "$2a$" + AuthFixtures.hasher.hash("parse-pass-2").dropFirst(4)
+    )
 
     static func export() throws -> String {
-        let (y, a) = try hashes()
+        let (y, a) = hashes
         return """
             {"results": [
               {"objectId": "aB3dE5gH7j", "username": "alice", "email": "Alice@Example.com", "emailVerified": true,
@@ -30,7 +28,7 @@ struct ParseUserExportTests {
 
     @Test("converts _User records into batchCreate users")
     func converts() throws {
-        let (y, _) = try Self.hashes()
+        let (y, _) = Self.hashes
         let request = try ParseUserExport.batchCreateRequest(parsing: Data(try Self.export().utf8))
         #expect(request["hashAlgorithm"] == "BCRYPT")
         let users = try #require(request["users"]?.arrayValue)
@@ -48,10 +46,7 @@ struct ParseUserExportTests {
     @Test("imports Parse users whose passwords then verify")
     func endToEnd() throws {
         let request = try ParseUserExport.batchCreateRequest(parsing: Data(try Self.export().utf8))
-        var generator = SeededRandom(seed: 42)
-        let result = try AuthUserImport(
-            parsing: request, now: .distantPast, hasher: AuthFixtures.hasher, using: &generator
-        )
+        let result = try AuthUserImport(parsing: request, now: .distantPast, hasher: AuthFixtures.hasher)
         #expect(result.failures == [])
         let alice = try #require(result.users.first { $0.user.localId == "aB3dE5gH7j" }?.user)
         let bob = try #require(result.users.first { $0.user.localId == "Zz9Yy8Xx7W" }?.user)

@@ -1,22 +1,18 @@
 import CloudFunctions
 import Foundation
-
-#if canImport(CCrypt)
-import CCrypt
-#else
 import HummingbirdBcrypt
-#endif
 
-/// Hashes and verifies passwords with bcrypt: through libxcrypt (`crypt_rn`, `crypt_gensalt_rn`)
-/// on Linux, through hummingbird-auth's bcrypt where libxcrypt is not a system library (macOS;
-/// there the salt comes from that library's own random source, not from `generator`).
+/// Hashes and verifies passwords with bcrypt, through hummingbird-auth's portable implementation
+/// (the OpenBSD code), the same on Linux and macOS.
 ///
-/// New hashes use the `$2b$` prefix; verification accepts `$2a$`, `$2b$` and `$2y$`, which hash identically for
-/// passwords shorter than 256 bytes. `$2x$` (crypt_blowfish's buggy 8-bit mode) is refused. Each call uses its
-/// own heap-allocated `crypt_data` area, zeroed after use, so the hasher is safe to share between threads.
-/// Passwords are taken as UTF-8 bytes, cut at the first NUL and at 72 bytes (all bcrypt reads).
+/// New hashes use the `$2b$` prefix and a salt from the system's secure random source;
+/// verification accepts `$2a$`, `$2b$` and `$2y$`, which hash identically for passwords shorter
+/// than 256 bytes (and, read as `$2b$`, for longer ones as libxcrypt reads them). `$2x$`
+/// (crypt_blowfish's buggy 8-bit mode) is refused. The hasher keeps no state, so it is safe to
+/// share between threads. Passwords are taken as UTF-8 bytes, cut at the first NUL and at
+/// 72 bytes (all bcrypt reads).
 public struct AuthPasswordHasher: Sendable, Hashable {
-    /// The bcrypt costs libxcrypt accepts (the work is 2^cost rounds).
+    /// The bcrypt costs accepted (the work is 2^cost rounds).
     public static let costRange = 4...31
     /// The default cost, as most bcrypt libraries use.
     public static let defaultCost = 10
@@ -36,32 +32,9 @@ public struct AuthPasswordHasher: Sendable, Hashable {
 
     /// Hashes a clear password with a fresh random `$2b$` salt.
     ///
-    /// - Parameter generator: the source of the 16 salt bytes.
     /// - Returns: the 60-character bcrypt string.
-    /// - Throws: `INTERNAL` when libcrypt fails (it should not).
-    public func hash(_ password: String, using generator: inout some RandomNumberGenerator) throws -> String {
-        #if canImport(CCrypt)
-        var saltBytes = [CChar](repeating: 0, count: 16)
-        for index in saltBytes.indices { saltBytes[index] = CChar(truncatingIfNeeded: generator.next() as UInt8) }
-        var setting = [CChar](repeating: 0, count: Int(CRYPT_GENSALT_OUTPUT_SIZE))
-        let made = crypt_gensalt_rn(
-            "$2b$", UInt(cost), saltBytes, Int32(saltBytes.count), &setting, Int32(setting.count)
-        )
-        guard made != nil else { throw Self.failure("bcrypt salt generation failed") }
-        let settingText = String(decoding: setting.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        guard let hashed = Self.crypt(password, setting: settingText) else {
-            throw Self.failure("bcrypt hashing failed")
-        }
-        return hashed
-        #else
-        return Bcrypt.hash(String(password.prefix { $0 != "\0" }), cost: UInt8(cost))
-        #endif
-    }
-
-    /// Hashes a clear password with a salt from the system's secure generator.
-    public func hash(_ password: String) throws -> String {
-        var generator = SystemRandomNumberGenerator()
-        return try hash(password, using: &generator)
+    public func hash(_ password: String) -> String {
+        Bcrypt.hash(String(password.prefix { $0 != "\0" }), cost: UInt8(cost))
     }
 
     /// Whether `password` matches a stored `$2a$`/`$2b$`/`$2y$` bcrypt string.
@@ -71,19 +44,10 @@ public struct AuthPasswordHasher: Sendable, Hashable {
     public func verify(_ password: String, against storedHash: String) -> Bool {
         guard let cost = Self.bcryptCost(storedHash), Self.isVerifiable(storedHash), cost <= maximumVerificationCost
         else { return false }
-        #if canImport(CCrypt)
-        guard let computed = Self.crypt(password, setting: storedHash) else { return false }
-        let left = Array(computed.utf8)
-        let right = Array(storedHash.utf8)
-        guard left.count == right.count else { return false }
-        var difference: UInt8 = 0
-        for index in left.indices { difference |= left[index] ^ right[index] }
-        return difference == 0
-        #else
-        // `$2y$` hashes as `$2b$` does; that library knows only `$2a$` and `$2b$`.
-        let hash = storedHash.hasPrefix("$2y$") ? "$2b$" + storedHash.dropFirst(4) : storedHash
+        // `$2a$` and `$2y$` hash as `$2b$` does (that library wraps `$2a$` keys past 255 bytes
+        // where libxcrypt, which Parse's hashes come from, reads 72 as for `$2b$`).
+        let hash = storedHash.hasPrefix("$2b$") ? storedHash : "$2b$" + storedHash.dropFirst(4)
         return Bcrypt.verify(String(password.prefix { $0 != "\0" }), hash: hash)
-        #endif
     }
 
     /// Whether `text` is a well-formed modular bcrypt string with a verifiable prefix.
@@ -110,27 +74,5 @@ public struct AuthPasswordHasher: Sendable, Hashable {
             true
         default: false
         }
-    }
-
-    #if canImport(CCrypt)
-    /// Runs `crypt_rn` with a private zeroed work area; `nil` on failure.
-    private static func crypt(_ password: String, setting: String) -> String? {
-        var phrase = Array(password.utf8.prefix { $0 != 0 }.prefix(72)).map { CChar(bitPattern: $0) }
-        phrase.append(0)
-        defer { for index in phrase.indices { phrase[index] = 0 } }
-        let size = MemoryLayout<crypt_data>.size
-        let area = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: MemoryLayout<crypt_data>.alignment)
-        area.initializeMemory(as: UInt8.self, repeating: 0, count: size)
-        defer {
-            area.initializeMemory(as: UInt8.self, repeating: 0, count: size)
-            area.deallocate()
-        }
-        guard let output = crypt_rn(phrase, setting, area, Int32(size)) else { return nil }
-        return String(cString: output)
-    }
-    #endif
-
-    private static func failure(_ message: String) -> ServiceError {
-        ServiceError(status: "INTERNAL", httpStatus: 500, message: message)
     }
 }

@@ -28,8 +28,7 @@ extension AuthService {
     ///   `INVALID_HASH_ALGORITHM : …`, ...).
     @discardableResult
     public func importUsers(_ body: JSONValue) throws -> AuthImportOutcome {
-        var generator = makeGenerator()
-        let request = try AuthUserImport(parsing: body, now: clock.now, hasher: hasher, using: &generator)
+        let request = try AuthUserImport(parsing: body, now: clock.now, hasher: hasher)
         return try write { transaction in
             var imported: [String] = []
             var failures = request.failures

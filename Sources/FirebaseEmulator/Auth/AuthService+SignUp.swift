@@ -56,7 +56,7 @@ extension AuthService {
         }
         if let password = request.password, !password.isEmpty {
             try AuthUserValidation.validatePassword(password)
-            user.passwordHash = try hasher.hash(password, using: &generator)
+            user.passwordHash = hasher.hash(password)
             user.passwordUpdatedAt = now
             user.validSince = AuthTimestamp.date(seconds: AuthTimestamp.seconds(now))
         }

@@ -32,7 +32,7 @@ extension AuthService {
         var newHash: String?
         if let password = request.password, !password.isEmpty {
             try AuthUserValidation.validatePassword(password)
-            newHash = try hashPassword(password)
+            newHash = hasher.hash(password)
         }
         if let phone = request.phoneNumber, !phone.isEmpty { try AuthUserValidation.validatePhoneNumber(phone) }
         return try write { transaction in

@@ -90,12 +90,6 @@ public final class AuthService: Sendable {
     func emitUserEvent(_ type: String, _ user: AuthUser, in transaction: inout StoreTransaction) throws {
         try transaction.emit(.authUser(type, user: user.cloudUserRecord, project: project, time: clock.now))
     }
-
-    /// Hashes a clear password with a fresh salt.
-    func hashPassword(_ password: String) throws -> String {
-        var generator = makeGenerator()
-        return try hasher.hash(password, using: &generator)
-    }
 }
 
 /// The service's randomness: SplitMix64, seeded once (deterministic in tests).

@@ -8,8 +8,7 @@ extension AuthUserImport {
     static func user(
         from entry: JSONValue,
         now: Date,
-        hasher: AuthPasswordHasher,
-        using generator: inout some RandomNumberGenerator
+        hasher: AuthPasswordHasher
     ) throws -> AuthUser {
         guard let localId = entry["localId"]?.stringValue, !localId.isEmpty else {
             throw ServiceError.invalidArgument(AuthImportFailure.localIdMissing)
@@ -23,7 +22,7 @@ extension AuthUserImport {
             user.passwordHash = try bcryptString(fromWire: wireHash)
             user.passwordUpdatedAt = now
         } else if let rawPassword = entry["rawPassword"]?.stringValue, !rawPassword.isEmpty {
-            user.passwordHash = try hasher.hash(rawPassword, using: &generator)
+            user.passwordHash = hasher.hash(rawPassword)
             user.passwordUpdatedAt = now
         }
         user.customClaims = try customClaims(entry["customAttributes"])

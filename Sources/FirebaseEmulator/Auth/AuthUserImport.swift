@@ -30,15 +30,13 @@ public struct AuthUserImport: Sendable, Hashable {
     ///   - request: the JSON body.
     ///   - now: the upload time (default `createdAt`, and `validSince` of every user).
     ///   - hasher: hashes `rawPassword`s.
-    ///   - generator: salt randomness for `rawPassword`s.
     /// - Throws: `MISSING_USER_ACCOUNT`, `MAXIMUM_USER_COUNT_EXCEEDED : …`, `INVALID_HASH_ALGORITHM : …`,
     ///   `UNSUPPORTED_HASH_ALGORITHM : …`, `DUPLICATE_LOCAL_ID : <id>`, and with `sanityCheck`
     ///   `DUPLICATE_EMAIL : <email>` / `DUPLICATE_RAW_ID : Provider id(<p>), Raw id(<r>)`.
     public init(
         parsing request: JSONValue,
         now: Date,
-        hasher: AuthPasswordHasher,
-        using generator: inout some RandomNumberGenerator
+        hasher: AuthPasswordHasher
     ) throws {
         guard let entries = request["users"]?.arrayValue, !entries.isEmpty else {
             throw ServiceError.invalidArgument("MISSING_USER_ACCOUNT")
@@ -57,7 +55,7 @@ public struct AuthUserImport: Sendable, Hashable {
         failures = []
         for (index, entry) in entries.enumerated() {
             do {
-                let user = try Self.user(from: entry, now: now, hasher: hasher, using: &generator)
+                let user = try Self.user(from: entry, now: now, hasher: hasher)
                 users.append(AuthImportedUser(index: index, user: user))
             } catch let error as ServiceError {
                 failures.append(AuthImportFailure(index: index, message: error.message))

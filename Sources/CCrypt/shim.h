@@ -1,6 +1,0 @@
-#ifndef CCRYPT_SHIM_H
-#define CCRYPT_SHIM_H
-
-#include <crypt.h>
-
-#endif

@@ -74,7 +74,7 @@ struct Trigger: AsyncParsableCommand {
         let outcome = "\(function) \(answer["status"]?.stringValue ?? "?") on event "
             + "\(answer["eventId"]?.stringValue ?? "?") (\(answer["type"]?.stringValue ?? "?"))"
         guard answer["status"]?.stringValue == "succeeded" else {
-            throw CLIError(outcome + ": " + (answer["error"]?.stringValue ?? "no error given"))
+            throw CLIError(outcome + ": " + ((answer["error"] ?? answer["reason"])?.stringValue ?? "no error given"))
         }
         print(outcome)
     }

@@ -1,5 +1,6 @@
 import CloudFunctions
 import Foundation
+import Logging
 
 /// An author's functions binary: register the functions, and `main` does the rest.
 ///
@@ -16,10 +17,13 @@ import Foundation
 /// (`HOST` to change it), printing `ready: http://HOST:PORT` once it accepts events. With
 /// `K_SERVICE` set, as Cloud Run and Knative set it, it listens on 0.0.0.0 and `PORT` defaults
 /// to 8080. `FUNCTION_TARGET=name` also serves that function at `POST /` (an unknown name exits
-/// 1, listing the functions); `FUNCTION_SIGNATURE_TYPE` may be `cloudevent`. With
+/// 1, listing the functions); `FUNCTION_SIGNATURE_TYPE` may be `cloudevent`. SIGTERM lets
+/// running handlers finish for `FUNCTIONS_SHUTDOWN_GRACE_SECONDS` (10 unless set), answering
+/// 503 meanwhile, then exits 0. With `K_SERVICE` or `LOG_FORMAT=json` set, logs are Cloud
+/// Logging structured JSON lines on standard output (``CloudLoggingLogHandler``). With
 /// `FUNCTIONS_STOP_ON_STDIN_EOF=true` (the emulator sets it) it also stops when its standard
 /// input closes, so that it never outlives the emulator that started it.
-/// Registration problems print one line on stderr and exit 1.
+/// Registration problems and invalid settings print one line on stderr and exit 1.
 public protocol FunctionsApp {
     /// Adds the app's functions.
     static func register(_ functions: inout FunctionRegistry)
@@ -37,6 +41,11 @@ extension FunctionsApp {
     /// Runs the app as the process environment says.
     public static func main() async {
         let environment = ProcessInfo.processInfo.environment
+        if FunctionsWorker.logsAsJSON(environment) {
+            // Every logger of the process, the author's own included, writes the same JSON lines.
+            let project = FunctionsWorker.project(environment)
+            LoggingSystem.bootstrap { CloudLoggingLogHandler(label: $0, project: project) }
+        }
         var functions = FunctionRegistry()
         register(&functions)
         let status = await FunctionsWorker.main(
@@ -57,9 +66,7 @@ extension FunctionsWorker {
     /// `GCLOUD_PROJECT` or `GOOGLE_CLOUD_PROJECT`; the database instance from
     /// `FIREBASE_DATABASE_NAMESPACE`, else `{project}-default-rtdb`.
     public static func adminClients(environment: [String: String]) -> AdminClients {
-        guard let project = environment["GCLOUD_PROJECT"] ?? environment["GOOGLE_CLOUD_PROJECT"] else {
-            return AdminClients()
-        }
+        guard let project = project(environment) else { return AdminClients() }
         let emulator = environment["FUNCTIONS_EMULATOR_URL"].flatMap(URL.init(string:))
         func host(_ name: String) -> URL? {
             environment[name].flatMap { $0.isEmpty || $0.contains("//") ? nil : URL(string: "http://\($0)") }
@@ -79,7 +86,26 @@ extension FunctionsWorker {
         return clients
     }
 
+    /// The Google Cloud project of the environment (`GCLOUD_PROJECT`, else `GOOGLE_CLOUD_PROJECT`).
+    static func project(_ environment: [String: String]) -> String? {
+        (environment["GCLOUD_PROJECT"] ?? environment["GOOGLE_CLOUD_PROJECT"]).flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// Whether logs are Cloud Logging JSON lines: in a serverless container (`K_SERVICE`) unless
+    /// `LOG_FORMAT` says otherwise, or wherever `LOG_FORMAT=json`.
+    static func logsAsJSON(_ environment: [String: String]) -> Bool {
+        switch environment["LOG_FORMAT"]?.lowercased() {
+        case "json": true
+        case .some(let format) where !format.isEmpty: false
+        default: environment["K_SERVICE"].map { !$0.isEmpty } ?? false
+        }
+    }
+
     /// The entry point of a functions binary, given its environment; returns the exit status.
+    ///
+    /// - Parameters:
+    ///   - standardOutput: receives the `ready:` line, and the log lines when they are JSON.
+    ///   - standardError: receives errors that stop the binary.
     public static func main(
         functions: FunctionRegistry,
         admin: AdminClients = AdminClients(),
@@ -121,10 +147,27 @@ extension FunctionsWorker {
                 + "CloudEvents (cloudevent)\n")
             return 1
         }
+        if let format = environment["LOG_FORMAT"], !["", "json", "text"].contains(format.lowercased()) {
+            standardError("error: LOG_FORMAT '\(format)' is not a log format: use json or text\n")
+            return 1
+        }
+        var grace = Duration.seconds(10)
+        if let text = environment["FUNCTIONS_SHUTDOWN_GRACE_SECONDS"], !text.isEmpty {
+            guard let seconds = Double(text), seconds.isFinite, (0...3600).contains(seconds) else {
+                standardError("error: FUNCTIONS_SHUTDOWN_GRACE_SECONDS must be a number of seconds from 0 to 3600\n")
+                return 1
+            }
+            grace = .milliseconds(Int64((seconds * 1000).rounded()))
+        }
+        var logger = Logger(label: "functions.worker")
+        if logsAsJSON(environment) {
+            let project = project(environment)
+            logger = Logger(label: "functions.worker") { CloudLoggingLogHandler(label: $0, project: project, sink: standardOutput) }
+        }
         do {
-            let worker = try FunctionsWorker(functions: functions, admin: admin, target: target)
+            let worker = try FunctionsWorker(functions: functions, admin: admin, target: target, logger: logger)
             let stdin = environment["FUNCTIONS_STOP_ON_STDIN_EOF"] == "true"
-            try await worker.run(host: host, port: port, stopWhenStandardInputCloses: stdin) { port in
+            try await worker.run(host: host, port: port, stopWhenStandardInputCloses: stdin, shutdownGracePeriod: grace) { port in
                 standardOutput("ready: http://\(host):\(port)\n")
             }
             return 0

@@ -19,14 +19,26 @@ extension FunctionsWorker {
     /// attempt is 1. A value below 1 or not a number counts as 1.
     public static let attemptHeader = HTTPField.Name("ce-attempt")!
 
+    /// Set to `true` on the 200 answer to an event the function's trigger excludes, which is not run.
+    public static let skippedHeader = HTTPField.Name("X-Functions-Skipped")!
+
+    /// The W3C Trace Context header, read when the event has no `traceparent` extension.
+    static let traceparentHeader = HTTPField.Name("traceparent")!
+
     /// Runs `name` once for the event in `request` and answers as ``FunctionsWorker`` describes.
     ///
     /// An event of another type than the function's trigger, with a character set other than
     /// UTF-8, or whose data does not fit the handler's payload type (a user without a uid, say)
     /// is refused with 400, which no broker retries: sending it again could not help. An event
-    /// of the right type outside the trigger's path pattern still runs, with empty `params`, so
-    /// that `functions trigger` can fire a hand-written event on purpose.
+    /// of the right type outside the trigger's path pattern or filters is acknowledged (200,
+    /// ``skippedHeader``) and not run.
     func invoke(_ request: Request, function name: String) async throws -> Response {
+        guard gate.enter() else {
+            var response = text(.serviceUnavailable, "the worker is shutting down; send the event again")
+            response.headers[.connection] = "close"
+            return response
+        }
+        defer { gate.leave() }
         guard let function = functions[name] else {
             let served = functions.names.joined(separator: ", ")
             return text(.notFound, "no function named '\(name)'; this worker serves: \(served)")
@@ -53,11 +65,22 @@ extension FunctionsWorker {
         if let charset = Self.charset(of: event.dataContentType), !["utf-8", "utf8", "us-ascii"].contains(charset) {
             return text(.badRequest, "the event's data is in charset '\(charset)'; only UTF-8 is read")
         }
+        guard let params = function.trigger.match(event) else {
+            // A broker that filters on the type alone (a Knative Trigger) delivers events the
+            // function's path pattern or filters exclude: acknowledged, so not retried, not run.
+            var response = text(.ok, "not run: " + Self.mismatch(of: event, with: function.trigger))
+            response.headers[Self.skippedHeader] = "true"
+            return response
+        }
         let deadline = clock.now.addingTimeInterval(function.options.timeout.seconds)
+        var logger = logger
+        if let traceparent = event.extensions["traceparent"].map({ "\($0)" }) ?? request.headers[Self.traceparentHeader] {
+            logger[metadataKey: "traceparent"] = "\(traceparent)"
+        }
         let context = EventContext(
             functionName: name,
             event: event,
-            params: function.trigger.match(event) ?? [:],
+            params: params,
             attempt: max(1, request.headers[Self.attemptHeader].flatMap(Int.init) ?? 1),
             deadline: deadline,
             admin: admin,
@@ -101,6 +124,20 @@ extension FunctionsWorker {
                 throw InvocationFailure(description: "timed out after \(seconds) s")
             }
         }
+    }
+
+    /// Why `trigger` does not match an event of its type, in words.
+    static func mismatch(of event: CloudEvent, with trigger: EventTrigger) -> String {
+        for (attribute, value) in trigger.filters.sorted(by: { $0.key < $1.key }) where event[attribute: attribute] != value {
+            return "the event's \(attribute) '\(event[attribute: attribute] ?? "")' is not '\(value)'"
+        }
+        for (attribute, pattern) in trigger.pathPatterns.sorted(by: { $0.key < $1.key }) {
+            let value = event[attribute: attribute]
+            if value.map(pattern.matches) != true {
+                return "the event's \(attribute) '\(value ?? "")' does not match '\(pattern)'"
+            }
+        }
+        return "the event does not match the function's trigger"
     }
 
     /// The lowercased `charset` parameter of a media type, if it has one.

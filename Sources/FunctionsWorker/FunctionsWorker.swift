@@ -12,14 +12,22 @@ import UnixSignals
 /// - `POST /{functionName}`: a CloudEvent in binary mode (`ce-*` headers) or structured mode
 ///   (`application/cloudevents+json`), or, with neither, a legacy background-event body
 ///   (`{context, data}` or flat). The function runs once, with `params` from its trigger's
-///   match (empty when the trigger does not match: like Cloud Run, the worker does not filter),
-///   the attempt from ``attemptHeader`` (else 1) and a deadline of now + its timeout.
+///   match, the attempt from ``attemptHeader`` (else 1) and a deadline of now + its timeout.
+///   An event of the function's type that its path pattern or filters exclude (a Knative
+///   Trigger filters on exact attributes only) is not run: 200 with ``skippedHeader``.
 ///   Answers: 204 when the handler returned; 500 with `X-Google-Status: error` when it threw
 ///   or outlived its timeout (it is then cancelled; a handler that ignores cancellation delays
 ///   the answer until it returns); 400 with the reason for a malformed event; 404 for an
 ///   unknown function; 413 for a body over ``maxBodySize``.
 /// - `GET /__/functions.yaml`: the manifest (a JSON body, which is valid YAML).
-/// - `GET /__/health`; `GET|POST /__/quitquitquit` answers 200, then stops the server gracefully.
+/// - `GET /__/health` (503 once shutting down); `GET|POST /__/quitquitquit` answers 200, then
+///   shuts down as SIGTERM does.
+///
+/// Shutdown (SIGTERM, SIGINT, `/__/quitquitquit`, or standard input closing when asked) is
+/// graceful the way Cloud Run and Knative expect: events that arrive from then on are answered
+/// 503 (which brokers retry, elsewhere), the handlers already running get up to the grace
+/// period to finish and are answered as usual, and then the server stops and ``run(host:port:stopWhenStandardInputCloses:shutdownGracePeriod:onReady:)``
+/// returns. Handlers still running after the grace period are cancelled.
 ///
 /// Handlers reach Firebase through ``admin``: by default none is available (calls throw);
 /// ``FunctionsApp`` plugs in HTTP clients of the emulator from the environment.
@@ -36,6 +44,8 @@ public struct FunctionsWorker: Sendable {
     /// (`FUNCTION_TARGET`); `nil` serves only `POST /{name}`.
     public let target: String?
     let logger: Logger
+    /// Admits events until shutdown begins.
+    let gate = ShutdownGate()
 
     /// Creates a worker for a registry.
     ///
@@ -68,7 +78,10 @@ public struct FunctionsWorker: Sendable {
                 body: .init(byteBuffer: ByteBuffer(bytes: manifest))
             )
         }
-        router.get("__/health") { _, _ in "ok" }
+        let gate = gate
+        router.get("__/health") { _, _ in
+            gate.isClosed ? Response(status: .serviceUnavailable) : Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "ok")))
+        }
         for method in [HTTPRequest.Method.get, .post] {
             router.on("__/quitquitquit", method: method) { _, _ in
                 quit()
@@ -84,20 +97,23 @@ public struct FunctionsWorker: Sendable {
         return router
     }
 
-    /// Serves on `host:port` (0 = any free port) until `/__/quitquitquit`, SIGTERM, SIGINT or
-    /// cancellation, each of which shuts down gracefully.
+    /// Serves on `host:port` (0 = any free port) until `/__/quitquitquit`, SIGTERM or SIGINT,
+    /// each of which shuts down gracefully (see ``FunctionsWorker``), or until cancelled.
     ///
     /// - Parameters:
     ///   - stopWhenStandardInputCloses: also shut down when standard input reaches end of file:
     ///     the emulator starts workers with a pipe there, which closes when it dies.
+    ///   - shutdownGracePeriod: how long running handlers may take to finish once shutdown begins.
     ///   - onReady: gets the port once the server accepts connections.
     public func run(
         host: String = "127.0.0.1",
         port: Int = 0,
         stopWhenStandardInputCloses: Bool = false,
+        shutdownGracePeriod: Duration = .seconds(10),
         onReady: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
         let (quitSignal, quitContinuation) = AsyncStream.makeStream(of: Void.self)
+        let signals = await UnixSignalsSequence(trapping: .sigterm, .sigint)
         if stopWhenStandardInputCloses {
             // A blocking read on a thread of its own; it ends with the process if input never closes.
             Thread.detachNewThread {
@@ -116,22 +132,38 @@ public struct FunctionsWorker: Sendable {
             onServerRunning: { channel in await onReady(channel.localAddress?.port ?? 0) },
             logger: logger
         )
-        let services = ServiceGroup(
-            configuration: .init(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-        )
+        var configuration = ServiceGroupConfiguration(services: [app], logger: logger)
+        // Past the grace period the server is shut down while handlers still run: they are
+        // cancelled, and if they ignore it the group stops waiting for them a second later.
+        configuration.maximumGracefulShutdownDuration = .seconds(1)
+        let services = ServiceGroup(configuration: configuration)
+        let gate = gate
+        let logger = logger
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                defer { quitContinuation.finish() }
-                try await services.run()
+                for await signal in signals {
+                    logger.info("received \(signal)")
+                    quitContinuation.yield()
+                }
             }
             group.addTask {
-                // A quit request shuts down gracefully: the request itself is answered first.
+                // A quit request is answered before the server stops.
                 for await _ in quitSignal {
+                    gate.close()
+                    let running = gate.inFlight
+                    if running > 0 {
+                        logger.info("shutting down: waiting up to \(shutdownGracePeriod) for \(running) running event(s)")
+                    }
+                    if await !gate.waitUntilIdle(atMost: shutdownGracePeriod) {
+                        logger.warning("shutting down: \(gate.inFlight) event(s) still running after \(shutdownGracePeriod) are cancelled")
+                    }
                     await services.triggerGracefulShutdown()
                     return
                 }
             }
-            try await group.waitForAll()
+            // The server's end (after a shutdown, or a failure) ends the watchers too.
+            defer { group.cancelAll() }
+            try await services.run()
         }
     }
 }

@@ -59,8 +59,8 @@ struct WorkerContainerTests {
                 await FunctionsWorker.main(functions: Fixtures.functions(Fixtures.Seen()), environment: environment,
                     standardOutput: { ready.continuation.yield($0) }, standardError: { _ in })
             }
-            var lines = ready.stream.makeAsyncIterator()
-            let line = try #require(await lines.next())
+            // In a container the log lines are JSON on standard output too; the ready line is among them.
+            let line = try #require(await ready.stream.first { $0.hasPrefix("ready: ") })
             #expect(line.hasPrefix("ready: http://\(host):"), "\(line)")
             let port = try #require(Int(line.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ":").last ?? ""))
             var quit = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/__/quitquitquit")!)
@@ -68,5 +68,123 @@ struct WorkerContainerTests {
             _ = try await URLSession.shared.data(for: quit)
             #expect(await running.value == 0)
         }
+    }
+
+    @Test("in a container, or with LOG_FORMAT=json, logs are Cloud Logging JSON lines with the function, event and trace")
+    func structuredLogs() async throws {
+        let traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
+        for (environment, json) in [
+            (["K_SERVICE": "config", "PORT": "0", "GOOGLE_CLOUD_PROJECT": "demo-p"], true),
+            (["LOG_FORMAT": "json", "PORT": "0", "GOOGLE_CLOUD_PROJECT": "demo-p"], true),
+            (["K_SERVICE": "config", "LOG_FORMAT": "text", "PORT": "0"], false),
+        ] {
+            let output = AsyncStream<String>.makeStream()
+            let all = Mutex("")
+            let running = Task {
+                await FunctionsWorker.main(functions: Fixtures.functions(Fixtures.Seen()), environment: environment,
+                    standardOutput: { text in all.withLock { $0 += text }; output.continuation.yield(text) },
+                    standardError: { _ in })
+            }
+            let ready = try #require(await output.stream.first { $0.hasPrefix("ready: ") })
+            let base = ready.dropFirst("ready: ".count).trimmingCharacters(in: .whitespacesAndNewlines)
+            var request = URLRequest(url: URL(string: base + "/fails")!)
+            request.httpMethod = "POST"
+            for field in Fixtures.remoteConfigHeaders { request.setValue(field.value, forHTTPHeaderField: field.name.rawName) }
+            request.setValue("00-\(traceID)-00f067aa0ba902b7-01", forHTTPHeaderField: "traceparent")
+            request.httpBody = Data(Fixtures.remoteConfigBody.utf8)
+            let (_, response) = try await URLSession.shared.data(for: request)
+            #expect((response as? HTTPURLResponse)?.statusCode == 500)
+            var quit = URLRequest(url: URL(string: base + "/__/quitquitquit")!)
+            quit.httpMethod = "POST"
+            _ = try await URLSession.shared.data(for: quit)
+            #expect(await running.value == 0)
+            let lines = all.withLock { $0 }.split(separator: "\n").filter { !$0.hasPrefix("ready: ") }
+            let entries = lines.compactMap { try? JSONValue(parsing: Data($0.utf8)) }
+            guard json else {
+                #expect(entries.isEmpty, "\(lines)")
+                continue
+            }
+            #expect(entries.count == lines.count, "every line is one JSON object: \(lines)")
+            let failure = try #require(entries.first { $0["message"] == "function failed" })
+            #expect(failure["severity"] == "ERROR")
+            #expect(failure["function"] == "fails")
+            #expect(failure["event.id"] == "bench-rc-0001")
+            #expect(failure["logging.googleapis.com/labels"] == ["function": "fails"])
+            #expect(failure["logging.googleapis.com/trace"] == .string("projects/demo-p/traces/\(traceID)"))
+            #expect(failure["logging.googleapis.com/spanId"] == "00f067aa0ba902b7")
+            #expect(failure["logging.googleapis.com/trace_sampled"] == true)
+            #expect(failure["error"] == "boom")
+            let time = try #require(failure["time"]?.stringValue)
+            #expect(RFC3339Timestamp.date(from: time) != nil)
+            #expect(entries.contains { $0["severity"] == "INFO" && $0["function"] == nil })
+        }
+        let bad = await FunctionsWorker.main(functions: Fixtures.functions(Fixtures.Seen()),
+            environment: ["LOG_FORMAT": "xml", "PORT": "0"], standardOutput: { _ in }, standardError: { _ in })
+        #expect(bad == 1)
+    }
+
+    @Test("shutdown answers 503 to new events, lets running handlers finish, then stops")
+    func gracefulShutdown() async throws {
+        let started = AsyncStream<Void>.makeStream()
+        let release = AsyncStream<Void>.makeStream()
+        var functions = FunctionRegistry()
+        functions["hold"] = RemoteConfig.onUpdate { _, _ in
+            started.continuation.yield()
+            for await _ in release.stream { break }
+        }
+        functions["quick"] = RemoteConfig.onUpdate { _, _ in }
+        let worker = try FunctionsWorker(functions: functions)
+        let port = AsyncStream<Int>.makeStream()
+        let running = Task {
+            try await worker.run(shutdownGracePeriod: .seconds(60)) { port.continuation.yield($0) }
+        }
+        let base = "http://127.0.0.1:\(try #require(await port.stream.first { _ in true }))"
+        let held = Task { try await Self.post(base + "/hold") }
+        _ = await started.stream.first { _ in true }
+        #expect(try await Self.post(base + "/__/quitquitquit") == 200)
+        #expect(try await Self.post(base + "/quick") == 503)
+        #expect(try await Self.get(base + "/__/health") == 503)
+        release.continuation.yield()
+        #expect(try await held.value == 204)
+        try await running.value
+    }
+
+    @Test("handlers still running after the grace period are cancelled and the worker stops")
+    func gracePeriodEnds() async throws {
+        let started = AsyncStream<Void>.makeStream()
+        let cancelled = Mutex(false)
+        var functions = FunctionRegistry()
+        functions["stuck"] = RemoteConfig.onUpdate { _, _ in
+            started.continuation.yield()
+            do { try await Task.sleep(for: .seconds(3600)) } catch { cancelled.withLock { $0 = true } }
+        }
+        let worker = try FunctionsWorker(functions: functions)
+        let port = AsyncStream<Int>.makeStream()
+        let running = Task {
+            try await worker.run(shutdownGracePeriod: .milliseconds(200)) { port.continuation.yield($0) }
+        }
+        let base = "http://127.0.0.1:\(try #require(await port.stream.first { _ in true }))"
+        let stuck = Task { try? await Self.post(base + "/stuck") }
+        _ = await started.stream.first { _ in true }
+        #expect(try await Self.post(base + "/__/quitquitquit") == 200)
+        try await running.value
+        #expect(cancelled.withLock { $0 })
+        // Not acknowledged with 2xx: a broker sends it again.
+        #expect(await stuck.value.map { (200..<300).contains($0) } != true)
+    }
+
+    /// POSTs the Remote Config fixture event (or nothing, for /__ routes); returns the status.
+    static func post(_ url: String) async throws -> Int {
+        var request = URLRequest(url: URL(string: url)!)
+        request.httpMethod = "POST"
+        for field in Fixtures.remoteConfigHeaders { request.setValue(field.value, forHTTPHeaderField: field.name.rawName) }
+        request.httpBody = Data(Fixtures.remoteConfigBody.utf8)
+        let (_, response) = try await URLSession.shared.data(for: request)
+        return (response as? HTTPURLResponse)?.statusCode ?? 0
+    }
+
+    static func get(_ url: String) async throws -> Int {
+        let (_, response) = try await URLSession.shared.data(from: URL(string: url)!)
+        return (response as? HTTPURLResponse)?.statusCode ?? 0
     }
 }

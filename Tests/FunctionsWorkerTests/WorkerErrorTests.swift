@@ -119,7 +119,7 @@ struct WorkerErrorTests {
             body: Fixtures.databaseBody, to: worker)
         #expect(response.status == .notFound)
         #expect(String(buffer: response.body) == "no function named 'nope'; this worker serves: "
-            + "items, gcf, config, fails, slow, users, anywhere\n")
+            + "items, gcf, config, fails, slow, users, anywhere, elsewhere\n")
     }
 
     @Test("answers 413 for an event over the body limit, without running the function")

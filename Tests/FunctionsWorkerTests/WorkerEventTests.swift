@@ -88,17 +88,26 @@ struct WorkerEventTests {
         #expect(third.status == .noContent)
         headers[HTTPField.Name("ce-attempt")!] = "not a number"
         _ = try await Self.post("anywhere", headers: headers, body: Fixtures.databaseBody, to: worker)
-        #expect(seen.all == ["params [:] attempt 3", "params [:] attempt 1"])
+        #expect(seen.all == ["params collection=items,id=abc attempt 3", "params collection=items,id=abc attempt 1"])
     }
 
-    @Test("runs a function for an event its trigger does not match, with empty params, as Cloud Run would")
-    func unmatchedEventRuns() async throws {
+    @Test("acknowledges without running an event outside the function's path pattern or filters")
+    func unmatchedEventIsSkipped() async throws {
         let seen = Fixtures.Seen()
-        let worker = try FunctionsWorker(functions: Fixtures.functions(seen))
-        // `anywhere` triggers on /elsewhere/{id}; the event is at /items/abc.
-        let response = try await Self.post("anywhere", headers: Fixtures.databaseHeaders,
-            body: Fixtures.databaseBody, to: worker)
-        #expect(response.status == .noContent)
-        #expect(seen.all == ["params [:] attempt 1"])
+        let worker = try FunctionsWorker(functions: Fixtures.functions(seen), target: "elsewhere")
+        // `elsewhere` triggers on /elsewhere/{id}; the event is at /items/abc. A broker that
+        // filters only on the type (Knative) delivers it anyway; the worker filters the rest.
+        for path in ["elsewhere", "/"] {
+            let response = try await Self.post(path, headers: Fixtures.databaseHeaders,
+                body: Fixtures.databaseBody, to: worker)
+            #expect(response.status == .ok)
+            #expect(response.headers[HTTPField.Name("X-Functions-Skipped")!] == "true")
+            #expect(String(buffer: response.body).contains("ref 'items/abc' does not match 'elsewhere/{id}'"))
+        }
+        var otherInstance = Fixtures.databaseHeaders
+        otherInstance[HTTPField.Name("ce-ref")!] = "elsewhere/abc"
+        let matching = try await Self.post("elsewhere", headers: otherInstance, body: Fixtures.databaseBody, to: worker)
+        #expect(matching.status == .noContent)
+        #expect(seen.all == ["elsewhere ran"])
     }
 }

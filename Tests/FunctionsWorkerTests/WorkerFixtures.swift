@@ -90,7 +90,7 @@ enum WorkerFixtures {
     }
 
     /// `items` and `gcf` (database), `config` (Remote Config), `users` (auth), `fails` (throws), `slow` (sleeps
-    /// on `clock` past its 5 s timeout) and `anywhere` (records its params and attempt).
+    /// on `clock` past its 5 s timeout) `anywhere` (records its params and attempt) and `elsewhere` (on `elsewhere/{id}`).
     static func functions(_ seen: Seen, clock: ManualClock = ManualClock()) -> FunctionRegistry {
         var functions = FunctionRegistry()
         functions["items"] = Database.ref("items/{id}").onWrite { change, context in
@@ -108,9 +108,11 @@ enum WorkerFixtures {
             try await clock.sleep(until: .distantFuture)
         }
         functions["users"] = Auth.user().onCreate { user, _ in seen.add("user \(user.uid)") }
-        functions["anywhere"] = Database.ref("elsewhere/{id}").onWrite { _, context in
-            seen.add("params \(context.params) attempt \(context.attempt)")
+        functions["anywhere"] = Database.ref("{collection}/{id}").onWrite { _, context in
+            let params = context.params.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+            seen.add("params \(params.joined(separator: ",")) attempt \(context.attempt)")
         }
+        functions["elsewhere"] = Database.ref("elsewhere/{id}").onWrite { _, _ in seen.add("elsewhere ran") }
         return functions
     }
 }

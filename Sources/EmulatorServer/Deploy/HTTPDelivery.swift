@@ -44,13 +44,17 @@ enum HTTPDelivery {
 
     /// Posts an event to the worker; when the worker cannot be reached it waits for the
     /// supervisor to bring it back, until the deadline.
+    ///
+    /// - Returns: `nil` when the function ran; the worker's reason when it acknowledged the event
+    ///   without running it (outside the function's path pattern).
+    @discardableResult
     static func deliver(
         _ event: CloudEvent,
         to function: String,
         attempt: Int,
         deadline: Date,
         via supervisor: WorkerSupervisor
-    ) async throws {
+    ) async throws -> String? {
         let message = event.binaryHTTPMessage()
         while true {
             let base = try await supervisor.baseURL(until: deadline)
@@ -64,7 +68,11 @@ enum HTTPDelivery {
             do {
                 let (data, response) = try await URLSession.shared.data(for: request)
                 let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-                if (200..<300).contains(status) { return }
+                if (200..<300).contains(status) {
+                    guard (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "X-Functions-Skipped") == "true"
+                    else { return nil }
+                    return String(decoding: data.prefix(500), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                }
                 let text = String(decoding: data.prefix(500), as: UTF8.self)
                 failure = WorkerError(
                     message: "the worker answered \(status): " + text.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -109,9 +109,14 @@ struct DeployRoutes {
             "function": .string(name), "eventId": .string(event.id), "type": .string(event.type),
         ]
         do {
-            try await HTTPDelivery.deliver(event, to: name, attempt: 1, deadline: Date() + timeout,
+            if let reason = try await HTTPDelivery.deliver(event, to: name, attempt: 1, deadline: Date() + timeout,
                 via: deployment.supervisor)
-            answer["status"] = "succeeded"
+            {
+                answer["status"] = "skipped"
+                answer["reason"] = .string(reason)
+            } else {
+                answer["status"] = "succeeded"
+            }
         } catch {
             answer["status"] = "failed"
             answer["error"] = .string("\(error)")
@@ -120,7 +125,9 @@ struct DeployRoutes {
     }
 
     /// A hand-written event: the given attributes, and for those missing a new id, the time
-    /// now, the function's event type and a source of the project.
+    /// now, the function's event type, a source of the project, the trigger's exact filters, and
+    /// for a database trigger the `ref` its subject names (`refs/scores/s1`) and the default
+    /// instance.
     static func event(from given: [String: JSONValue], for endpoint: ManifestEndpoint, project: String) throws
         -> CloudEvent
     {
@@ -129,6 +136,19 @@ struct DeployRoutes {
         object["id"] = object["id"] ?? .string(UUID().uuidString.lowercased())
         object["time"] = object["time"] ?? .string(RFC3339Timestamp.string(from: Date()))
         if object["type"] == nil, let type = endpoint.eventTrigger?.eventType { object["type"] = .string(type) }
+        for (attribute, value) in endpoint.eventTrigger?.eventFilters ?? [:] where object[attribute] == nil {
+            object[attribute] = .string(value)
+        }
+        if let patterns = endpoint.eventTrigger?.eventFilterPathPatterns {
+            if patterns["ref"] != nil, object["ref"] == nil, let subject = object["subject"]?.stringValue,
+                subject.hasPrefix("refs/")
+            {
+                object["ref"] = .string(String(subject.dropFirst("refs/".count)))
+            }
+            if patterns["instance"] != nil, object["instance"] == nil {
+                object["instance"] = .string("\(project)-default-rtdb")
+            }
+        }
         object["source"] = object["source"] ?? .string("//firebase.googleapis.com/projects/\(project)")
         if object["data"] != nil, object["datacontenttype"] == nil { object["datacontenttype"] = "application/json" }
         do {

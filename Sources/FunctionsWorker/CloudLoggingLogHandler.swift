@@ -1,0 +1,130 @@
+import CloudEvents
+import CloudFunctions
+import Foundation
+import Logging
+import Synchronization
+
+/// A swift-log handler writing Cloud Logging's structured JSON: one object per line, which
+/// Cloud Run (and most log collectors on Knative) turn into a structured entry.
+///
+/// Each line has `severity`, `message`, `time` (RFC 3339), `logger`, the logger's metadata as
+/// fields of its own (the worker adds `function`, `event.id` and `event.type` to a handler's
+/// logger), `logging.googleapis.com/labels` with the function name, and
+/// `logging.googleapis.com/sourceLocation`. A `traceparent` metadata value (W3C Trace Context,
+/// as the worker takes it from the event or its request) becomes
+/// `logging.googleapis.com/trace` (`projects/P/traces/TRACE_ID`, when the project is known),
+/// `logging.googleapis.com/spanId` and `logging.googleapis.com/trace_sampled`.
+public struct CloudLoggingLogHandler: LogHandler {
+    /// Where lines go; each call gets one complete line, newline included.
+    public typealias Sink = @Sendable (String) -> Void
+
+    public var metadata: Logger.Metadata = [:]
+    public var logLevel: Logger.Level = .info
+    public var metadataProvider: Logger.MetadataProvider?
+
+    private let label: String
+    private let project: String?
+    private let sink: Sink
+
+    /// Creates a handler.
+    ///
+    /// - Parameters:
+    ///   - label: the logger's label, written as `logger`.
+    ///   - project: the Google Cloud project traces belong to; without it no trace field is written.
+    ///   - sink: receives each line; by default standard output.
+    public init(label: String, project: String?, sink: @escaping Sink = CloudLoggingLogHandler.standardOutput) {
+        self.label = label
+        self.project = project
+        self.sink = sink
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        var fields: [String: JSONValue] = [:]
+        var merged = metadata
+        if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
+        if let extra = event.metadata { merged.merge(extra) { _, new in new } }
+        if case .string(let traceparent)? = merged.removeValue(forKey: "traceparent"),
+            let trace = TraceContext(traceparent)
+        {
+            if let project { fields["logging.googleapis.com/trace"] = .string("projects/\(project)/traces/\(trace.traceID)") }
+            fields["logging.googleapis.com/spanId"] = .string(trace.spanID)
+            fields["logging.googleapis.com/trace_sampled"] = .bool(trace.sampled)
+        }
+        for (key, value) in merged { fields[key] = Self.json(value) }
+        if case .string(let function)? = merged["function"] {
+            fields["logging.googleapis.com/labels"] = .object(["function": .string(function)])
+        }
+        fields["severity"] = .string(Self.severity(event.level))
+        fields["message"] = .string(event.message.description)
+        fields["time"] = .string(RFC3339Timestamp.string(from: Date()))
+        fields["logger"] = .string(label)
+        fields["logging.googleapis.com/sourceLocation"] = .object([
+            "file": .string(event.file), "line": .string(String(event.line)), "function": .string(event.function),
+        ])
+        sink(JSONValue.object(fields).serialized() + "\n")
+    }
+
+    /// Cloud Logging's name for a swift-log level.
+    static func severity(_ level: Logger.Level) -> String {
+        switch level {
+        case .trace, .debug: "DEBUG"
+        case .info: "INFO"
+        case .notice: "NOTICE"
+        case .warning: "WARNING"
+        case .error: "ERROR"
+        case .critical: "CRITICAL"
+        }
+    }
+
+    private static func json(_ value: Logger.Metadata.Value) -> JSONValue {
+        switch value {
+        case .string(let text): .string(text)
+        case .stringConvertible(let convertible): .string(convertible.description)
+        case .array(let values): .array(values.map(json))
+        case .dictionary(let values): .object(values.mapValues(json))
+        }
+    }
+
+    private static let output = Mutex(())
+
+    /// Writes a line to standard output, one line at a time.
+    public static let standardOutput: Sink = { line in
+        output.withLock { _ in FileHandle.standardOutput.write(Data(line.utf8)) }
+    }
+}
+
+/// The parts of a W3C `traceparent` header (`00-{32 hex trace id}-{16 hex span id}-{2 hex flags}`).
+struct TraceContext: Equatable {
+    let traceID: String
+    let spanID: String
+    let sampled: Bool
+
+    /// Reads a `traceparent` value; `nil` when it is not well-formed or its ids are all zero.
+    init?(_ text: String) {
+        let parts = text.trimmingCharacters(in: .whitespaces).split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count >= 4, parts[0].count == 2, parts[0] != "ff", parts[1].count == 32, parts[2].count == 16,
+            parts[3].count == 2, parts[0].version == 0 ? parts.count == 4 : true,
+            parts.prefix(4).allSatisfy({ $0.allSatisfy(\.isLowercaseHexDigit) }),
+            parts[1].contains(where: { $0 != "0" }), parts[2].contains(where: { $0 != "0" }),
+            let flags = UInt8(parts[3], radix: 16)
+        else { return nil }
+        traceID = String(parts[1])
+        spanID = String(parts[2])
+        sampled = flags & 1 == 1
+    }
+}
+
+extension Substring {
+    fileprivate var version: Int { Int(self, radix: 16) ?? -1 }
+}
+
+extension Character {
+    fileprivate var isLowercaseHexDigit: Bool {
+        ("0"..."9").contains(self) || ("a"..."f").contains(self)
+    }
+}

@@ -3,19 +3,30 @@ import CloudFunctions
 import Foundation
 import FunctionsWorker
 
-/// `functions deploy`: builds the functions package, reads its manifest and deploys it to a
-/// running emulator, which starts and supervises the worker and routes events to it.
+/// `functions deploy`: builds the functions package and reads its manifest; then deploys it to
+/// a running emulator (which starts and supervises the worker and routes events to it), or
+/// writes what deploys it to Cloud Run with Eventarc or to Knative.
 struct Deploy: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "deploy",
-        abstract: "Build the functions package and deploy it to a running emulator.",
+        abstract: "Build the functions package and deploy it to a running emulator, Cloud Run or Knative.",
         discussion: """
-            Builds the package in release mode, asks its executable for the manifest \
-            (FUNCTIONS_MANIFEST_OUTPUT_PATH), and registers it with the emulator, which starts the \
-            worker, restarts it if it crashes, and delivers events to it. Redeploying replaces the \
-            previous deployment without losing events.
+            Builds the package, asks its executable for the manifest (FUNCTIONS_MANIFEST_OUTPUT_PATH), and \
+            with --target emulator (the default) registers it with the emulator, which starts the worker, \
+            restarts it if it crashes, and delivers events to it; redeploying replaces the previous \
+            deployment without losing events. With --target cloud-run or knative nothing is deployed: it \
+            writes a Dockerfile for the package and either a script of gcloud commands (one Cloud Run \
+            service and one Eventarc trigger per function) or Knative Service and Trigger YAML, into --out, \
+            for you to review and run (--dry-run prints them instead).
             """
     )
+
+    /// Where the functions go.
+    enum Target: String, ExpressibleByArgument, CaseIterable {
+        case emulator
+        case cloudRun = "cloud-run"
+        case knative
+    }
 
     @Option(help: "The functions package.")
     var source = "functions"
@@ -35,37 +46,128 @@ struct Deploy: AsyncParsableCommand {
     @Option(help: "Deploy only these functions (comma-separated).")
     var only: String?
 
-    @OptionGroup var target: EmulatorOptions
+    @Option(help: "Where to deploy: emulator, cloud-run or knative.")
+    var target: Target = .emulator
+
+    @Option(help: "cloud-run, knative: the folder the files are written to (default: .functions/TARGET).")
+    var out: String?
+
+    @Flag(name: .customLong("dry-run"), help: "cloud-run, knative: print the files instead of writing them.")
+    var dryRun = false
+
+    @Option(help: "cloud-run, knative: read the functions from this manifest (JSON) instead of building the package for it.")
+    var manifest: String?
+
+    @Option(help: """
+        cloud-run, knative: the image to build and run (default for cloud-run: \
+        REGION-docker.pkg.dev/PROJECT/functions/PRODUCT:latest).
+        """)
+    var image: String?
+
+    @Option(name: .customLong("swift-image"), help: "cloud-run, knative: the Swift image the Dockerfile builds in (default: swift:X.Y-noble of this toolchain).")
+    var swiftImage: String?
+
+    @Option(name: .customLong("service-account"), help: "cloud-run: the service account Eventarc invokes the services as.")
+    var serviceAccount: String?
+
+    @Option(name: .customLong("dead-letter-topic"), help: "cloud-run: the Pub/Sub topic events go to after their last attempt.")
+    var deadLetterTopic: String?
+
+    @Option(help: "knative: the broker the Triggers subscribe to.")
+    var broker: String?
+
+    @Option(name: .customLong("dead-letter-sink"), help: "knative: the URI events go to after their last attempt.")
+    var deadLetterSink: String?
+
+    @OptionGroup var connection: EmulatorOptions
 
     func validate() throws {
         guard ["release", "debug"].contains(configuration) else {
             throw ValidationError("--configuration must be release or debug, not '\(configuration)'")
         }
+        let onlyFor: [(String, Any?, Target)] = [
+            ("--service-account", serviceAccount, .cloudRun), ("--dead-letter-topic", deadLetterTopic, .cloudRun),
+            ("--broker", broker, .knative), ("--dead-letter-sink", deadLetterSink, .knative),
+        ]
+        for (flag, value, only) in onlyFor where value != nil && target != only {
+            throw ValidationError("\(flag) is for --target \(only.rawValue)")
+        }
+        if target == .emulator {
+            for (flag, given) in [("--out", out != nil), ("--dry-run", dryRun), ("--image", image != nil),
+                ("--swift-image", swiftImage != nil), ("--manifest", manifest != nil)] where given
+            {
+                throw ValidationError("\(flag) is for --target cloud-run or knative")
+            }
+        }
+        if target == .knative, image == nil {
+            throw ValidationError("--target knative needs --image: the image the cluster pulls (build it with the Dockerfile written)")
+        }
+        if let sink = deadLetterSink, URL(string: sink).map({ ["http", "https"].contains($0.scheme ?? "") && $0.host != nil }) != true {
+            throw ValidationError("--dead-letter-sink must be an http(s) URI, not '\(sink)'")
+        }
+        if let broker, !DeployableFunction.isServiceName(broker) && !broker.allSatisfy({ $0.isLowercase || $0.isNumber || $0 == "-" }) {
+            throw ValidationError("--broker must be a Kubernetes name (lowercase letters, digits, hyphens), not '\(broker)'")
+        }
+        for (flag, value) in [("--image", image), ("--swift-image", swiftImage)] {
+            if let value, value.isEmpty || value.contains(where: { $0.isWhitespace || $0 == "'" || $0 == "\"" }) {
+                throw ValidationError("\(flag) must be an image reference, not '\(value)'")
+            }
+        }
     }
 
     func run() async throws {
-        let api = try target.client()
         let package = URL(fileURLWithPath: source).standardizedFileURL
         guard FileManager.default.fileExists(atPath: package.appendingPathComponent("Package.swift").path) else {
             throw CLIError("no Swift package at \(package.path) (expected \(source)/Package.swift)")
         }
         let scratch = scratchPath.map { ["--scratch-path", URL(fileURLWithPath: $0).standardizedFileURL.path] } ?? []
-        let productName = try product ?? Self.executableProduct(in: package, scratch: scratch)
+        let description = try Self.describe(package, scratch: scratch)
+        let productName = try product ?? Self.executableProduct(in: description, package: package)
         let build = ["build", "-c", configuration, "--package-path", package.path] + scratch
-        status("building \(source) (\(productName), \(configuration))…")
-        try Self.run("swift", build + ["--product", productName], echo: true)
-        let binDirectory = try Self.run("swift", build + ["--show-bin-path"])
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        let binary = URL(fileURLWithPath: binDirectory).appendingPathComponent(productName)
-
-        status("reading the manifest…")
-        let manifestFile = FileManager.default.temporaryDirectory.appendingPathComponent("manifest-\(UUID()).json")
-        defer { try? FileManager.default.removeItem(at: manifestFile) }
-        try Self.run(binary.path, [], environment: ["FUNCTIONS_MANIFEST_OUTPUT_PATH": manifestFile.path])
-        let manifest = try JSONValue(parsing: Data(contentsOf: manifestFile))
+        let manifest: JSONValue
+        let binary: URL
+        if let given = self.manifest {
+            do {
+                manifest = try JSONValue(parsing: Data(contentsOf: URL(fileURLWithPath: given)))
+            } catch {
+                throw CLIError("cannot read the manifest \(given): \(error)")
+            }
+            binary = URL(fileURLWithPath: "/")
+        } else {
+            status("building \(source) (\(productName), \(configuration))…")
+            try Self.run("swift", build + ["--product", productName], echo: true)
+            let binDirectory = try Self.run("swift", build + ["--show-bin-path"])
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            binary = URL(fileURLWithPath: binDirectory).appendingPathComponent(productName)
+            status("reading the manifest…")
+            let manifestFile = FileManager.default.temporaryDirectory.appendingPathComponent("manifest-\(UUID()).json")
+            defer { try? FileManager.default.removeItem(at: manifestFile) }
+            try Self.run(binary.path, [], environment: ["FUNCTIONS_MANIFEST_OUTPUT_PATH": manifestFile.path])
+            manifest = try JSONValue(parsing: Data(contentsOf: manifestFile))
+        }
         let names = manifest["endpoints"]?.objectValue?.keys.sorted() ?? []
         status("found \(names.count) functions: \(names.joined(separator: ", "))")
 
+        guard target == .emulator else {
+            let dependencies = (description["dependencies"]?.arrayValue ?? [])
+                .filter { $0["type"] == "fileSystem" }.compactMap { $0["path"]?.stringValue }.map(URL.init(fileURLWithPath:))
+            let image = ContainerImage(
+                context: ContainerImage.context(package: package, dependencyPaths: dependencies),
+                package: package,
+                product: productName,
+                builderImage: try swiftImage ?? Self.toolchainImage()
+            )
+            let parsed: FunctionsManifest
+            do {
+                parsed = try FunctionsManifest(json: manifest.serializedData())
+            } catch {
+                throw CLIError("the manifest is not valid: \(error)")
+            }
+            let files = try containerFiles(manifest: parsed, image: image)
+            try write(files)
+            return
+        }
+        let api = try connection.client()
         status("deploying to \(api.base.absoluteString)…")
         var body: [String: JSONValue] = ["binary": .string(binary.path), "manifest": manifest]
         if let only { body["only"] = .array(only.split(separator: ",").map { .string(String($0)) }) }
@@ -80,10 +182,119 @@ struct Deploy: AsyncParsableCommand {
         }
     }
 
-    static func executableProduct(in package: URL, scratch: [String]) throws -> String {
-        let description = try run("swift", ["package", "--package-path", package.path] + scratch
-            + ["describe", "--type", "json"])
-        let json = try JSONValue(parsing: Data(description.utf8))
+    /// The files that deploy the package to a container platform, by name; throws before
+    /// anything is written when a function cannot be expressed there.
+    func containerFiles(manifest: FunctionsManifest, image container: ContainerImage) throws -> [(String, String)] {
+        let functions = try DeployableFunction.all(in: manifest, only: only?.split(separator: ",").map(String.init))
+        let command = "functions deploy --target \(target.rawValue)"
+        var files = [
+            ("Dockerfile", container.dockerfile(generatedBy: command)),
+            ("Dockerfile.dockerignore", ContainerImage.dockerignore),
+        ]
+        switch target {
+        case .cloudRun:
+            let environment = ProcessInfo.processInfo.environment
+            guard let project = connection.project ?? environment["GOOGLE_CLOUD_PROJECT"] ?? environment["GCLOUD_PROJECT"],
+                !project.isEmpty, !project.hasPrefix("demo-")
+            else {
+                throw CLIError("--target cloud-run needs your Google Cloud project: give --project (or set GOOGLE_CLOUD_PROJECT)")
+            }
+            let region = functions[0].region
+            let cloudRun = CloudRunTarget(
+                functions: functions,
+                project: project,
+                image: image ?? "\(region)-docker.pkg.dev/\(project)/functions/\(container.product.lowercased()):latest",
+                serviceAccount: serviceAccount,
+                deadLetterTopic: deadLetterTopic
+            )
+            files.append(("deploy.sh", try cloudRun.script(image: container, generatedBy: command)))
+        case .knative:
+            let knative = KnativeTarget(
+                functions: functions, image: image ?? "", broker: broker ?? "default", deadLetterSink: deadLetterSink
+            )
+            files += try knative.documents()
+        case .emulator:
+            break
+        }
+        return files
+    }
+
+    /// Prints the files (`--dry-run`), or writes them into `--out` all at once: into a new
+    /// folder beside it that then takes its place, so a failure leaves the old files whole.
+    func write(_ files: [(String, String)]) throws {
+        let folder = URL(fileURLWithPath: out ?? ".functions/\(target.rawValue)").standardizedFileURL
+        if dryRun {
+            for (name, text) in files {
+                print("==> \(folder.appendingPathComponent(name).path)")
+                print(text, terminator: text.hasSuffix("\n") ? "" : "\n")
+            }
+            return
+        }
+        let manager = FileManager.default
+        var isDirectory: ObjCBool = false
+        if manager.fileExists(atPath: folder.path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else { throw CLIError("--out \(folder.path) is a file, not a folder") }
+            let ours = Set(files.map(\.0) + ["Dockerfile", "Dockerfile.dockerignore", "deploy.sh"])
+            let foreign = try manager.contentsOfDirectory(atPath: folder.path)
+                .filter { !ours.contains($0) && !$0.hasSuffix(".yaml") }
+            guard foreign.isEmpty else {
+                throw CLIError("--out \(folder.path) holds files this command did not write (\(foreign.sorted().joined(separator: ", "))); "
+                    + "give an empty or new folder")
+            }
+        }
+        let parent = folder.deletingLastPathComponent()
+        try manager.createDirectory(at: parent, withIntermediateDirectories: true)
+        let staging = parent.appendingPathComponent(".\(folder.lastPathComponent).\(UUID().uuidString)")
+        try manager.createDirectory(at: staging, withIntermediateDirectories: false)
+        do {
+            for (name, text) in files {
+                let file = staging.appendingPathComponent(name)
+                try Data(text.utf8).write(to: file)
+                if name.hasSuffix(".sh") { try manager.setAttributes([.posixPermissions: 0o755], ofItemAtPath: file.path) }
+            }
+            if manager.fileExists(atPath: folder.path) {
+                // The old folder steps aside until the new one is in place, then goes.
+                let old = parent.appendingPathComponent(".\(folder.lastPathComponent).old.\(UUID().uuidString)")
+                try manager.moveItem(at: folder, to: old)
+                do {
+                    try manager.moveItem(at: staging, to: folder)
+                } catch {
+                    try? manager.moveItem(at: old, to: folder)
+                    throw error
+                }
+                try? manager.removeItem(at: old)
+            } else {
+                try manager.moveItem(at: staging, to: folder)
+            }
+        } catch {
+            try? manager.removeItem(at: staging)
+            throw CLIError("cannot write \(folder.path): \(error.localizedDescription)")
+        }
+        for (name, _) in files { print(folder.appendingPathComponent(name).path) }
+        switch target {
+        case .cloudRun: print("review, then run: \(folder.appendingPathComponent("deploy.sh").path)")
+        case .knative:
+            print("build and push the image with the Dockerfile, then: kubectl apply -f \(folder.path)")
+        case .emulator: break
+        }
+    }
+
+    /// `swift package describe` of the package, as JSON.
+    static func describe(_ package: URL, scratch: [String]) throws -> JSONValue {
+        let text = try run("swift", ["package", "--package-path", package.path] + scratch + ["describe", "--type", "json"])
+        return try JSONValue(parsing: Data(text.utf8))
+    }
+
+    /// The official Swift image of this toolchain's version, e.g. `swift:6.3-noble`.
+    static func toolchainImage() throws -> String {
+        let version = try run("swift", ["--version"])
+        guard let range = version.range(of: #"version (\d+)\.(\d+)"#, options: .regularExpression) else {
+            throw CLIError("cannot read the Swift version from `swift --version`; give --swift-image")
+        }
+        return "swift:" + version[range].dropFirst("version ".count) + "-noble"
+    }
+
+    static func executableProduct(in json: JSONValue, package: URL) throws -> String {
         let executables = (json["products"]?.arrayValue ?? []).filter { $0["type"]?["executable"] != nil }
             .compactMap { $0["name"]?.stringValue }
         guard executables.count == 1 else {

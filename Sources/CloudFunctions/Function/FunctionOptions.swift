@@ -19,6 +19,10 @@ public struct FunctionOptions: Sendable, Hashable {
     public var region: String?
     /// The memory the function asks for, in MB, for the manifest.
     public var memoryMB: Int?
+    /// The fewest instances kept running, `nil` for the platform's default (0).
+    public var minInstances: Int?
+    /// The most instances started, `nil` for the platform's default.
+    public var maxInstances: Int?
 
     /// The default options.
     public init() {}
@@ -34,6 +38,18 @@ public struct FunctionOptions: Sendable, Hashable {
             problems.append("concurrency must be between 1 and 1000, not \(concurrency)")
         }
         if let maxAttempts, maxAttempts < 1 { problems.append("maxAttempts must be at least 1") }
+        if let minInstances, !(0...1000).contains(minInstances) {
+            problems.append("minInstances must be between 0 and 1000, not \(minInstances)")
+        }
+        if let maxInstances, !(1...1000).contains(maxInstances) {
+            problems.append("maxInstances must be between 1 and 1000, not \(maxInstances)")
+        }
+        if let minInstances, let maxInstances, minInstances > maxInstances {
+            problems.append("minInstances (\(minInstances)) cannot exceed maxInstances (\(maxInstances))")
+        }
+        if let memoryMB, !(128...32768).contains(memoryMB) {
+            problems.append("memoryMB must be between 128 and 32768, not \(memoryMB)")
+        }
         problems += backoff.problems
         return problems
     }
@@ -59,6 +75,10 @@ public struct FunctionOption: Sendable {
     public static func region(_ region: String) -> FunctionOption { .init { $0.region = region } }
     /// Asks for memory in MB, for the manifest.
     public static func memoryMB(_ megabytes: Int) -> FunctionOption { .init { $0.memoryMB = megabytes } }
+    /// Keeps at least this many instances running where the function is deployed.
+    public static func minInstances(_ count: Int) -> FunctionOption { .init { $0.minInstances = count } }
+    /// Starts at most this many instances where the function is deployed.
+    public static func maxInstances(_ count: Int) -> FunctionOption { .init { $0.maxInstances = count } }
 }
 
 extension FunctionOptions {

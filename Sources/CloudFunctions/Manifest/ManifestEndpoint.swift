@@ -65,8 +65,8 @@ public struct ManifestEndpoint: Sendable, Hashable {
         availableMemoryMb = options.memoryMB
         timeoutSeconds = Int(options.timeout.seconds.rounded(.up))
         concurrency = options.concurrency
-        minInstances = nil
-        maxInstances = nil
+        minInstances = options.minInstances
+        maxInstances = options.maxInstances
         labels = [:]
         let trigger = function.trigger
         eventTrigger = EventTriggerSpec(
@@ -92,6 +92,8 @@ public struct ManifestEndpoint: Sendable, Hashable {
         if let concurrency { options.concurrency = concurrency }
         options.region = region?.first
         options.memoryMB = availableMemoryMb
+        options.minInstances = minInstances
+        options.maxInstances = maxInstances
         if let deliveryPolicy {
             options.maxEventAge = .seconds(deliveryPolicy.maxEventAgeSeconds)
             options.maxAttempts = deliveryPolicy.maxAttempts

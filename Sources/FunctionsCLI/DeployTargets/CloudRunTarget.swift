@@ -1,0 +1,195 @@
+import CloudFunctions
+import Foundation
+
+/// Writes what deploys a functions package to Cloud Run with Eventarc, the way Firebase runs
+/// 2nd-gen functions: a reviewable script with, per function, one `gcloud run deploy` of the
+/// package's image with `FUNCTION_TARGET` set, and one `gcloud eventarc triggers create` whose
+/// filters come from the trigger.
+///
+/// Retries: a function without `.retry(true)` gets `--max-retry-attempts=1`; one with it keeps
+/// Eventarc's retries through Pub/Sub (exponential backoff from 10 s to 600 s for 24 hours),
+/// and a different first or longest delay, event age or attempt count is set on the trigger's
+/// Pub/Sub subscription. What Eventarc cannot express is refused with the reason.
+struct CloudRunTarget {
+    let functions: [DeployableFunction]
+    let project: String
+    let image: String
+    /// The service account Eventarc invokes the services as, when not the default one.
+    let serviceAccount: String?
+    /// The Pub/Sub topic events go to after their last attempt (needed for `maxAttempts`).
+    let deadLetterTopic: String?
+
+    /// An error when one of the functions cannot be expressed on Cloud Run with Eventarc.
+    func validate() throws {
+        for function in functions { _ = try eventarcTrigger(function) }
+    }
+
+    /// The script: build and push the image, then deploy each service and create its trigger.
+    func script(image container: ContainerImage, generatedBy command: String) throws -> String {
+        var lines = [
+            "#!/usr/bin/env bash",
+            "# Deploys the functions of '\(container.packagePath)' to Cloud Run, each with its Eventarc trigger.",
+            "# Written by `\(command)`: review it, then run it.",
+            "# Needs Docker (logged in to the image's registry) and gcloud 557 or later (--max-retry-attempts),",
+            "# with the Cloud Run, Eventarc, Artifact Registry and Pub/Sub APIs enabled in the project.",
+            "set -euo pipefail",
+            "cd \"$(dirname \"$0\")\"",
+            "",
+            "PROJECT=\"${PROJECT:-\(project)}\"",
+            "IMAGE=\"${IMAGE:-\(image)}\"",
+            "",
+            "docker build -f Dockerfile -t \"$IMAGE\" \(Self.quoted(container.context.path))",
+            "docker push \"$IMAGE\"",
+        ]
+        for function in functions {
+            let trigger = try eventarcTrigger(function)
+            lines += ["", "# \(function.name): \(trigger.summary)"]
+            lines += Self.command(["gcloud", "run", "deploy", function.serviceName], runFlags(function))
+            lines += [
+                "if gcloud eventarc triggers describe \(function.serviceName) --project=\"$PROJECT\" "
+                    + "--location=\(trigger.location) >/dev/null 2>&1; then",
+                "  echo \"trigger \(function.serviceName) exists: left as is (change it with gcloud eventarc triggers update)\"",
+                "else",
+            ]
+            lines += Self.command(["gcloud", "eventarc", "triggers", "create", function.serviceName], trigger.flags)
+                .map { "  " + $0 }
+            lines.append("fi")
+            if !trigger.subscriptionFlags.isEmpty {
+                lines += [
+                    "subscription=\"$(gcloud eventarc triggers describe \(function.serviceName) --project=\"$PROJECT\" "
+                        + "--location=\(trigger.location) --format='value(transport.pubsub.subscription)')\"",
+                ]
+                lines += Self.command(["gcloud", "pubsub", "subscriptions", "update", "\"$subscription\""],
+                    ["--project=\"$PROJECT\""] + trigger.subscriptionFlags)
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The flags of `gcloud run deploy` for one function.
+    func runFlags(_ function: DeployableFunction) -> [String] {
+        let options = function.options
+        let environment = [
+            "FUNCTION_TARGET=\(function.name)", "FUNCTION_SIGNATURE_TYPE=cloudevent", "GOOGLE_CLOUD_PROJECT=$PROJECT",
+        ]
+        var flags = [
+            "--project=\"$PROJECT\"",
+            "--image=\"$IMAGE\"",
+            "--region=\(function.region)",
+            "--set-env-vars=\"\(environment.joined(separator: ","))\"",
+            "--concurrency=\(options.concurrency)",
+            "--timeout=\(options.timeout.secondsText)s",
+        ]
+        if let memory = options.memoryMB { flags.append("--memory=\(memory)Mi") }
+        if let minimum = options.minInstances { flags.append("--min-instances=\(minimum)") }
+        if let maximum = options.maxInstances { flags.append("--max-instances=\(maximum)") }
+        // Only Eventarc (with its service account) may invoke an event function.
+        flags.append("--no-allow-unauthenticated")
+        return flags
+    }
+
+    /// An Eventarc trigger in gcloud terms.
+    struct EventarcTrigger {
+        var location: String
+        var flags: [String]
+        var subscriptionFlags: [String]
+        var summary: String
+    }
+
+    /// The Eventarc trigger of a function, or why there can be none.
+    func eventarcTrigger(_ function: DeployableFunction) throws -> EventarcTrigger {
+        guard let trigger = function.trigger else { throw CLIError("function '\(function.name)' has no event trigger") }
+        let type = trigger.eventType
+        let location: String
+        if type.hasPrefix("google.firebase.database.ref.v1.") {
+            guard DeployableFunction.databaseRegions.contains(function.region) else {
+                throw CLIError("function '\(function.name)': Realtime Database triggers run in the database's region ("
+                    + DeployableFunction.databaseRegions.joined(separator: ", ")
+                    + "), not '\(function.region)': set .region(...) to the database's")
+            }
+            location = function.region
+        } else if type == FirebaseEventType.remoteConfigUpdated {
+            location = "global"
+        } else if type.hasPrefix("google.firebase.auth.user.v1.") || type.hasPrefix("google.firebase.analytics.") {
+            throw CLIError("function '\(function.name)': Eventarc does not deliver '\(type)' (a 1st-gen "
+                + "Firebase event) to Cloud Run; leave it out with --only")
+        } else {
+            location = function.region
+        }
+        var flags = [
+            "--project=\"$PROJECT\"",
+            "--location=\(location)",
+            "--destination-run-service=\(function.serviceName)",
+            "--destination-run-region=\(function.region)",
+            "--event-filters=type=\(type)",
+        ]
+        for (attribute, value) in trigger.filters.sorted(by: { $0.key < $1.key }) {
+            flags.append("--event-filters=" + Self.quoted("\(attribute)=\(value)"))
+        }
+        for (attribute, pattern) in trigger.pathPatterns.sorted(by: { $0.key < $1.key }) {
+            flags.append("--event-filters-path-pattern=" + Self.quoted("\(attribute)=\(pattern)"))
+        }
+        if let serviceAccount { flags.append("--service-account=" + Self.quoted(serviceAccount)) }
+        var subscription: [String] = []
+        let options = function.options
+        if !options.retry {
+            flags.append("--max-retry-attempts=1")
+        } else {
+            subscription = try subscriptionFlags(function)
+        }
+        var summary = type
+        let patterns = trigger.pathPatterns.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+        if !patterns.isEmpty { summary += " on " + patterns.joined(separator: ", ") }
+        summary += options.retry ? ", retried" : ", not retried"
+        return EventarcTrigger(location: location, flags: flags, subscriptionFlags: subscription, summary: summary)
+    }
+
+    /// The Pub/Sub subscription settings a retried function needs beyond Eventarc's defaults.
+    private func subscriptionFlags(_ function: DeployableFunction) throws -> [String] {
+        let options = function.options
+        let defaults = FunctionOptions()
+        var flags: [String] = []
+        let initial = options.backoff.initial, maximum = options.backoff.maximum
+        if initial != defaults.backoff.initial || maximum != defaults.backoff.maximum {
+            guard maximum <= .seconds(600) else {
+                throw CLIError("function '\(function.name)': Pub/Sub waits at most 600 s between retries, "
+                    + "not \(maximum.secondsText) s: lower the backoff's maximum")
+            }
+            flags += ["--min-retry-delay=\(initial.secondsText)s", "--max-retry-delay=\(maximum.secondsText)s"]
+        }
+        if options.maxEventAge != defaults.maxEventAge {
+            let seconds = options.maxEventAge.secondsValue
+            guard (600...(7 * 24 * 3600)).contains(seconds) else {
+                throw CLIError("function '\(function.name)': Pub/Sub keeps events from 10 minutes to 7 days, "
+                    + "not \(options.maxEventAge.secondsText) s: change maxEventAge")
+            }
+            flags.append("--message-retention-duration=\(Int(seconds))s")
+        }
+        if let attempts = options.maxAttempts {
+            guard let deadLetterTopic else {
+                throw CLIError("function '\(function.name)': on Cloud Run, maxAttempts needs a dead-letter topic "
+                    + "(--dead-letter-topic) to send events to after their last attempt")
+            }
+            guard (5...100).contains(attempts) else {
+                throw CLIError("function '\(function.name)': Pub/Sub allows 5 to 100 delivery attempts, not \(attempts)")
+            }
+            flags += ["--dead-letter-topic=" + Self.quoted(deadLetterTopic), "--max-delivery-attempts=\(attempts)"]
+        }
+        return flags
+    }
+
+    /// A command over several lines, one flag a line.
+    static func command(_ words: [String], _ flags: [String]) -> [String] {
+        let all = [words.joined(separator: " ")] + flags
+        return all.enumerated().map { index, part in
+            (index == 0 ? "" : "  ") + part + (index == all.count - 1 ? "" : " \\")
+        }
+    }
+
+    /// `text` as one shell word: as is when it holds nothing the shell reads specially, else in single quotes.
+    static func quoted(_ text: String) -> String {
+        let safe = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=,@+-")
+        if !text.isEmpty, text.allSatisfy(safe.contains) { return text }
+        return "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}

@@ -1,0 +1,87 @@
+import CloudFunctions
+import Foundation
+
+/// One function of a manifest as a container platform runs it: a service of its own (the
+/// package's image with `FUNCTION_TARGET` set) and, for an event function, a trigger.
+struct DeployableFunction {
+    /// The function's name: its `FUNCTION_TARGET`.
+    let name: String
+    /// The name of its service (and trigger) on the platform: the name in lowercase.
+    let serviceName: String
+    /// The options the function asks for.
+    let options: FunctionOptions
+    /// The event trigger (with a 1st-gen type mapped to its CloudEvent type), `nil` for functions without one.
+    let trigger: EventTrigger?
+
+    /// The regions Realtime Database instances live in, where their triggers must be.
+    static let databaseRegions = ["us-central1", "europe-west1", "asia-southeast1"]
+
+    /// The region the function runs in.
+    var region: String { options.region ?? "us-central1" }
+
+    /// Reads one endpoint of a manifest.
+    ///
+    /// - Throws: ``CLIError`` when the name cannot be a service name or the options are invalid.
+    init(name: String, endpoint: ManifestEndpoint) throws {
+        self.name = name
+        serviceName = name.lowercased()
+        guard Self.isServiceName(serviceName) else {
+            throw CLIError("function '\(name)' cannot be deployed as a service named '\(serviceName)': service names "
+                + "have 1 to 49 lowercase letters, digits and hyphens, start with a letter and do not end with a hyphen")
+        }
+        options = endpoint.functionOptions
+        if let problem = options.problems.first { throw CLIError("function '\(name)': \(problem)") }
+        do {
+            trigger = try endpoint.trigger()
+        } catch {
+            throw CLIError("function '\(name)': \(error)")
+        }
+        guard trigger != nil else {
+            let kinds = endpoint.otherTriggers.keys.sorted().joined(separator: ", ")
+            throw CLIError("function '\(name)' has no event trigger (\(kinds.isEmpty ? "none" : kinds)); "
+                + "only event functions can be deployed to a container platform yet")
+        }
+    }
+
+    /// The functions of a manifest (those named in `only`, when given), refusing names that
+    /// collide once lowercased.
+    static func all(in manifest: FunctionsManifest, only: [String]?) throws -> [DeployableFunction] {
+        var endpoints = manifest.endpoints
+        if let only {
+            for name in only where endpoints[name] == nil {
+                throw CLIError("--only names '\(name)', which is not a function of the package; it has: "
+                    + manifest.endpoints.keys.sorted().joined(separator: ", "))
+            }
+            endpoints = endpoints.filter { only.contains($0.key) }
+        }
+        let functions = try endpoints.sorted { $0.key < $1.key }.map { try DeployableFunction(name: $0.key, endpoint: $0.value) }
+        var seen: [String: String] = [:]
+        for function in functions {
+            if let other = seen.updateValue(function.name, forKey: function.serviceName) {
+                throw CLIError("functions '\(other)' and '\(function.name)' would both be the service '\(function.serviceName)'")
+            }
+        }
+        guard !functions.isEmpty else { throw CLIError("the package has no functions to deploy") }
+        return functions
+    }
+
+    /// Whether `text` is a valid Cloud Run service name (also a valid Knative one).
+    static func isServiceName(_ text: String) -> Bool {
+        guard let first = text.first, let last = text.last, (1...49).contains(text.count) else { return false }
+        return first.isASCII && first.isLowercase && last != "-"
+            && text.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-") }
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a number.
+    var secondsValue: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+
+    /// The shortest decimal spelling of the duration in seconds: `10`, `0.2`.
+    var secondsText: String {
+        let value = secondsValue
+        return value == value.rounded() ? String(Int64(value)) : String(value)
+    }
+}

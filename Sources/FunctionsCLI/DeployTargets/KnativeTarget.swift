@@ -1,0 +1,133 @@
+import CloudFunctions
+import Foundation
+
+/// Writes what deploys a functions package to Knative: per function a Serving `Service`
+/// (serving.knative.dev/v1) running the package's image with `FUNCTION_TARGET` set, and an
+/// Eventing `Trigger` (eventing.knative.dev/v1) on a broker.
+///
+/// The Trigger filters on exact attributes: the type, the trigger's exact filters, and the
+/// source when it is known. Path patterns (a database `ref`, an instance wildcard) are not
+/// exact, so the worker filters them: an event they exclude is acknowledged and not run.
+/// Delivery: without `.retry(true)` no retries; with it `maxAttempts − 1` retries (or as many
+/// exponential ones as fit in `maxEventAge`), from the backoff's first delay.
+struct KnativeTarget {
+    let functions: [DeployableFunction]
+    let image: String
+    let broker: String
+    /// Where events go after their last attempt (`deadLetterSink.uri`).
+    let deadLetterSink: String?
+
+    /// One YAML file per function: its Service, then its Trigger.
+    func documents() throws -> [(file: String, yaml: String)] {
+        try functions.map { function in
+            let documents = [service(function), try trigger(function)].map { $0.rendered() }
+            return (function.serviceName + ".yaml", documents.joined(separator: "---\n"))
+        }
+    }
+
+    /// The Knative Service of a function.
+    func service(_ function: DeployableFunction) -> YAMLNode {
+        let options = function.options
+        var annotations: [(String, YAMLNode)] = []
+        if let minimum = options.minInstances { annotations.append(("autoscaling.knative.dev/min-scale", .string(String(minimum)))) }
+        if let maximum = options.maxInstances { annotations.append(("autoscaling.knative.dev/max-scale", .string(String(maximum)))) }
+        var container: [(String, YAMLNode)] = [
+            ("image", .string(image)),
+            ("ports", .list([.map([("containerPort", .number(8080))])])),
+            ("env", .list([
+                .map([("name", "FUNCTION_TARGET"), ("value", .string(function.name))]),
+                .map([("name", "FUNCTION_SIGNATURE_TYPE"), ("value", "cloudevent")]),
+            ])),
+        ]
+        if let memory = options.memoryMB {
+            container.append(("resources", .map([("limits", .map([("memory", .string("\(memory)Mi"))]))])))
+        }
+        var template: [(String, YAMLNode)] = []
+        if !annotations.isEmpty { template.append(("metadata", .map([("annotations", .map(annotations))]))) }
+        template.append(("spec", .map([
+            ("containerConcurrency", .number(options.concurrency)),
+            ("timeoutSeconds", .number(Int(options.timeout.secondsValue.rounded(.up)))),
+            ("containers", .list([.map(container)])),
+        ])))
+        return .map([
+            ("apiVersion", "serving.knative.dev/v1"),
+            ("kind", "Service"),
+            ("metadata", .map([("name", .string(function.serviceName)), ("labels", Self.labels)])),
+            ("spec", .map([("template", .map(template))])),
+        ])
+    }
+
+    /// The Knative Trigger of an event function.
+    func trigger(_ function: DeployableFunction) throws -> YAMLNode {
+        guard let trigger = function.trigger else { throw CLIError("function '\(function.name)' has no event trigger") }
+        var attributes: [(String, YAMLNode)] = [("type", .string(trigger.eventType))]
+        for (attribute, value) in trigger.filters.sorted(by: { $0.key < $1.key }) {
+            guard attribute.first?.isLowercase == true,
+                attribute.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber) })
+            else {
+                throw CLIError("function '\(function.name)': a Knative Trigger cannot filter on the attribute "
+                    + "'\(attribute)' (attribute names are lowercase letters and digits)")
+            }
+            attributes.append((attribute, .string(value)))
+        }
+        if let source = source(of: function) { attributes.append(("source", .string(source))) }
+        return .map([
+            ("apiVersion", "eventing.knative.dev/v1"),
+            ("kind", "Trigger"),
+            ("metadata", .map([("name", .string(function.serviceName)), ("labels", Self.labels)])),
+            ("spec", .map([
+                ("broker", .string(broker)),
+                ("filter", .map([("attributes", .map(attributes))])),
+                ("subscriber", .map([("ref", .map([
+                    ("apiVersion", "serving.knative.dev/v1"), ("kind", "Service"), ("name", .string(function.serviceName)),
+                ]))])),
+                ("delivery", .map(delivery(function))),
+            ])),
+        ])
+    }
+
+    /// The Trigger's delivery: retries, backoff and dead-letter sink.
+    func delivery(_ function: DeployableFunction) -> [(String, YAMLNode)] {
+        let options = function.options
+        var delivery: [(String, YAMLNode)] = [("retry", .number(Self.retries(options)))]
+        if options.retry {
+            delivery.append(("backoffPolicy", "exponential"))
+            delivery.append(("backoffDelay", .string(Self.isoDuration(options.backoff.initial))))
+        }
+        if let deadLetterSink { delivery.append(("deadLetterSink", .map([("uri", .string(deadLetterSink))]))) }
+        return delivery
+    }
+
+    /// The retries after the first attempt: none without `retry`; `maxAttempts − 1` when set; else
+    /// as many as Knative's exponential backoff (the delay doubling, without a cap) fits in `maxEventAge`.
+    static func retries(_ options: FunctionOptions) -> Int {
+        guard options.retry else { return 0 }
+        if let attempts = options.maxAttempts { return max(0, attempts - 1) }
+        let first = max(options.backoff.initial.secondsValue, 0.001)
+        var retries = 0
+        var waited = 0.0
+        while retries < 100 {
+            let next = first * Foundation.pow(2, Double(retries))
+            guard waited + next <= options.maxEventAge.secondsValue else { break }
+            waited += next
+            retries += 1
+        }
+        return retries
+    }
+
+    /// An ISO-8601 duration in seconds: `PT10S`, `PT0.2S`.
+    static func isoDuration(_ duration: Duration) -> String {
+        "PT\(duration.secondsText)S"
+    }
+
+    /// The CloudEvent source of the function's events when it is fixed: a database instance
+    /// named exactly, in the function's region.
+    func source(of function: DeployableFunction) -> String? {
+        guard let trigger = function.trigger, trigger.eventType.hasPrefix("google.firebase.database.ref.v1."),
+            let instance = trigger.filters["instance"]
+        else { return nil }
+        return "//firebasedatabase.googleapis.com/projects/_/locations/\(function.region)/instances/\(instance)"
+    }
+
+    private static let labels: YAMLNode = .map([("app.kubernetes.io/part-of", "swift-cloud-functions")])
+}

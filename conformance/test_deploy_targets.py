@@ -1,0 +1,276 @@
+"""`functions deploy --target cloud-run|knative`: the files written from a package's manifest,
+read back with a real YAML parser and a shell lexer, field by field; and the refusals.
+
+The functions/ sample is built once (its manifest comes from its binary, as a user's would);
+the other cases give hand-written manifests with --manifest, so that every option and every
+trigger kind is covered without building more packages.
+"""
+
+import json
+import os
+import shlex
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+BINARY = os.environ.get("FUNCTIONS_BIN", str(ROOT / ".build" / "debug" / "functions"))
+BUILD = ["--scratch-path", os.environ.get("SCRATCH_PATH", str(ROOT / ".build")),
+         "--configuration", os.environ.get("CONFIGURATION", "debug")]
+
+
+def deploy(*arguments, cwd=ROOT):
+    return subprocess.run([BINARY, "deploy", "--source", str(ROOT / "functions"), *BUILD, *arguments],
+                          capture_output=True, text=True, timeout=900, cwd=cwd)
+
+
+def endpoint(event_type, filters=None, patterns=None, retry=False, **options):
+    trigger = {"eventType": event_type, "eventFilters": filters or {}, "retry": retry}
+    if patterns:
+        trigger["eventFilterPathPatterns"] = patterns
+    entry = {"platform": "gcfv2", "region": [options.pop("region", "us-central1")], "eventTrigger": trigger,
+             "labels": {}}
+    delivery = options.pop("delivery", None)
+    entry.update(options)
+    if delivery:
+        entry["deliveryPolicy"] = delivery
+    return entry
+
+
+def manifest_file(tmp_path, endpoints):
+    for name, entry in endpoints.items():
+        entry["entryPoint"] = name
+    path = tmp_path / "manifest.json"
+    path.write_text(json.dumps({"specVersion": "v1alpha1", "requiredAPIs": [], "endpoints": endpoints}))
+    return str(path)
+
+
+DB = "google.firebase.database.ref.v1.written"
+RC = "google.firebase.remoteconfig.remoteConfig.v1.updated"
+
+
+@pytest.fixture(scope="module")
+def sample_knative(tmp_path_factory):
+    out = tmp_path_factory.mktemp("knative") / "out"
+    result = deploy("--target", "knative", "--image", "registry.example/fns:1", "--out", str(out),
+                    "--broker", "firebase", "--dead-letter-sink", "http://dead.example/letters")
+    assert result.returncode == 0, result.stderr
+    return out
+
+
+def documents(path):
+    return list(yaml.safe_load_all(path.read_text()))
+
+
+def test_knative_sample_services_and_triggers(sample_knative):
+    files = sorted(p.name for p in sample_knative.iterdir())
+    assert files == ["Dockerfile", "Dockerfile.dockerignore", "onscorewrite.yaml", "onusercreated.yaml",
+                     "pushconfig.yaml"]
+    service, trigger = documents(sample_knative / "onscorewrite.yaml")
+    assert service["apiVersion"] == "serving.knative.dev/v1"
+    assert service["kind"] == "Service"
+    assert service["metadata"]["name"] == "onscorewrite"
+    spec = service["spec"]["template"]["spec"]
+    assert spec["containerConcurrency"] == 80
+    assert spec["timeoutSeconds"] == 60
+    (container,) = spec["containers"]
+    assert container["image"] == "registry.example/fns:1"
+    assert container["ports"] == [{"containerPort": 8080}]
+    assert container["env"] == [{"name": "FUNCTION_TARGET", "value": "onScoreWrite"},
+                                {"name": "FUNCTION_SIGNATURE_TYPE", "value": "cloudevent"}]
+    assert "metadata" not in service["spec"]["template"], "no scale bounds unless the function sets them"
+    assert trigger["apiVersion"] == "eventing.knative.dev/v1"
+    assert trigger["kind"] == "Trigger"
+    assert trigger["metadata"]["name"] == "onscorewrite"
+    assert trigger["spec"]["broker"] == "firebase"
+    # The ref pattern and the any-instance pattern are not exact: the worker filters them.
+    assert trigger["spec"]["filter"] == {"attributes": {"type": DB}}
+    assert trigger["spec"]["subscriber"] == {
+        "ref": {"apiVersion": "serving.knative.dev/v1", "kind": "Service", "name": "onscorewrite"}}
+    assert trigger["spec"]["delivery"] == {"retry": 0, "deadLetterSink": {"uri": "http://dead.example/letters"}}
+    _, config = documents(sample_knative / "pushconfig.yaml")
+    assert config["spec"]["filter"]["attributes"] == {"type": RC}
+
+
+def test_dockerfile_builds_static_and_runs_as_non_root(sample_knative):
+    text = (sample_knative / "Dockerfile").read_text()
+    instructions = [line.split(None, 1) for line in text.splitlines() if line and not line.startswith(("#", " "))]
+    froms = [rest for word, rest in instructions if word == "FROM"]
+    assert len(froms) == 2
+    assert froms[0].startswith("swift:") and froms[0].endswith(" AS build")
+    assert "--static-swift-stdlib" in text
+    assert "--package-path functions --product AppFunctions" in text
+    assert ("USER", "functions:functions") in [tuple(i) for i in instructions]
+    assert ("ENTRYPOINT", '["/app/AppFunctions"]') in [tuple(i) for i in instructions]
+    # The build context holds functions/ and the package it depends on by path (the repository).
+    assert f"docker build -f Dockerfile -t IMAGE {ROOT}" in text
+    assert "**/.build" in (sample_knative / "Dockerfile.dockerignore").read_text()
+
+
+def test_knative_options_scale_memory_and_delivery(tmp_path):
+    manifest = manifest_file(tmp_path, {
+        "scoreWrites": endpoint(DB, {"instance": "scores-db"}, {"ref": "scores/{id}"}, retry=True,
+                                concurrency=4, timeoutSeconds=30, availableMemoryMb=512, minInstances=1,
+                                maxInstances=7, region="europe-west1",
+                                delivery={"maxEventAgeSeconds": 3600, "maxAttempts": 6, "minBackoffSeconds": 0.2,
+                                          "maxBackoffSeconds": 60}),
+        "configChanged": endpoint(RC, retry=True),
+    })
+    out = tmp_path / "out"
+    result = deploy("--target", "knative", "--image", "fns:2", "--out", str(out), "--manifest", manifest)
+    assert result.returncode == 0, result.stderr
+    service, trigger = documents(out / "scorewrites.yaml")
+    template = service["spec"]["template"]
+    assert template["metadata"]["annotations"] == {"autoscaling.knative.dev/min-scale": "1",
+                                                   "autoscaling.knative.dev/max-scale": "7"}
+    assert template["spec"]["containerConcurrency"] == 4
+    assert template["spec"]["timeoutSeconds"] == 30
+    assert template["spec"]["containers"][0]["resources"] == {"limits": {"memory": "512Mi"}}
+    assert template["spec"]["containers"][0]["env"][0] == {"name": "FUNCTION_TARGET", "value": "scoreWrites"}
+    assert trigger["spec"]["broker"] == "default"
+    assert trigger["spec"]["filter"]["attributes"] == {
+        "type": DB, "instance": "scores-db",
+        "source": "//firebasedatabase.googleapis.com/projects/_/locations/europe-west1/instances/scores-db"}
+    assert trigger["spec"]["delivery"] == {"retry": 5, "backoffPolicy": "exponential", "backoffDelay": "PT0.2S"}
+    _, config = documents(out / "configchanged.yaml")
+    # Retried for the default 24 hours: as many doublings from 10 s as fit (10 s × (2^13 − 1) ≈ 22.8 h).
+    assert config["spec"]["delivery"] == {"retry": 13, "backoffPolicy": "exponential", "backoffDelay": "PT10S"}
+
+
+def gcloud_commands(script):
+    """The script's commands, each as (words, {flag: [values]}), continuation lines joined."""
+    commands = []
+    for line in script.replace("\\\n", " ").splitlines():
+        line = line.strip()
+        if not line.startswith(("gcloud ", "docker ")):
+            continue
+        words = shlex.split(line)
+        flags = {}
+        positional = []
+        for word in words:
+            if word.startswith("--"):
+                name, _, value = word.partition("=")
+                flags.setdefault(name, []).append(value)
+            else:
+                positional.append(word)
+        commands.append((positional, flags))
+    return commands
+
+
+def test_cloud_run_script(tmp_path):
+    manifest = manifest_file(tmp_path, {
+        "onScoreWrite": endpoint(DB, patterns={"instance": "*", "ref": "scores/{scoreId}"}, concurrency=1,
+                                 timeoutSeconds=120, availableMemoryMb=256, minInstances=0, maxInstances=3),
+        "pushConfig": endpoint(RC, retry=True,
+                               delivery={"maxEventAgeSeconds": 7200, "maxAttempts": 10, "minBackoffSeconds": 5,
+                                         "maxBackoffSeconds": 300}),
+    })
+    out = tmp_path / "out"
+    result = deploy("--target", "cloud-run", "--project", "my-proj", "--out", str(out), "--manifest", manifest,
+                    "--dead-letter-topic", "projects/my-proj/topics/dead", "--service-account",
+                    "events@my-proj.iam.gserviceaccount.com")
+    assert result.returncode == 0, result.stderr
+    script = (out / "deploy.sh").read_text()
+    assert os.access(out / "deploy.sh", os.X_OK)
+    subprocess.run(["bash", "-n", str(out / "deploy.sh")], check=True)
+    assert 'PROJECT="${PROJECT:-my-proj}"' in script
+    assert 'IMAGE="${IMAGE:-us-central1-docker.pkg.dev/my-proj/functions/appfunctions:latest}"' in script
+    commands = gcloud_commands(script)
+    kinds = [" ".join(words[:2] if words[0] == "docker" else words[:4]) for words, _ in commands]
+    assert kinds == ["docker build", "docker push",
+                     "gcloud run deploy onscorewrite", "gcloud eventarc triggers create",
+                     "gcloud run deploy pushconfig", "gcloud eventarc triggers create",
+                     "gcloud pubsub subscriptions update"]
+    (build, _), _, (_, run), (create_words, create), (_, run2), (_, create2), (update_words, update) = commands
+    assert build == ["docker", "build", "-f", "Dockerfile", "-t", "$IMAGE", str(ROOT)]
+    assert run == {"--project": ["$PROJECT"], "--image": ["$IMAGE"], "--region": ["us-central1"],
+                   "--set-env-vars": ["FUNCTION_TARGET=onScoreWrite,FUNCTION_SIGNATURE_TYPE=cloudevent,"
+                                      "GOOGLE_CLOUD_PROJECT=$PROJECT"],
+                   "--concurrency": ["1"], "--timeout": ["120s"], "--memory": ["256Mi"],
+                   "--min-instances": ["0"], "--max-instances": ["3"], "--no-allow-unauthenticated": [""]}
+    assert create_words[4] == "onscorewrite"
+    assert create == {"--project": ["$PROJECT"], "--location": ["us-central1"],
+                      "--destination-run-service": ["onscorewrite"], "--destination-run-region": ["us-central1"],
+                      "--event-filters": [f"type={DB}"],
+                      "--event-filters-path-pattern": ["instance=*", "ref=scores/{scoreId}"],
+                      "--service-account": ["events@my-proj.iam.gserviceaccount.com"],
+                      "--max-retry-attempts": ["1"]}
+    assert run2["--set-env-vars"] == ["FUNCTION_TARGET=pushConfig,FUNCTION_SIGNATURE_TYPE=cloudevent,"
+                                      "GOOGLE_CLOUD_PROJECT=$PROJECT"]
+    assert "--min-instances" not in run2
+    # Remote Config is a global service; retried, so no --max-retry-attempts.
+    assert create2["--location"] == ["global"]
+    assert create2["--event-filters"] == [f"type={RC}"]
+    assert "--max-retry-attempts" not in create2
+    assert update_words[4] == "$subscription"
+    assert update == {"--project": ["$PROJECT"], "--min-retry-delay": ["5s"], "--max-retry-delay": ["300s"],
+                      "--message-retention-duration": ["7200s"],
+                      "--dead-letter-topic": ["projects/my-proj/topics/dead"], "--max-delivery-attempts": ["10"]}
+
+
+@pytest.mark.parametrize("arguments,endpoints,message", [
+    (["--target", "cloud-run", "--project", "my-proj"],
+     {"onUserCreated": endpoint("google.firebase.auth.user.v1.created")},
+     "function 'onUserCreated': Eventarc does not deliver 'google.firebase.auth.user.v1.created'"),
+    (["--target", "cloud-run", "--project", "my-proj"],
+     {"score_write": endpoint(DB, patterns={"ref": "scores/{id}"})},
+     "function 'score_write' cannot be deployed as a service named 'score_write'"),
+    (["--target", "cloud-run", "--project", "my-proj"],
+     {"fooBar": endpoint(RC), "foobar": endpoint(RC)},
+     "functions 'fooBar' and 'foobar' would both be the service 'foobar'"),
+    (["--target", "cloud-run", "--project", "my-proj"],
+     {"scores": endpoint(DB, patterns={"ref": "scores/{id}"}, region="us-east1")},
+     "Realtime Database triggers run in the database's region"),
+    (["--target", "cloud-run", "--project", "my-proj"],
+     {"config": endpoint(RC, retry=True, delivery={"maxEventAgeSeconds": 86400, "maxAttempts": 3,
+                                                   "minBackoffSeconds": 10, "maxBackoffSeconds": 600})},
+     "maxAttempts needs a dead-letter topic"),
+    (["--target", "cloud-run"], {"config": endpoint(RC)}, "--target cloud-run needs your Google Cloud project"),
+    (["--target", "knative", "--image", "x:1"], {"config": endpoint(RC, concurrency=5000)},
+     "concurrency must be between 1 and 1000"),
+    (["--target", "knative", "--image", "x:1"],
+     {"config": endpoint(RC, minInstances=4, maxInstances=2)}, "minInstances (4) cannot exceed maxInstances (2)"),
+    (["--target", "knative", "--image", "x:1", "--only", "nope"], {"config": endpoint(RC)},
+     "--only names 'nope', which is not a function of the package"),
+    (["--target", "knative"], {"config": endpoint(RC)}, "--target knative needs --image"),
+    (["--target", "kubernetes"], {"config": endpoint(RC)}, "--target"),
+    (["--target", "knative", "--image", "x:1", "--dead-letter-sink", "nowhere"], {"config": endpoint(RC)},
+     "--dead-letter-sink must be an http(s) URI"),
+    (["--target", "cloud-run", "--project", "p", "--broker", "b"], {"config": endpoint(RC)},
+     "--broker is for --target knative"),
+])
+def test_refusals_write_nothing(tmp_path, arguments, endpoints, message):
+    out = tmp_path / "out"
+    result = deploy(*arguments, "--out", str(out), "--manifest", manifest_file(tmp_path, endpoints))
+    assert result.returncode != 0
+    assert message in result.stderr, result.stderr
+    assert len(result.stderr.strip().splitlines()[-1]) < 400
+    assert not out.exists()
+
+
+def test_dry_run_prints_and_writes_nothing(tmp_path):
+    out = tmp_path / "out"
+    result = deploy("--target", "knative", "--image", "x:1", "--out", str(out), "--dry-run",
+                    "--manifest", manifest_file(tmp_path, {"config": endpoint(RC)}))
+    assert result.returncode == 0, result.stderr
+    assert f"==> {out}/config.yaml" in result.stdout
+    assert "kind: Trigger" in result.stdout
+    assert not out.exists()
+
+
+def test_rewrites_its_own_folder_but_not_a_foreign_one(tmp_path):
+    out = tmp_path / "out"
+    manifest = manifest_file(tmp_path, {"config": endpoint(RC), "other": endpoint(RC)})
+    assert deploy("--target", "knative", "--image", "x:1", "--out", str(out), "--manifest", manifest).returncode == 0
+    assert (out / "other.yaml").exists()
+    manifest = manifest_file(tmp_path, {"config": endpoint(RC)})
+    assert deploy("--target", "knative", "--image", "x:2", "--out", str(out), "--manifest", manifest).returncode == 0
+    assert not (out / "other.yaml").exists(), "a redeploy's folder holds only what it wrote"
+    assert "image: x:2" in (out / "config.yaml").read_text()
+    (out / "notes.txt").write_text("mine")
+    result = deploy("--target", "knative", "--image", "x:3", "--out", str(out), "--manifest", manifest)
+    assert result.returncode != 0
+    assert "holds files this command did not write (notes.txt)" in result.stderr
+    assert "image: x:2" in (out / "config.yaml").read_text()

@@ -115,6 +115,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "rehearsal-worker",
+            dependencies: ["CloudFunctions", "FunctionsWorker", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/Fixtures/RehearsalWorker",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "stale-loop",
             dependencies: [
                 "CloudFunctions", "CloudEvents", "FirebaseEmulator", "FunctionsBuiltins",

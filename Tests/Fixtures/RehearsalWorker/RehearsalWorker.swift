@@ -1,0 +1,37 @@
+import CloudFunctions
+import FunctionsWorker
+import Logging
+import Synchronization
+
+/// A functions binary for rehearsing the container contract (conformance/test_container.py):
+/// each function logs `handled` with the event id once it has finished, so the test can count
+/// from the logs what ran. The Remote Config function acts on the version's description:
+/// `fail-first` fails the first attempt of each event, `slow` takes 1.5 s (it logs `started`
+/// first), `hang` outlives the 3 s timeout.
+@main
+struct RehearsalWorker: FunctionsApp {
+    static let failed = Mutex<Set<String>>([])
+
+    static func register(_ functions: inout FunctionRegistry) {
+        functions["configUpdated"] = RemoteConfig.onUpdate(.timeout(.seconds(3))) { version, context in
+            context.logger.info("started")
+            switch version.description {
+            case "fail-first":
+                if failed.withLock({ $0.insert(context.eventId).inserted }) {
+                    throw RehearsalFailure(description: "first attempt of \(context.eventId) fails")
+                }
+            case "slow": try await Task.sleep(for: .milliseconds(1500))
+            case "hang": try await Task.sleep(for: .seconds(60))
+            default: break
+            }
+            context.logger.info("handled")
+        }
+        functions["scoreWritten"] = Database.ref("scores/{id}").onWrite { _, context in
+            context.logger.info("handled", metadata: ["score": "\(context.params["id"] ?? "")"])
+        }
+    }
+}
+
+struct RehearsalFailure: Error, CustomStringConvertible {
+    let description: String
+}

@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "FirebaseEmulator", targets: ["FirebaseEmulator"]),
         .library(name: "EmulatorServer", targets: ["EmulatorServer"]),
         .library(name: "FunctionsWorker", targets: ["FunctionsWorker"]),
+        .library(name: "FirebaseHTTP", targets: ["FirebaseHTTP"]),
         .executable(name: "functions", targets: ["functions"]),
     ],
     dependencies: [
@@ -30,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.0.0"),
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.5.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.24.0"),
         // Portable bcrypt (the same on Linux and macOS).
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.0.0"),
     ],
@@ -60,7 +62,7 @@ let package = Package(
         .target(
             name: "EmulatorServer",
             dependencies: [
-                "FirebaseEmulator", "CloudFunctions", "CloudEvents", "CZlib",
+                "FirebaseEmulator", "FirebaseHTTP", "CloudFunctions", "CloudEvents", "CZlib",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -73,9 +75,20 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
-            name: "FunctionsWorker",
+            name: "FirebaseHTTP",
             dependencies: [
                 "CloudFunctions", "CloudEvents",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "FunctionsWorker",
+            dependencies: [
+                "CloudFunctions", "CloudEvents", "FirebaseHTTP",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -100,7 +113,7 @@ let package = Package(
             name: "functions",
             dependencies: [
                 "EmulatorServer", "FirebaseEmulator", "CloudFunctions", "CloudEvents", "RemoteConfigClient",
-                "FunctionsWorker",
+                "FunctionsWorker", "FirebaseHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -169,7 +182,7 @@ let package = Package(
         .testTarget(
             name: "EmulatorServerTests",
             dependencies: [
-                "EmulatorServer", "FunctionsWorker", "FirebaseEmulator", "CloudFunctions", "CloudEvents",
+                "EmulatorServer", "FunctionsWorker", "FirebaseEmulator", "FirebaseHTTP", "CloudFunctions", "CloudEvents",
                 "CloudFunctionsTesting",
                 "FunctionsBuiltins", "CZlib",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -2,7 +2,7 @@ import ArgumentParser
 import CloudFunctions
 import FirebaseEmulator
 import Foundation
-import FunctionsWorker
+import FirebaseHTTP
 
 /// `functions auth:import FILE`: imports users, in calls of 1,000, through the Identity Toolkit
 /// `accounts:batchCreate` route, as `firebase auth:import` does.

@@ -1,7 +1,7 @@
 import ArgumentParser
 import CloudFunctions
 import Foundation
-import FunctionsWorker
+import FirebaseHTTP
 
 /// `functions config:get`: the current (or a historic) Remote Config template.
 struct ConfigGet: AsyncParsableCommand {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import CloudFunctions
 import Foundation
-import FunctionsWorker
+import FirebaseHTTP
 
 /// `functions config:publish FILE`: publishes a template, guarded by the current ETag.
 struct ConfigPublish: AsyncParsableCommand {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import CloudFunctions
 import Foundation
-import FunctionsWorker
+import FirebaseHTTP
 
 /// `functions config:rollback N`: publishes an earlier version again, as a new version.
 struct ConfigRollback: AsyncParsableCommand {

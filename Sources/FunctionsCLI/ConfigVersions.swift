@@ -1,7 +1,7 @@
 import ArgumentParser
 import CloudFunctions
 import Foundation
-import FunctionsWorker
+import FirebaseHTTP
 
 /// `functions config:versions`: the template's versions, newest first.
 struct ConfigVersions: AsyncParsableCommand {

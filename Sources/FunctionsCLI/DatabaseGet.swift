@@ -1,7 +1,7 @@
 import ArgumentParser
 import CloudFunctions
 import Foundation
-import FunctionsWorker
+import FirebaseHTTP
 
 /// `functions database:get PATH`: reads a Realtime Database location.
 struct DatabaseGet: AsyncParsableCommand {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import CloudFunctions
 import Foundation
-import FunctionsWorker
+import FirebaseHTTP
 
 /// `functions database:set PATH JSON`: writes a Realtime Database location (triggers fire).
 struct DatabaseSet: AsyncParsableCommand {

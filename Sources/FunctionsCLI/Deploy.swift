@@ -1,7 +1,7 @@
 import ArgumentParser
 import CloudFunctions
 import Foundation
-import FunctionsWorker
+import FirebaseHTTP
 
 /// `functions deploy`: builds the functions package and reads its manifest; then deploys it to
 /// a running emulator (which starts and supervises the worker and routes events to it), or

@@ -1,6 +1,6 @@
 import CloudFunctions
 import Foundation
-import FunctionsWorker
+import FirebaseHTTP
 
 /// A running emulator, as the CLI's commands call it: admin requests (`Bearer owner`) whose
 /// failures become one clear line.

@@ -1,7 +1,7 @@
 import ArgumentParser
 import CloudFunctions
 import Foundation
-import FunctionsWorker
+import FirebaseHTTP
 
 /// `functions events:log`: the emulator's events, each with its deliveries.
 struct EventsLog: AsyncParsableCommand {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import CloudFunctions
 import Foundation
-import FunctionsWorker
+import FirebaseHTTP
 
 /// `functions functions:list`: what is deployed, each function's trigger, and the worker's state.
 struct FunctionsList: AsyncParsableCommand {

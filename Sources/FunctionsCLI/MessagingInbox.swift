@@ -1,7 +1,7 @@
 import ArgumentParser
 import CloudFunctions
 import Foundation
-import FunctionsWorker
+import FirebaseHTTP
 
 /// `functions messaging:inbox TOKEN`: the messages delivered to an emulated device.
 struct MessagingInbox: AsyncParsableCommand {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import CloudFunctions
 import Foundation
-import FunctionsWorker
+import FirebaseHTTP
 
 /// `functions messaging:send`: sends an FCM HTTP v1 message through the emulator.
 struct MessagingSend: AsyncParsableCommand {

@@ -1,4 +1,5 @@
 import CloudFunctions
+import FirebaseHTTP
 import Foundation
 import Logging
 

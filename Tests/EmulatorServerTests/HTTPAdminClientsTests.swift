@@ -3,6 +3,7 @@ import CloudFunctions
 import EmulatorServer
 import FirebaseEmulator
 import Foundation
+import FirebaseHTTP
 import FunctionsWorker
 import Hummingbird
 import Testing

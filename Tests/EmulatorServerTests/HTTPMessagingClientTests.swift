@@ -3,6 +3,7 @@ import EmulatorServer
 import FirebaseEmulator
 import Foundation
 import FunctionsBuiltins
+import FirebaseHTTP
 import FunctionsWorker
 import Hummingbird
 import Testing

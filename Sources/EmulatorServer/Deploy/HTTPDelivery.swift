@@ -1,11 +1,8 @@
 import CloudEvents
 import CloudFunctions
 import FirebaseEmulator
+import FirebaseHTTP
 import Foundation
-
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// Builds the functions of a deployed manifest: each one delivers its events to the worker
 /// process over HTTP, as a binary-mode CloudEvent (`POST /{name}`), the way Cloud Run and
@@ -56,25 +53,24 @@ enum HTTPDelivery {
         via supervisor: WorkerSupervisor
     ) async throws -> String? {
         let message = event.binaryHTTPMessage()
+        var resentOnNewConnection = false
         while true {
             let base = try await supervisor.baseURL(until: deadline)
-            var request = URLRequest(url: base.appendingPathComponent(function))
-            request.httpMethod = "POST"
-            request.timeoutInterval = max(1, deadline.timeIntervalSinceNow)
-            for field in message.headers { request.setValue(field.value, forHTTPHeaderField: field.name) }
-            request.setValue(String(attempt), forHTTPHeaderField: "ce-attempt")
-            request.httpBody = message.body
+            let headers = message.headers.map { ($0.name, $0.value) } + [("ce-attempt", String(attempt))]
             let failure: any Error
             do {
-                let (data, response) = try await URLSession.shared.data(for: request)
-                let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+                let response = try await send(headers: headers, body: message.body, to: base, function: function,
+                    deadline: deadline, via: supervisor)
+                let status = response.status
+                let data = response.body
                 if (200..<300).contains(status) {
-                    guard (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "X-Functions-Skipped") == "true"
-                    else { return nil }
+                    guard response.headers["x-functions-skipped"] == "true" else { return nil }
                     return String(decoding: data.prefix(500), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
                 }
                 let text = String(decoding: data.prefix(500), as: UTF8.self)
-                failure = WorkerError(
+                // 503: the worker is shutting down (replaced by a redeploy, or stopping); the
+                // event goes to the worker that serves next.
+                failure = status == 503 ? WorkerExited() : WorkerError(
                     message: "the worker answered \(status): " + text.trimmingCharacters(in: .whitespacesAndNewlines)
                 )
             } catch {
@@ -84,11 +80,49 @@ enum HTTPDelivery {
             // now hold its port): once the supervisor confirms it, wait for the restart and
             // send again, within this attempt's deadline.
             guard Date() < deadline else { throw failure }
+            if failure is WorkerExited, !supervisor.isCurrent(base) { continue }
+            // A kept-alive connection the worker closed as it was reused: once, send again (on a
+            // new connection) before suspecting the worker.
+            if !(failure is WorkerError), !(failure is WorkerExited), !resentOnNewConnection, supervisor.isCurrent(base) {
+                resentOnNewConnection = true
+                continue
+            }
             if !(failure is WorkerError) || !supervisor.isCurrent(base) {
                 guard await supervisor.hasExited(base, grace: .seconds(2)) else { throw failure }
                 continue
             }
             throw failure
+        }
+    }
+
+    /// The worker process a request was sent to ended before answering, or answered that it
+    /// is shutting down.
+    struct WorkerExited: Error, CustomStringConvertible {
+        var description: String { "the worker process exited (or was shutting down) before handling the event" }
+    }
+
+    /// Posts to the worker at `base`, giving up as soon as that worker process exits: a pooled
+    /// HTTP client keeps trying to connect to a dead address until the request's deadline.
+    private static func send(
+        headers: [(String, String)],
+        body: Data?,
+        to base: URL,
+        function: String,
+        deadline: Date,
+        via supervisor: WorkerSupervisor
+    ) async throws -> HTTPExchange.Response {
+        try await withThrowingTaskGroup(of: HTTPExchange.Response?.self) { group in
+            group.addTask {
+                try await HTTPExchange.send("POST", base.appendingPathComponent(function), headers: headers, body: body,
+                    timeout: .seconds(max(1, deadline.timeIntervalSinceNow)))
+            }
+            group.addTask {
+                await supervisor.exited(base)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let response = try await group.next() ?? nil else { throw WorkerExited() }
+            return response
         }
     }
 }

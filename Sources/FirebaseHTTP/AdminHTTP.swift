@@ -1,10 +1,6 @@
 import CloudFunctions
 import Foundation
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// Admin calls to an emulator (or any Firebase-compatible base URL): what the Admin clients of a
 /// functions binary and the `functions` CLI send.
 public struct AdminHTTP: Sendable {
@@ -31,7 +27,7 @@ public struct AdminHTTP: Sendable {
     }
 
     /// Sends a request to `path` under the base URL; an answer outside 2xx throws
-    /// ``AdminHTTPError`` with the service's message, a transport failure the URL error.
+    /// ``AdminHTTPError`` with the service's message; no answer at all throws the transport's error.
     @discardableResult
     public func send(
         _ method: String,
@@ -45,22 +41,14 @@ public struct AdminHTTP: Sendable {
         components.percentEncodedPath = components.percentEncodedPath.trimmingSuffix("/") + path
         if !query.isEmpty { components.queryItems = query }
         guard let url = components.url else { throw AdminHTTPError(status: 0, message: "malformed URL for \(path)") }
-        var request = URLRequest(url: url)
-        request.httpMethod = method
-        request.timeoutInterval = timeout
-        request.setValue("Bearer \(bearerToken)", forHTTPHeaderField: "Authorization")
-        if let json {
-            request.httpBody = json.serializedData()
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        }
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        let http = response as? HTTPURLResponse
-        let status = http?.statusCode ?? 0
-        var fields: [String: String] = [:]
-        for (name, value) in http?.allHeaderFields ?? [:] {
-            if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }
-        }
+        var fieldsSent = [("Authorization", "Bearer \(bearerToken)")]
+        if json != nil { fieldsSent.append(("Content-Type", "application/json")) }
+        fieldsSent += headers.map { ($0.key, $0.value) }
+        let response = try await HTTPExchange.send(method, url, headers: fieldsSent, body: json?.serializedData(),
+            timeout: .milliseconds(Int64(timeout * 1000)))
+        let status = response.status
+        let fields = response.headers
+        let data = response.body
         guard (200..<300).contains(status) else {
             let body = try? JSONValue(parsing: data)
             // Google APIs answer {"error": {"message"}}; the Realtime Database {"error": "..."}.

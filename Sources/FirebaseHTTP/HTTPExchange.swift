@@ -1,0 +1,60 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOFoundationEssentialsCompat
+import NIOHTTP1
+
+/// One HTTP request and its whole answer, over one AsyncHTTPClient for the process: its
+/// connections are pooled and kept alive between calls, so the many small calls of handlers and
+/// of event delivery do not each open a connection.
+///
+/// A connection that cannot be made fails the request at once (refused) or after 5 s, rather
+/// than being retried until the request's deadline: the peers are an emulator and workers on
+/// this machine, and a worker that died must be noticed, not waited for. Redirects are not
+/// followed (they would carry the bearer token elsewhere).
+public enum HTTPExchange {
+    /// An answer, whatever its status.
+    public struct Response: Sendable {
+        /// The status code.
+        public var status: Int
+        /// The headers, with lower-cased names (the last value of a repeated header).
+        public var headers: [String: String]
+        /// The body.
+        public var body: Data
+    }
+
+    /// The client every exchange goes through; it lives as long as the process.
+    static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = .seconds(5)
+        configuration.redirectConfiguration = .disallow
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
+
+    /// The largest answer body read.
+    public static let maximumBodySize = 64 * 1024 * 1024
+
+    /// Sends a request and reads the answer.
+    ///
+    /// - Throws: AsyncHTTPClient's error when there is no answer (refused, reset, timed out).
+    public static func send(
+        _ method: String,
+        _ url: URL,
+        headers: [(String, String)] = [],
+        body: Data? = nil,
+        timeout: Duration = .seconds(60)
+    ) async throws -> Response {
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.method = HTTPMethod(rawValue: method)
+        for (name, value) in headers { request.headers.replaceOrAdd(name: name, value: value) }
+        if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
+        let components = timeout.components
+        let nanoseconds = components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000
+        let response = try await client.execute(request, timeout: .nanoseconds(max(1, nanoseconds)))
+        let buffer = try await response.body.collect(upTo: maximumBodySize)
+        var fields: [String: String] = [:]
+        for field in response.headers { fields[field.name.lowercased()] = field.value }
+        return Response(status: Int(response.status.code), headers: fields, body: Data(buffer: buffer))
+    }
+}

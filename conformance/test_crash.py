@@ -111,11 +111,14 @@ def test_sigkill_under_load_loses_no_acknowledged_write_or_event(tmp_path):
                 check=True, capture_output=True,
             )
         status, functions = call(host, port, "GET", f"/emulator/v1/projects/{PROJECT}/functions")
-        assert status == 200 and functions["worker"] and functions["worker"]["status"] == "running", functions
+        instances = [instance for function in functions["functions"].values() for instance in function["instances"]]
+        assert status == 200 and len(instances) == 3, functions   # each of the three functions runs its own
+        assert all(instance["status"] == "running" for instance in instances), functions
         worker_restarted += round_number > 0
-        worker_url = functions["worker"]["url"]
-        worker_pid = int(subprocess.run(["pgrep", "-P", str(process.pid)], capture_output=True, text=True)
-                         .stdout.split()[0])
+        worker_url = instances[0]["url"]
+        worker_pids = [int(pid) for pid in subprocess.run(["pgrep", "-P", str(process.pid)], capture_output=True,
+                                                          text=True).stdout.split()]
+        assert sorted(worker_pids) == sorted(instance["pid"] for instance in instances)
         stop = threading.Event()
         threads = [threading.Thread(target=writer, args=(host, port, rng.random(), stop, acknowledged, lock))
                    for _ in range(6)]
@@ -124,10 +127,12 @@ def test_sigkill_under_load_loses_no_acknowledged_write_or_event(tmp_path):
         time.sleep(rng.uniform(0.2, 1.5))   # the random moment of the crash
         kill(process.pid)
         if round_number % 2:
-            kill(worker_pid)
+            for worker_pid in worker_pids:
+                kill(worker_pid)
         else:
-            # Left alone, the worker sees its standard input close and stops by itself.
-            assert gone(worker_pid), f"round {round_number}: the worker outlived the killed emulator"
+            # Left alone, the workers see their standard input close and stop by themselves.
+            for worker_pid in worker_pids:
+                assert gone(worker_pid), f"round {round_number}: a worker outlived the killed emulator"
         stop.set()
         for thread in threads:
             thread.join(timeout=30)

@@ -296,7 +296,8 @@ def test_generated_hostile_requests_never_crash_or_corrupt(emulator):
     before = snapshot(emulator, seed)
 
     _, functions, _ = emulator.request("GET", f"/emulator/v1/projects/{PROJECT}/functions")
-    worker_url = functions["worker"]["url"]
+    # Any instance serves every function of the binary at /{name}.
+    worker_url = functions["functions"]["onScoreWrite"]["instances"][0]["url"]
     worker = split(worker_url)
     families = [database_request, remote_config_request, auth_request, messaging_request, emulator_request,
                 wrong_method_request]

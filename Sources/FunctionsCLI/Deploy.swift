@@ -173,9 +173,11 @@ struct Deploy: AsyncParsableCommand {
         if let only { body["only"] = .array(only.split(separator: ",").map { .string(String($0)) }) }
         let answer = try await api.send("POST", api.emulatorPath("/deployments"), json: .object(body), timeout: 120)
             .json()
-        let worker = answer["worker"]?["url"]?.stringValue ?? "?"
-        let deployed = answer["endpoints"]?.objectValue?.keys.sorted() ?? []
-        print("deployed \(deployed.joined(separator: ", ")) (worker \(worker))")
+        let functions = answer["functions"]?.objectValue ?? [:]
+        print("deployed " + functions.keys.sorted().map { name in
+            let urls = functions[name]?["instances"]?.arrayValue?.compactMap { $0["url"]?.stringValue } ?? []
+            return "\(name) (\(urls.joined(separator: ", ")))"
+        }.joined(separator: ", "))
         if let skipped = answer["skipped"]?.arrayValue, !skipped.isEmpty {
             print("not served by the emulator yet (no event trigger): "
                 + skipped.compactMap(\.stringValue).joined(separator: ", "))

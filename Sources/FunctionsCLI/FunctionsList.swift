@@ -3,11 +3,11 @@ import CloudFunctions
 import Foundation
 import FirebaseHTTP
 
-/// `functions functions:list`: what is deployed, each function's trigger, and the worker's state.
+/// `functions functions:list`: what is deployed, each function's trigger, and its instances.
 struct FunctionsList: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "functions:list",
-        abstract: "List the deployed functions, their triggers and the worker's state."
+        abstract: "List the deployed functions, their triggers and their instances (worker processes)."
     )
 
     @OptionGroup var target: EmulatorOptions
@@ -26,10 +26,17 @@ struct FunctionsList: AsyncParsableCommand {
         }
         for (name, endpoint) in endpoints.sorted(by: { $0.key < $1.key }) {
             print("\(name)\t\(Self.trigger(of: endpoint))")
+            guard let function = answer["functions"]?[name] else { continue }
+            let instances = function["instances"]?.arrayValue ?? []
+            print("  instances: \(instances.count) (min \(function["minInstances"]?.serialized() ?? "?"), "
+                + "max \(function["maxInstances"]?.serialized() ?? "?"), "
+                + "\(function["concurrency"]?.serialized() ?? "?") events each)")
+            for instance in instances {
+                print("  - \(instance["status"]?.stringValue ?? "?") \(instance["url"]?.stringValue ?? "no address"), "
+                    + "pid \(instance["pid"]?.serialized() ?? "-"), \(instance["inFlight"]?.serialized() ?? "0") in flight, "
+                    + "restarts \(instance["restarts"]?.serialized() ?? "0")")
+            }
         }
-        let worker = answer["worker"]
-        print("worker: \(worker?["status"]?.stringValue ?? "?"), restarts \(worker?["restarts"]?.serialized() ?? "0"), "
-            + "\(worker?["url"]?.stringValue ?? "no address")")
         if let skipped = answer["skipped"]?.arrayValue, !skipped.isEmpty {
             print("not served (no event trigger): " + skipped.compactMap(\.stringValue).joined(separator: ", "))
         }

@@ -53,7 +53,7 @@ struct DeployRoutesTests {
                 "binary": .string(Self.workerBinary.path), "manifest": try Self.manifest(),
             ])
             #expect(status == 200)
-            #expect(body?["worker"]?["status"] == "running")
+            #expect(body?["functions"]?["pushConfig"]?["instances"]?.arrayValue?.first?["status"] == "running")
             #expect(body?["endpoints"]?["pushConfig"]?["eventTrigger"]?["eventType"]
                 == "google.firebase.remoteconfig.remoteConfig.v1.updated")
 
@@ -63,14 +63,14 @@ struct DeployRoutesTests {
             #expect(try emulator.messaging.inbox(token: token).map(\.data) == [["CONFIG_STATE": "STALE"]])
 
             // Kill the worker: events published while it is down are delivered once it is back.
-            let pid = try #require(server.deployments.deployment?.supervisor.processIdentifier)
+            let pid = try #require(server.deployments.deployment?.functions["pushConfig"]?.supervisors.first?.processIdentifier)
             kill(pid, SIGKILL)
             try emulator.remoteConfig.publish(template, ifMatch: "*")
             await emulator.waitUntilIdle()
             let inbox = try emulator.messaging.inbox(token: token)
             let log = try emulator.store.eventLog().map(\.deliveries)
             #expect(inbox.count == 2, "\(log)")
-            #expect((server.deployments.deployment?.supervisor.status.restarts ?? 0) >= 1)
+            #expect((server.deployments.deployment?.functions["pushConfig"]?.supervisors.first?.status.restarts ?? 0) >= 1)
             #expect(try emulator.store.eventLog().allSatisfy { $0.done })
 
             let (badStatus, badBody) = try await Self.post(projectURL.appendingPathComponent("deployments"), [
@@ -89,7 +89,7 @@ struct DeployRoutesTests {
             let message = failedBody?["error"]?["message"]?.stringValue ?? ""
             #expect(message.contains("exited with status 3 before it was ready"), "\(message)")
             #expect(message.contains("starting up"), "\(message)")
-            #expect(server.deployments.deployment?.supervisor.binary == Self.workerBinary)
+            #expect(server.deployments.deployment?.binary == Self.workerBinary)
         }
     }
 }

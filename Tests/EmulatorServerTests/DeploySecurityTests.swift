@@ -55,7 +55,7 @@ struct DeploySecurityTests {
             (status, _) = try await DeployRoutesTests.post(url, body,
                 headers: Self.admin.merging(["Origin": "http://127.0.0.1:\(base.port!)"]) { $1 })
             #expect(status == 200)
-            #expect(server.deployments.deployment?.supervisor.status.status == .running)
+            #expect(server.deployments.deployment?.functions["pushConfig"]?.supervisors.first?.status.status == .running)
         }
     }
 

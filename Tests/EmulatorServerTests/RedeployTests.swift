@@ -18,7 +18,7 @@ struct RedeployTests {
         try await server.withRunning { _ in
             let manifest = try FunctionsManifest(json: DeployRoutesTests.manifest().serializedData())
             _ = try await server.deployments.deploy(binary: DeployRoutesTests.workerBinary, manifest: manifest)
-            let first = try #require(server.deployments.deployment?.supervisor.processIdentifier)
+            let first = try #require(server.deployments.deployment?.functions["pushConfig"]?.supervisors.first?.processIdentifier)
 
             let template = try RemoteConfigTemplate.decode(from: Data(#"{"parameters": {}}"#.utf8))
             for _ in 0..<10 { try emulator.remoteConfig.publish(template, ifMatch: "*") }
@@ -40,7 +40,7 @@ struct RedeployTests {
             await emulator.waitUntilIdle()
 
             #expect(during >= 1, "some publishes happened while the redeploy ran")
-            #expect(server.deployments.deployment?.supervisor.processIdentifier != first)
+            #expect(server.deployments.deployment?.functions["pushConfig"]?.supervisors.first?.processIdentifier != first)
             let log = try emulator.store.eventLog()
             #expect(log.count == publishes)
             #expect(log.allSatisfy { $0.done && $0.deliveries.allSatisfy { $0.status == "succeeded" } },
@@ -72,8 +72,8 @@ struct RedeployTests {
         try emulator.remoteConfig.publish(RemoteConfigTemplate.decode(from: Data("{}".utf8)), ifMatch: "*")
         let server = EmulatorServer(emulator: emulator)
         try await server.withRunning { _ in
-            #expect(server.deployments.deployment?.supervisor.status.status == .running)
-            #expect(server.deployments.deployment?.supervisor.binary == DeployRoutesTests.workerBinary)
+            #expect(server.deployments.deployment?.functions["pushConfig"]?.supervisors.first?.status.status == .running)
+            #expect(server.deployments.deployment?.binary == DeployRoutesTests.workerBinary)
             await emulator.waitUntilIdle()
             #expect(try emulator.messaging.inbox(token: token).map(\.data) == [["CONFIG_STATE": "STALE"]])
             let log = try emulator.store.eventLog()
@@ -100,7 +100,7 @@ struct RedeployTests {
             let crashed = try Emulator(project: "demo", directory: directory)
             try crashed.store.saveDeployment(StoredDeployment(binary: script.path, manifest: Data("{}".utf8),
                 only: nil, time: Date()))
-            try crashed.store.recordWorkerProcess(stale.processIdentifier)
+            try crashed.store.recordWorkerProcess(stale.processIdentifier, binary: script.path)
         }
         var configuration = EmulatorServer.Configuration()
         configuration.restoresDeployment = false
@@ -111,7 +111,7 @@ struct RedeployTests {
             _ = await statuses.next()
             #expect(stale.terminationReason == .uncaughtSignal)
         }
-        #expect(try server.emulator.store.lastWorkerProcess() == nil)
+        #expect(try server.emulator.store.workerProcesses().isEmpty)
     }
     #endif
 }

@@ -157,7 +157,7 @@ struct CLIOptionsTests {
         let list = try JSONValue(parsing: Data(try emulator.cli("functions:list", "--json").output.utf8))
         #expect(list["endpoints"]?["pushConfig"]?["eventTrigger"]?["eventType"]
             == "google.firebase.remoteconfig.remoteConfig.v1.updated")
-        #expect(list["worker"]?["status"] == "running")
+        #expect(list["functions"]?["pushConfig"]?["instances"]?.arrayValue?.first?["status"] == "running")
 
         let event = #"{"id": "hand-1", "type": "google.firebase.remoteconfig.remoteConfig.v1.updated", "data": {"versionNumber": "9", "updateType": "INCREMENTAL_UPDATE", "updateOrigin": "CONSOLE"}}"#
         let fired = try emulator.cli("trigger", "pushConfig", "--event", "-", input: event)

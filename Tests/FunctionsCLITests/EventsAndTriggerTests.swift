@@ -18,7 +18,7 @@ struct EventsAndTriggerTests {
         let manifest = try JSONValue(parsing: Data(contentsOf: manifestFile))
         let answer = try await emulator.request("POST", "/emulator/v1/projects/demo-project/deployments",
             ["binary": .string(worker.path), "manifest": manifest])
-        #expect(answer["worker"]?["status"] == "running", "\(answer)")
+        #expect(answer["functions"]?["pushConfig"]?["instances"]?.arrayValue?.first?["status"] == "running", "\(answer)")
     }
 
     @Test("list the deployed functions, read the event log, and re-fire a stored event at a function")
@@ -29,7 +29,8 @@ struct EventsAndTriggerTests {
         try await Self.deployWorker(to: emulator)
         let list = try emulator.cli("functions:list")
         #expect(list.output.contains("pushConfig\tgoogle.firebase.remoteconfig.remoteConfig.v1.updated"), "\(list.output)")
-        #expect(list.output.contains("worker: running, restarts 0"))
+        #expect(list.output.contains("  instances: 1 (min 1, max 10, 80 events each)"), "\(list.output)")
+        #expect(list.output.contains("  - running http://127.0.0.1:"))
 
         let token = try #require(try await emulator.request("POST", "/emulator/v1/projects/demo-project/devices", [:])[
             "token"]?.stringValue)

@@ -4,17 +4,20 @@ import Foundation
 import Logging
 import Synchronization
 
-/// The functions deployed to the emulator: a manifest, the worker process serving it, and
-/// the bus delivering to it. A new deployment replaces the old one without losing events:
-/// the new worker starts first, then the emulator switches to it (events not finished by
-/// the old one stay in the outbox and go to the new one).
+/// The functions deployed to the emulator: a manifest, the worker processes serving it (each
+/// function its own, see ``FunctionInstances``), and the bus delivering to them. A new
+/// deployment replaces the old one without losing events: the new workers start first, then
+/// the emulator switches to them (events not finished by the old ones stay in the outbox and go
+/// to the new ones).
 public final class DeploymentManager: Sendable {
     /// What is deployed.
     public struct Deployment: Sendable {
         /// The manifest as deployed.
         public var manifest: FunctionsManifest
-        /// The worker process.
-        public var supervisor: WorkerSupervisor
+        /// The functions binary.
+        public var binary: URL
+        /// The instances of each deployed function.
+        public var functions: [String: FunctionInstances]
         /// Endpoints without an event trigger, which the emulator does not serve yet.
         public var skipped: [String]
         /// The functions that receive events (all the manifest's event functions, or those of `--only`).
@@ -26,15 +29,20 @@ public final class DeploymentManager: Sendable {
     let emulator: Emulator
     let baseURL: @Sendable () -> URL?
     let startTimeout: Duration
+    let idleTimeout: Duration
     let logger: Logger
     private let current = Mutex<Deployment?>(nil)
     /// Deploys run one at a time (a restore at start-up included), so the last one wins whole.
     private let turn = Mutex((busy: false, waiting: [CheckedContinuation<Void, Never>]()))
 
-    init(emulator: Emulator, baseURL: @escaping @Sendable () -> URL?, startTimeout: Duration, logger: Logger) {
+    init(
+        emulator: Emulator, baseURL: @escaping @Sendable () -> URL?, startTimeout: Duration, idleTimeout: Duration,
+        logger: Logger
+    ) {
         self.emulator = emulator
         self.baseURL = baseURL
         self.startTimeout = startTimeout
+        self.idleTimeout = idleTimeout
         self.logger = logger
     }
 
@@ -77,31 +85,43 @@ public final class DeploymentManager: Sendable {
     }
 
     private func deployInTurn(binary: URL, manifest: FunctionsManifest, only: [String]?) async throws -> Deployment {
-        let store = emulator.store
-        let supervisor = WorkerSupervisor(binary: binary, environment: workerEnvironment(), startTimeout: startTimeout,
-            logger: logger, onProcessChange: { pid, running in
-                _ = try? running ? store.recordWorkerProcess(pid) : store.forgetWorkerProcess(pid)
-            })
-        var (functions, skipped) = try HTTPDelivery.registry(manifest: manifest, supervisor: supervisor)
+        var pools: [String: FunctionInstances] = [:]
+        for (name, endpoint) in manifest.endpoints where only?.contains(name) ?? true {
+            guard endpoint.eventTrigger != nil else { continue }
+            let options = endpoint.functionOptions
+            pools[name] = FunctionInstances(
+                function: name,
+                concurrency: options.concurrency,
+                minimum: options.minInstances ?? 0,
+                maximum: options.maxInstances ?? FunctionInstances.defaultMaximum,
+                idleTimeout: idleTimeout,
+                logger: logger
+            ) { [self] in supervisor(binary: binary, function: name) }
+        }
+        var (functions, skipped) = try HTTPDelivery.registry(manifest: manifest, instances: pools)
         if let only { functions = try functions.only(only) }
-        try await withTaskCancellationHandler { try await supervisor.start() } onCancel: { supervisor.stop() }
-        let deployment = Deployment(manifest: manifest, supervisor: supervisor, skipped: skipped,
+        let starting = pools
+        let started = try await withTaskCancellationHandler {
+            try await startAll(starting)
+        } onCancel: {
+            for pool in starting.values { pool.stop() }
+        }
+        let deployment = Deployment(manifest: manifest, binary: binary, functions: started, skipped: skipped,
             deployed: Set(functions.names), time: Date())
         do {
             try await emulator.deploy(functions)
         } catch {
-            supervisor.stop()
+            for pool in started.values { pool.stop() }
             throw error
         }
         let previous = current.withLock { current in
             defer { current = deployment }
             return current
         }
-        previous?.supervisor.stop()
+        for pool in previous?.functions.values ?? [:].values { pool.stop() }
         do {
             try emulator.store.saveDeployment(StoredDeployment(binary: binary.path, manifest: manifest.json(),
                 only: only, time: deployment.time))
-            if let pid = supervisor.processIdentifier { try emulator.store.recordWorkerProcess(pid) }
         } catch {
             logger.error("could not record the deployment; it will not restart with the emulator",
                 metadata: ["error": "\(error)"])
@@ -109,19 +129,47 @@ public final class DeploymentManager: Sendable {
         return deployment
     }
 
-    /// Ends the worker a crashed emulator left running on this data directory, if it still runs
-    /// (a worker built with this package stops by itself when the emulator dies; another may not).
-    /// It is recognised by its process id and command line; elsewhere than Linux nothing is done.
-    public func endStaleWorker() {
-        guard let (pid, binary) = try? emulator.store.lastWorkerProcess() else { return }
-        try? emulator.store.forgetWorkerProcess(pid)
-        #if os(Linux)
-        guard pid > 1, let commandLine = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline")),
-            commandLine.split(separator: 0).contains(where: { String(decoding: $0, as: UTF8.self) == binary })
-        else { return }
-        kill(pid, SIGKILL)
-        logger.warning("ended the functions worker a previous emulator left running", metadata: ["pid": "\(pid)"])
-        #endif
+    /// Starts each function's first instances, all at once; when one fails, every one stops.
+    private func startAll(_ pools: [String: FunctionInstances]) async throws -> [String: FunctionInstances] {
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for pool in pools.values { group.addTask { try await pool.start() } }
+                try await group.waitForAll()
+            }
+            return pools
+        } catch {
+            for pool in pools.values { pool.stop() }
+            throw error
+        }
+    }
+
+    /// A worker process of `binary` serving `function`, whose process id is kept in the store
+    /// while it runs.
+    private func supervisor(binary: URL, function: String) -> WorkerSupervisor {
+        let store = emulator.store
+        var environment = workerEnvironment()
+        environment["FUNCTION_TARGET"] = function
+        return WorkerSupervisor(binary: binary, environment: environment, startTimeout: startTimeout,
+            logger: logger, onProcessChange: { pid, running in
+                _ = try? running ? store.recordWorkerProcess(pid, binary: binary.path) : store.forgetWorkerProcess(pid)
+            })
+    }
+
+    /// Ends the workers a crashed emulator left running on this data directory, if they still
+    /// run (a worker built with this package stops by itself when the emulator dies; another may
+    /// not). Each is recognised by its process id and command line; elsewhere than Linux
+    /// nothing is done.
+    public func endStaleWorkers() {
+        for (pid, binary) in (try? emulator.store.workerProcesses()) ?? [] {
+            try? emulator.store.forgetWorkerProcess(pid)
+            #if os(Linux)
+            guard pid > 1, let commandLine = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline")),
+                commandLine.split(separator: 0).contains(where: { String(decoding: $0, as: UTF8.self) == binary })
+            else { continue }
+            kill(pid, SIGKILL)
+            logger.warning("ended a functions worker a previous emulator left running", metadata: ["pid": "\(pid)"])
+            #endif
+        }
     }
 
     /// Starts the functions deployed last again, as an emulator restarted on the same data
@@ -163,8 +211,8 @@ public final class DeploymentManager: Sendable {
         return environment
     }
 
-    /// Stops the worker.
+    /// Stops the workers.
     public func stop() {
-        current.withLock { $0 }?.supervisor.stop()
+        for pool in current.withLock({ $0 })?.functions.values ?? [:].values { pool.stop() }
     }
 }

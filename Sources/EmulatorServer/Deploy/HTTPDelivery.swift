@@ -9,13 +9,15 @@ import Foundation
 /// Eventarc do. A 2xx answer is success; anything else, or no answer before the attempt's
 /// deadline, is a failure the bus retries per the function's options.
 enum HTTPDelivery {
-    /// The registry of a manifest's event-triggered endpoints, delivering through `supervisor`.
+    /// The registry of a manifest's event-triggered endpoints, each delivering to an instance
+    /// of its own (`instances`; an endpoint without is left out). The bus lets as many events
+    /// run at once as all its instances can take.
     ///
     /// - Throws: `INVALID_ARGUMENT` for a malformed trigger; endpoints without an event trigger
     ///   (HTTPS, schedules) are skipped and returned in `skipped`.
     static func registry(
         manifest: FunctionsManifest,
-        supervisor: WorkerSupervisor
+        instances: [String: FunctionInstances]
     ) throws -> (functions: FunctionRegistry, skipped: [String]) {
         var functions = FunctionRegistry()
         var skipped: [String] = []
@@ -30,10 +32,13 @@ enum HTTPDelivery {
                 skipped.append(name)
                 continue
             }
-            try functions.register(name, CloudFunction(trigger: trigger, options: endpoint.functionOptions) {
-                event, context in
-                try await deliver(
-                    event, to: name, attempt: context.attempt, deadline: context.deadline, via: supervisor)
+            guard let pool = instances[name] else { continue }
+            var options = endpoint.functionOptions
+            options.concurrency = min(1000, pool.concurrency * pool.maximum)
+            try functions.register(name, CloudFunction(trigger: trigger, options: options) { event, context in
+                let instance = try await pool.acquire()
+                defer { pool.release(instance) }
+                try await deliver(event, to: name, attempt: context.attempt, deadline: context.deadline, via: instance)
             })
         }
         return (functions, skipped)

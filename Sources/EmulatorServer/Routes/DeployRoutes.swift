@@ -87,7 +87,7 @@ struct DeployRoutes {
         guard call.hasSuffix(":trigger") else { throw ServiceError.notFound("no route for functions/\(call)") }
         let name = String(call.dropLast(":trigger".count))
         guard let deployment = server.deployments.deployment, deployment.deployed.contains(name),
-            let endpoint = deployment.manifest.endpoints[name]
+            let endpoint = deployment.manifest.endpoints[name], let pool = deployment.functions[name]
         else {
             throw ServiceError.notFound("no deployed function named '\(name)'")
         }
@@ -109,8 +109,10 @@ struct DeployRoutes {
             "function": .string(name), "eventId": .string(event.id), "type": .string(event.type),
         ]
         do {
+            let instance = try await pool.acquire()
+            defer { pool.release(instance) }
             if let reason = try await HTTPDelivery.deliver(event, to: name, attempt: 1, deadline: Date() + timeout,
-                via: deployment.supervisor)
+                via: instance)
             {
                 answer["status"] = "skipped"
                 answer["reason"] = .string(reason)
@@ -158,20 +160,36 @@ struct DeployRoutes {
         }
     }
 
+    /// The deployment as the routes answer it: the endpoints, and per function its instances
+    /// (worker processes) with their state, address and load.
     static func describe(_ deployment: DeploymentManager.Deployment) throws -> JSONValue {
-        let worker = deployment.supervisor.status
+        var functions: [String: JSONValue] = [:]
+        for (name, pool) in deployment.functions where deployment.deployed.contains(name) {
+            let instances: [JSONValue] = pool.load.map { supervisor, inFlight in
+                let worker = supervisor.status
+                return [
+                    "status": .string(worker.status.rawValue),
+                    "restarts": .number(Double(worker.restarts)),
+                    "url": worker.url.map { .string($0.absoluteString) } ?? .null,
+                    "pid": supervisor.processIdentifier.map { .number(Double($0)) } ?? .null,
+                    "inFlight": .number(Double(inFlight)),
+                ]
+            }
+            functions[name] = [
+                "instances": .array(instances),
+                "minInstances": .number(Double(pool.minimum)),
+                "maxInstances": .number(Double(pool.maximum)),
+                "concurrency": .number(Double(pool.concurrency)),
+            ]
+        }
         return [
             "endpoints": try JSONValue(encoding: deployment.manifest.endpoints.filter {
                 deployment.deployed.contains($0.key) || deployment.skipped.contains($0.key)
             }),
             "skipped": .array(deployment.skipped.map(JSONValue.string)),
             "deployTime": .string(RFC3339Timestamp.string(from: deployment.time)),
-            "worker": [
-                "binary": .string(deployment.supervisor.binary.path),
-                "status": .string(worker.status.rawValue),
-                "restarts": .number(Double(worker.restarts)),
-                "url": worker.url.map { .string($0.absoluteString) } ?? .null,
-            ],
+            "binary": .string(deployment.binary.path),
+            "functions": .object(functions),
         ]
     }
 }

@@ -24,6 +24,9 @@ public struct EmulatorServer: Sendable {
         public var restoresDeployment = true
         /// How long a deployed worker may take to print its ready line before it is killed.
         public var workerStartTimeout: Duration = .seconds(30)
+        /// How long an instance of a function may stay idle before it is stopped (never below
+        /// the function's minimum instances, nor below one).
+        public var instanceIdleTimeout: Duration = .seconds(60)
 
         /// Creates a configuration.
         public init(host: String = "127.0.0.1", port: Int = 0, maxBodySize: Int = 32 * 1024 * 1024) {
@@ -37,7 +40,7 @@ public struct EmulatorServer: Sendable {
     public let emulator: Emulator
     /// Where and how it listens.
     public let configuration: Configuration
-    /// The deployed functions and their worker process.
+    /// The deployed functions and their worker processes.
     public let deployments: DeploymentManager
     let logger: Logger
     private let listening: ListeningAddress
@@ -51,7 +54,7 @@ public struct EmulatorServer: Sendable {
         self.logger = logger
         self.listening = listening
         self.deployments = DeploymentManager(emulator: emulator, baseURL: { listening.url },
-            startTimeout: configuration.workerStartTimeout, logger: logger)
+            startTimeout: configuration.workerStartTimeout, idleTimeout: configuration.instanceIdleTimeout, logger: logger)
     }
 
     /// The router with every route, for serving or for socketless tests.
@@ -84,7 +87,7 @@ public struct EmulatorServer: Sendable {
             onServerRunning: { [listening, configuration, deployments] channel in
                 let port = channel.localAddress?.port ?? 0
                 listening.url = URL(string: "http://\(configuration.host):\(port)")
-                deployments.endStaleWorker()
+                deployments.endStaleWorkers()
                 if configuration.restoresDeployment { await deployments.restoreLast() }
                 await onReady(port)
             },

@@ -42,26 +42,35 @@ extension EmulatorStore {
         try db.execute(sql: "ALTER TABLE deployment ADD COLUMN worker_pid INTEGER")
     }
 
-    /// Notes the process id of the deployment's worker.
-    public func recordWorkerProcess(_ pid: Int32) throws {
+    /// The worker processes that run, one row each (a function may run several instances), kept
+    /// so that an emulator started after a crash can end those the crashed one left behind.
+    static let workerProcessesSchema = StoreSchema(name: "deployment-v3-worker-processes") { db in
+        try db.execute(sql: "CREATE TABLE worker_process (pid INTEGER PRIMARY KEY, binary TEXT NOT NULL)")
+        try db.execute(sql: """
+            INSERT INTO worker_process (pid, binary)
+            SELECT worker_pid, binary FROM deployment WHERE worker_pid IS NOT NULL
+            """)
+    }
+
+    /// Notes a running worker process and the binary it runs.
+    public func recordWorkerProcess(_ pid: Int32, binary: String) throws {
         _ = try write { transaction in
-            try transaction.db.execute(sql: "UPDATE deployment SET worker_pid = ? WHERE id = 1", arguments: [pid])
+            try transaction.db.execute(sql: "INSERT OR REPLACE INTO worker_process (pid, binary) VALUES (?, ?)",
+                arguments: [pid, binary])
         }
     }
 
-    /// Forgets a worker process id once that process has stopped (another may have replaced it).
+    /// Forgets a worker process once it has stopped.
     public func forgetWorkerProcess(_ pid: Int32) throws {
         _ = try write { transaction in
-            try transaction.db.execute(sql: "UPDATE deployment SET worker_pid = NULL WHERE id = 1 AND worker_pid = ?",
-                arguments: [pid])
+            try transaction.db.execute(sql: "DELETE FROM worker_process WHERE pid = ?", arguments: [pid])
         }
     }
 
-    /// The worker process id noted last, and the binary it runs.
-    public func lastWorkerProcess() throws -> (pid: Int32, binary: String)? {
+    /// The worker processes noted as running, and the binary each runs.
+    public func workerProcesses() throws -> [(pid: Int32, binary: String)] {
         try read { db in
-            try Row.fetchOne(db, sql: "SELECT worker_pid, binary FROM deployment WHERE id = 1 AND worker_pid IS NOT NULL")
-                .map { ($0["worker_pid"], $0["binary"]) }
+            try Row.fetchAll(db, sql: "SELECT pid, binary FROM worker_process ORDER BY pid").map { ($0["pid"], $0["binary"]) }
         }
     }
 

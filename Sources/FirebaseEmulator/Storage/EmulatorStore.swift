@@ -36,7 +36,7 @@ public final class EmulatorStore: Sendable {
         var migrator = DatabaseMigrator()
         let own = [
             EmulatorStore.outboxSchema, EmulatorStore.recoveriesSchema, EmulatorStore.deploymentSchema,
-            EmulatorStore.workerProcessSchema,
+            EmulatorStore.workerProcessSchema, EmulatorStore.workerProcessesSchema,
         ]
         for schema in own + schemas {
             migrator.registerMigration(schema.name, migrate: schema.migrate)

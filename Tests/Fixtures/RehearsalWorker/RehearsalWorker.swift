@@ -7,7 +7,8 @@ import Synchronization
 /// each function logs `handled` with the event id once it has finished, so the test can count
 /// from the logs what ran. The Remote Config function acts on the version's description:
 /// `fail-first` fails the first attempt of each event, `slow` takes 1.5 s (it logs `started`
-/// first), `hang` outlives the 3 s timeout.
+/// first), `hang` outlives the 3 s timeout. `oneAtATime` takes one event per instance and at
+/// most three instances (`slow` takes it 1.5 s too).
 @main
 struct RehearsalWorker: FunctionsApp {
     static let failed = Mutex<Set<String>>([])
@@ -24,6 +25,11 @@ struct RehearsalWorker: FunctionsApp {
             case "hang": try await Task.sleep(for: .seconds(60))
             default: break
             }
+            context.logger.info("handled")
+        }
+        // One event at a time per instance, up to three instances: the emulator scales it out.
+        functions["oneAtATime"] = RemoteConfig.onUpdate(.concurrency(1), .maxInstances(3)) { version, context in
+            if version.description == "slow" { try await Task.sleep(for: .milliseconds(1500)) }
             context.logger.info("handled")
         }
         functions["scoreWritten"] = Database.ref("scores/{id}").onWrite { _, context in

@@ -1,0 +1,95 @@
+import CloudEvents
+import CloudFunctions
+import EmulatorServer
+import FirebaseEmulator
+import Foundation
+import Testing
+
+/// Each deployed function runs in worker processes of its own, as on Cloud Run: scaled out
+/// when its events outnumber its concurrency (up to maxInstances), back in when idle, and
+/// unaffected by another function's crash. The worker is Tests/Fixtures/RehearsalWorker.
+@Suite("Deployments: one function, its own instances", .timeLimit(.minutes(3)))
+struct FunctionInstancesTests {
+    static var workerBinary: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("rehearsal-worker")
+    }
+
+    static func manifest() throws -> FunctionsManifest {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("manifest-\(UUID()).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let process = Process()
+        process.executableURL = workerBinary
+        process.environment = ["FUNCTIONS_MANIFEST_OUTPUT_PATH": file.path]
+        try process.run()
+        process.waitUntilExit()
+        return try FunctionsManifest(json: Data(contentsOf: file))
+    }
+
+    /// Waits (checking every 20 ms, for at most 30 s) until `condition` holds.
+    static func waitUntil(_ condition: () throws -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            if try condition() { return true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return try condition()
+    }
+
+    static func publish(_ emulator: Emulator, description: String) throws {
+        let template = try RemoteConfigTemplate.decode(
+            from: Data(#"{"parameters": {}, "version": {"description": "\#(description)"}}"#.utf8))
+        try emulator.remoteConfig.publish(template, ifMatch: "*")
+    }
+
+    @Test("every function has its own process; more instances under load, up to maxInstances, fewer when idle")
+    func scaling() async throws {
+        let emulator = try Emulator(project: "demo", directory: nil)
+        var configuration = EmulatorServer.Configuration()
+        configuration.instanceIdleTimeout = .milliseconds(500)
+        let server = EmulatorServer(emulator: emulator, configuration: configuration)
+        try await server.withRunning { _ in
+            let deployment = try await server.deployments.deploy(binary: Self.workerBinary, manifest: Self.manifest())
+            let pools = deployment.functions
+            #expect(Set(pools.keys) == ["configUpdated", "oneAtATime", "scoreWritten"])
+            let pids = pools.values.flatMap(\.supervisors).compactMap(\.processIdentifier)
+            #expect(pids.count == 3 && Set(pids).count == 3, "one process per function: \(pids)")
+            let oneAtATime = try #require(pools["oneAtATime"])
+            #expect(oneAtATime.concurrency == 1 && oneAtATime.maximum == 3 && oneAtATime.minimum == 1)
+
+            // Five slow events at once: one instance takes one, so three run (the maximum), two wait.
+            for _ in 0..<5 { try Self.publish(emulator, description: "slow") }
+            #expect(try await Self.waitUntil { oneAtATime.supervisors.count == 3 })
+            #expect(oneAtATime.load.allSatisfy { $0.inFlight <= 1 })
+            await emulator.waitUntilIdle()
+            #expect(try emulator.store.eventLog().allSatisfy { entry in
+                entry.done && entry.deliveries.allSatisfy { $0.status == "succeeded" }
+            })
+            #expect(oneAtATime.supervisors.count <= 3)
+            // Idle past the timeout: back to one.
+            #expect(try await Self.waitUntil { oneAtATime.supervisors.count == 1 })
+            #expect(pools["configUpdated"]?.supervisors.count == 1)
+        }
+    }
+
+    @Test("a function's crash does not stop another function's events")
+    func isolation() async throws {
+        let emulator = try Emulator(project: "demo", directory: nil)
+        let server = EmulatorServer(emulator: emulator)
+        try await server.withRunning { _ in
+            let deployment = try await server.deployments.deploy(binary: Self.workerBinary, manifest: Self.manifest())
+            let config = try #require(deployment.functions["configUpdated"]?.supervisors.first?.processIdentifier)
+            let scores = try #require(deployment.functions["scoreWritten"]?.supervisors.first?.processIdentifier)
+            #expect(config != scores)
+            kill(config, SIGKILL)
+            try emulator.database.set(namespace: emulator.defaultDatabaseInstance, path: "scores/s1", value: ["score": 5])
+            await emulator.waitUntilIdle()
+            let log = try emulator.store.eventLog()
+            let written = try #require(log.first { $0.entry.event.type == FirebaseEventType.databaseWritten })
+            #expect(written.done && written.deliveries.map(\.status) == ["succeeded"])
+            #expect(deployment.functions["scoreWritten"]?.supervisors.first?.processIdentifier == scores,
+                "the other function's process kept running")
+            #expect(deployment.functions["scoreWritten"]?.supervisors.first?.status.restarts == 0)
+        }
+    }
+}

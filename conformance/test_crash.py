@@ -111,20 +111,22 @@ def test_sigkill_under_load_loses_no_acknowledged_write_or_event(tmp_path):
                 check=True, capture_output=True,
             )
         status, functions = call(host, port, "GET", f"/emulator/v1/projects/{PROJECT}/functions")
-        instances = [instance for function in functions["functions"].values() for instance in function["instances"]]
-        assert status == 200 and len(instances) == 3, functions   # each of the three functions runs its own
-        assert all(instance["status"] == "running" for instance in instances), functions
+        # Each of the three functions runs in processes of its own; one with many recovered events
+        # pending may already be starting more instances.
+        assert status == 200 and len(functions["functions"]) == 3, functions
+        assert all(any(instance["status"] == "running" for instance in function["instances"])
+                   for function in functions["functions"].values()), functions
         worker_restarted += round_number > 0
-        worker_url = instances[0]["url"]
-        worker_pids = [int(pid) for pid in subprocess.run(["pgrep", "-P", str(process.pid)], capture_output=True,
-                                                          text=True).stdout.split()]
-        assert sorted(worker_pids) == sorted(instance["pid"] for instance in instances)
+        worker_url = functions["functions"]["onScoreWrite"]["instances"][0]["url"]
         stop = threading.Event()
         threads = [threading.Thread(target=writer, args=(host, port, rng.random(), stop, acknowledged, lock))
                    for _ in range(6)]
         for thread in threads:
             thread.start()
         time.sleep(rng.uniform(0.2, 1.5))   # the random moment of the crash
+        worker_pids = [int(pid) for pid in subprocess.run(["pgrep", "-P", str(process.pid)], capture_output=True,
+                                                          text=True).stdout.split()]
+        assert len(worker_pids) >= 3, worker_pids
         kill(process.pid)
         if round_number % 2:
             for worker_pid in worker_pids:

@@ -139,6 +139,7 @@ let package = Package(
                 "CloudFunctions", "CloudEvents", "FirebaseEmulator", "FunctionsBuiltins",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            path: "Examples/StaleLoop",
             swiftSettings: swiftSettings
         ),
         .executableTarget(

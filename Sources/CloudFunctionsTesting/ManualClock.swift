@@ -40,8 +40,7 @@ public final class ManualClock: BusClock {
 
     /// Moves the clock forward and wakes every sleeper whose deadline has come.
     public func advance(by duration: Duration) {
-        let parts = duration.components
-        advance(to: now.addingTimeInterval(Double(parts.seconds) + Double(parts.attoseconds) / 1e18))
+        advance(to: now.addingTimeInterval(duration.seconds))
     }
 
     /// Moves the clock to `date` (never backwards) and wakes the sleepers due by then.

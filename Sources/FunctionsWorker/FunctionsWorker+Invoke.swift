@@ -174,9 +174,3 @@ extension FunctionsWorker {
         )
     }
 }
-
-extension Duration {
-    fileprivate var seconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
-    }
-}

@@ -46,11 +46,3 @@ public struct BackoffPolicy: Sendable, Hashable {
         return problems
     }
 }
-
-extension Duration {
-    /// The duration in seconds, as a double.
-    var seconds: Double {
-        let parts = components
-        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
-    }
-}

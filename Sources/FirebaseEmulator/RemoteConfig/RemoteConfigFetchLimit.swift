@@ -19,10 +19,7 @@ public struct RemoteConfigFetchLimit: Sendable, Hashable {
     }
 
     /// The window in seconds.
-    var windowSeconds: TimeInterval {
-        let parts = window.components
-        return TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) / 1e18
-    }
+    var windowSeconds: TimeInterval { window.seconds }
 
     /// Records a fetch at `now` in `history` (the instance's earlier fetch times, oldest first).
     ///

@@ -158,7 +158,7 @@ struct CloudRunTarget {
             flags += ["--min-retry-delay=\(initial.secondsText)s", "--max-retry-delay=\(maximum.secondsText)s"]
         }
         if options.maxEventAge != defaults.maxEventAge {
-            let seconds = options.maxEventAge.secondsValue
+            let seconds = options.maxEventAge.seconds
             guard (600...(7 * 24 * 3600)).contains(seconds) else {
                 throw CLIError("function '\(function.name)': Pub/Sub keeps events from 10 minutes to 7 days, "
                     + "not \(options.maxEventAge.secondsText) s: change maxEventAge")

@@ -74,14 +74,9 @@ struct DeployableFunction {
 }
 
 extension Duration {
-    /// The duration in seconds, as a number.
-    var secondsValue: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
-    }
-
     /// The shortest decimal spelling of the duration in seconds: `10`, `0.2`.
     var secondsText: String {
-        let value = secondsValue
+        let value = seconds
         return value == value.rounded() ? String(Int64(value)) : String(value)
     }
 }

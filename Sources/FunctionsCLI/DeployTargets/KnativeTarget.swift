@@ -46,7 +46,7 @@ struct KnativeTarget {
         if !annotations.isEmpty { template.append(("metadata", .map([("annotations", .map(annotations))]))) }
         template.append(("spec", .map([
             ("containerConcurrency", .number(options.concurrency)),
-            ("timeoutSeconds", .number(Int(options.timeout.secondsValue.rounded(.up)))),
+            ("timeoutSeconds", .number(Int(options.timeout.seconds.rounded(.up)))),
             ("containers", .list([.map(container)])),
         ])))
         return .map([
@@ -103,12 +103,12 @@ struct KnativeTarget {
     static func retries(_ options: FunctionOptions) -> Int {
         guard options.retry else { return 0 }
         if let attempts = options.maxAttempts { return max(0, attempts - 1) }
-        let first = max(options.backoff.initial.secondsValue, 0.001)
+        let first = max(options.backoff.initial.seconds, 0.001)
         var retries = 0
         var waited = 0.0
         while retries < 100 {
             let next = first * Foundation.pow(2, Double(retries))
-            guard waited + next <= options.maxEventAge.secondsValue else { break }
+            guard waited + next <= options.maxEventAge.seconds else { break }
             waited += next
             retries += 1
         }

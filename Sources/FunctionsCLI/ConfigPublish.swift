@@ -16,7 +16,7 @@ struct ConfigPublish: AsyncParsableCommand {
 
     @OptionGroup var target: EmulatorOptions
 
-    @Argument(help: "The template file: conditions, parameters, parameterGroups (a version is ignored).")
+    @Argument(help: "The template file: conditions, parameters, parameterGroups, and the version's description (the rest of a version is ignored).")
     var file: String
 
     @Option(help: "Publish only if the current template has this ETag.")
@@ -36,7 +36,10 @@ struct ConfigPublish: AsyncParsableCommand {
         let api = try target.client()
         var template = try readJSONFile(file)
         guard case .object(var members) = template else { throw CLIError("\(file) must hold a JSON object") }
-        members["version"] = nil
+        // A template read with config:get carries its version; only the description is the
+        // publisher's to give (the REST API sets the rest).
+        let description = members["version"]?["description"]?.stringValue
+        members["version"] = description.map { ["description": .string($0)] }
         template = .object(members)
         let ifMatch: String
         if force {

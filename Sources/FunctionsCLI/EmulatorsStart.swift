@@ -49,6 +49,10 @@ struct EmulatorsStart: AsyncParsableCommand {
     @Option(name: .customLong("max-body"), help: "The largest request body accepted, in bytes.")
     var maxBodySize = 32 * 1024 * 1024
 
+    @Option(name: .customLong("instance-idle-timeout"),
+        help: "Seconds an instance of a deployed function may stay idle before it is stopped (never below its minimum).")
+    var instanceIdleTimeout = 60.0
+
     func validate() throws {
         if let port, !(0...65535).contains(port) { throw ValidationError("--port must be between 0 and 65535") }
         if let fetchLimit, Self.parseFetchLimit(fetchLimit) == nil {
@@ -56,6 +60,9 @@ struct EmulatorsStart: AsyncParsableCommand {
                 "--rc-fetch-limit must be COUNT/SECONDS (count up to 1000000, seconds up to a year), e.g. 5/3600")
         }
         guard maxBodySize > 0 else { throw ValidationError("--max-body must be positive") }
+        guard instanceIdleTimeout.isFinite, (0.1...86_400).contains(instanceIdleTimeout) else {
+            throw ValidationError("--instance-idle-timeout must be between 0.1 and 86400 seconds")
+        }
         guard !project.isEmpty, project.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else {
             throw ValidationError("--project must be letters, digits and '-'")
         }
@@ -90,11 +97,9 @@ struct EmulatorsStart: AsyncParsableCommand {
                 "› no database rules given (--database-rules FILE or firebase.json's database.rules): every client may read and write everything, as in the official emulator\n".utf8))
         }
         if let limit = fetchLimit.flatMap(Self.parseFetchLimit) { emulator.remoteConfig.setFetchLimit(limit) }
-        let server = EmulatorServer(
-            emulator: emulator,
-            configuration: .init(host: host, port: port, maxBodySize: maxBodySize),
-            logger: logger
-        )
+        var configuration = EmulatorServer.Configuration(host: host, port: port, maxBodySize: maxBodySize)
+        configuration.instanceIdleTimeout = .milliseconds(Int64((instanceIdleTimeout * 1000).rounded()))
+        let server = EmulatorServer(emulator: emulator, configuration: configuration, logger: logger)
         let app = server.application { port in
             FileHandle.standardOutput.write(Data("ready: http://\(host):\(port)\n".utf8))
         }

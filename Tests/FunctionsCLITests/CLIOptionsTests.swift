@@ -23,6 +23,44 @@ struct CLIOptionsTests {
         #expect(large.errors.contains("413"), "\(large.errors)")
     }
 
+    @Test("emulators:start --instance-idle-timeout stops idle instances of a scaled-out function that soon")
+    func instanceIdleTimeout() async throws {
+        #expect(try CLIProcess.run(["emulators:start", "--port", "0", "--instance-idle-timeout", "0"]).status != 0)
+        let emulator = try RunningEmulator(arguments: ["--port", "0", "--instance-idle-timeout", "0.3"])
+        // The rehearsal worker's oneAtATime takes one event per instance, up to three instances.
+        let worker = CLIProcess.product("rehearsal-worker")
+        let manifestFile = FileManager.default.temporaryDirectory.appendingPathComponent("manifest-\(UUID()).json")
+        defer { try? FileManager.default.removeItem(at: manifestFile) }
+        let process = Process()
+        process.executableURL = worker
+        process.environment = ["FUNCTIONS_MANIFEST_OUTPUT_PATH": manifestFile.path]
+        try process.run()
+        process.waitUntilExit()
+        let manifest = try JSONValue(parsing: Data(contentsOf: manifestFile))
+        _ = try await emulator.request("POST", "/emulator/v1/projects/demo-project/deployments",
+            ["binary": .string(worker.path), "manifest": manifest, "only": ["oneAtATime"]])
+        func instances() async throws -> Int {
+            let functions = try await emulator.request("GET", "/emulator/v1/projects/demo-project/functions")
+            return functions["functions"]?["oneAtATime"]?["instances"]?.arrayValue?.count ?? 0
+        }
+        func waitFor(_ condition: (Int) -> Bool) async throws -> Bool {
+            for _ in 0..<500 {
+                if condition(try await instances()) { return true }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            return false
+        }
+        for _ in 0..<3 {
+            let published = try emulator.cli("config:publish", "-", "--force",
+                input: #"{"parameters": {}, "version": {"description": "slow"}}"#)
+            #expect(published.status == 0, "\(published.errors)")
+        }
+        #expect(try await waitFor { $0 >= 2 }, "slow events on a one-at-a-time function start more instances")
+        _ = try await emulator.request("GET", "/emulator/v1/projects/demo-project/events?wait=true")
+        // Idle for 0.3 s: back to one well within 10 s (the default, a minute, would not be).
+        #expect(try await waitFor { $0 == 1 })
+    }
+
     @Test("emulators:start --data-dir keeps state there; --in-memory keeps none")
     func dataDirectory() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cli-data-\(UUID())")

@@ -15,21 +15,18 @@ bin="$(swift build -c release --show-bin-path)/noop-worker"
 work="$(mktemp -d)"
 trap 'kill "${pid:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
 
-# Starts the worker on a free port; sets pid, url and micros (launch to its ready line).
+# Starts the worker on a free port; sets pid and url.
 start_worker() {
     local fifo="$work/out.$RANDOM"
     mkfifo "$fifo"
-    local begin end line
-    begin=$(date +%s%N)
+    local line
     PORT=0 "$bin" >"$fifo" 2>/dev/null &
     pid=$!
     exec 3<"$fifo"
     while read -r line <&3; do
         case "$line" in ready:*) break ;; esac
     done
-    end=$(date +%s%N)
     url="${line#ready: }"
-    micros=$(((end - begin) / 1000))
 }
 
 stop_worker() {
@@ -38,21 +35,10 @@ stop_worker() {
     exec 3<&-
 }
 
-echo "== cold start: launch to ready line, 20 launches"
-starts=()
-for _ in $(seq 20); do
-    start_worker
-    starts+=("$micros")
-    stop_worker
-done
-printf '%s\n' "${starts[@]}" | sort -n | awk '
-    { v[NR] = $1 }
-    END { printf "min %.1f ms, median %.1f ms, max %.1f ms\n", v[1] / 1000, v[int((NR + 1) / 2)] / 1000, v[NR] / 1000 }'
+echo "== cold start (launch to ready line, 20 launches) and idle memory once ready"
+Benchmarks/worker-startup.sh "$bin"
 
 start_worker
-echo "== idle memory once ready"
-grep -E 'VmRSS|VmHWM' "/proc/$pid/status"
-
 cat >"$work/event.lua" <<'LUA'
 wrk.method = "POST"
 wrk.body = '{"message":"hello"}'

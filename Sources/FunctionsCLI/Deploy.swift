@@ -105,7 +105,7 @@ struct Deploy: AsyncParsableCommand {
         if let sink = deadLetterSink, URL(string: sink).map({ ["http", "https"].contains($0.scheme ?? "") && $0.host != nil }) != true {
             throw ValidationError("--dead-letter-sink must be an http(s) URI, not '\(sink)'")
         }
-        if let broker, !DeployableFunction.isServiceName(broker) && !broker.allSatisfy({ $0.isLowercase || $0.isNumber || $0 == "-" }) {
+        if let broker, broker.isEmpty || !broker.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-") }) {
             throw ValidationError("--broker must be a Kubernetes name (lowercase letters, digits, hyphens), not '\(broker)'")
         }
         for (flag, value) in [("--image", image), ("--swift-image", swiftImage)] {
@@ -125,24 +125,25 @@ struct Deploy: AsyncParsableCommand {
         let productName = try product ?? Self.executableProduct(in: description, package: package)
         let build = ["build", "-c", configuration, "--package-path", package.path] + scratch
         let manifest: JSONValue
-        let binary: URL
+        // The built executable; none when the manifest is given.
+        var binary: URL?
         if let given = self.manifest {
             do {
                 manifest = try JSONValue(parsing: Data(contentsOf: URL(fileURLWithPath: given)))
             } catch {
                 throw CLIError("cannot read the manifest \(given): \(error)")
             }
-            binary = URL(fileURLWithPath: "/")
         } else {
             status("building \(source) (\(productName), \(configuration))…")
             try Self.run("swift", build + ["--product", productName], echo: true)
             let binDirectory = try Self.run("swift", build + ["--show-bin-path"])
                 .trimmingCharacters(in: .whitespacesAndNewlines)
-            binary = URL(fileURLWithPath: binDirectory).appendingPathComponent(productName)
+            let built = URL(fileURLWithPath: binDirectory).appendingPathComponent(productName)
+            binary = built
             status("reading the manifest…")
             let manifestFile = FileManager.default.temporaryDirectory.appendingPathComponent("manifest-\(UUID()).json")
             defer { try? FileManager.default.removeItem(at: manifestFile) }
-            try Self.run(binary.path, [], environment: ["FUNCTIONS_MANIFEST_OUTPUT_PATH": manifestFile.path])
+            try Self.run(built.path, [], environment: ["FUNCTIONS_MANIFEST_OUTPUT_PATH": manifestFile.path])
             manifest = try JSONValue(parsing: Data(contentsOf: manifestFile))
         }
         let names = manifest["endpoints"]?.objectValue?.keys.sorted() ?? []
@@ -167,6 +168,7 @@ struct Deploy: AsyncParsableCommand {
             try write(files)
             return
         }
+        guard let binary else { throw ValidationError("--manifest is for --target cloud-run or knative") }
         let api = try connection.client()
         status("deploying to \(api.base.absoluteString)…")
         var body: [String: JSONValue] = ["binary": .string(binary.path), "manifest": manifest]

@@ -108,7 +108,7 @@ struct TraceContext: Equatable {
     init?(_ text: String) {
         let parts = text.trimmingCharacters(in: .whitespaces).split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count >= 4, parts[0].count == 2, parts[0] != "ff", parts[1].count == 32, parts[2].count == 16,
-            parts[3].count == 2, parts[0].version == 0 ? parts.count == 4 : true,
+            parts[3].count == 2, parts[0] != "00" || parts.count == 4,
             parts.prefix(4).allSatisfy({ $0.allSatisfy(\.isLowercaseHexDigit) }),
             parts[1].contains(where: { $0 != "0" }), parts[2].contains(where: { $0 != "0" }),
             let flags = UInt8(parts[3], radix: 16)
@@ -117,10 +117,6 @@ struct TraceContext: Equatable {
         spanID = String(parts[2])
         sampled = flags & 1 == 1
     }
-}
-
-extension Substring {
-    fileprivate var version: Int { Int(self, radix: 16) ?? -1 }
 }
 
 extension Character {

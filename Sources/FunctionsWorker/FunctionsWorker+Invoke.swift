@@ -68,7 +68,8 @@ extension FunctionsWorker {
         guard let params = function.trigger.match(event) else {
             // A broker that filters on the type alone (a Knative Trigger) delivers events the
             // function's path pattern or filters exclude: acknowledged, so not retried, not run.
-            var response = text(.ok, "not run: " + Self.mismatch(of: event, with: function.trigger))
+            let reason = function.trigger.mismatch(event) ?? "the event does not match the function's trigger"
+            var response = text(.ok, "not run: " + reason)
             response.headers[Self.skippedHeader] = "true"
             return response
         }
@@ -124,20 +125,6 @@ extension FunctionsWorker {
                 throw InvocationFailure(description: "timed out after \(seconds) s")
             }
         }
-    }
-
-    /// Why `trigger` does not match an event of its type, in words.
-    static func mismatch(of event: CloudEvent, with trigger: EventTrigger) -> String {
-        for (attribute, value) in trigger.filters.sorted(by: { $0.key < $1.key }) where event[attribute: attribute] != value {
-            return "the event's \(attribute) '\(event[attribute: attribute] ?? "")' is not '\(value)'"
-        }
-        for (attribute, pattern) in trigger.pathPatterns.sorted(by: { $0.key < $1.key }) {
-            let value = event[attribute: attribute]
-            if value.map(pattern.matches) != true {
-                return "the event's \(attribute) '\(value ?? "")' does not match '\(pattern)'"
-            }
-        }
-        return "the event does not match the function's trigger"
     }
 
     /// The lowercased `charset` parameter of a media type, if it has one.

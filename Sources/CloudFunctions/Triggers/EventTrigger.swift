@@ -19,16 +19,48 @@ public struct EventTrigger: Sendable, Hashable {
 
     /// The captured parameters when the event matches this trigger, `nil` otherwise.
     public func match(_ event: CloudEvent) -> [String: String]? {
-        guard event.type == eventType else { return nil }
-        for (attribute, value) in filters where event[attribute: attribute] != value {
-            return nil
+        if case .success(let params) = evaluate(event) { return params }
+        return nil
+    }
+
+    /// Why the event does not match this trigger, in words; `nil` when it matches.
+    public func mismatch(_ event: CloudEvent) -> String? {
+        if case .failure(let mismatch) = evaluate(event) { return mismatch.description }
+        return nil
+    }
+
+    /// The first thing that keeps an event from matching.
+    private enum Mismatch: Error, CustomStringConvertible {
+        case type(String)
+        case filter(attribute: String, value: String?, expected: String)
+        case pattern(attribute: String, value: String?, pattern: PathPattern)
+
+        var description: String {
+            switch self {
+            case .type(let type): "the event's type '\(type)' is not the trigger's"
+            case .filter(let attribute, let value, let expected):
+                "the event's \(attribute) '\(value ?? "")' is not '\(expected)'"
+            case .pattern(let attribute, let value, let pattern):
+                "the event's \(attribute) '\(value ?? "")' does not match '\(pattern)'"
+            }
         }
-        if pathPatterns.isEmpty { return [:] }
+    }
+
+    private func evaluate(_ event: CloudEvent) -> Result<[String: String], Mismatch> {
+        guard event.type == eventType else { return .failure(.type(event.type)) }
+        for (attribute, expected) in filters {
+            let value = event[attribute: attribute]
+            if value != expected { return .failure(.filter(attribute: attribute, value: value, expected: expected)) }
+        }
+        if pathPatterns.isEmpty { return .success([:]) }
         var params: [String: String] = [:]
         for (attribute, pattern) in pathPatterns {
-            guard let value = event[attribute: attribute], let captures = pattern.match(value) else { return nil }
+            let value = event[attribute: attribute]
+            guard let value, let captures = pattern.match(value) else {
+                return .failure(.pattern(attribute: attribute, value: value, pattern: pattern))
+            }
             params.merge(captures) { first, _ in first }
         }
-        return params
+        return .success(params)
     }
 }

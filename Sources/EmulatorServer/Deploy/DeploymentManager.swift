@@ -24,6 +24,11 @@ public final class DeploymentManager: Sendable {
         public var deployed: Set<String>
         /// When it was deployed.
         public var time: Date
+
+        /// Stops every function's instances.
+        func stop() {
+            for instances in functions.values { instances.stop() }
+        }
     }
 
     let emulator: Emulator
@@ -86,8 +91,7 @@ public final class DeploymentManager: Sendable {
 
     private func deployInTurn(binary: URL, manifest: FunctionsManifest, only: [String]?) async throws -> Deployment {
         var pools: [String: FunctionInstances] = [:]
-        for (name, endpoint) in manifest.endpoints where only?.contains(name) ?? true {
-            guard endpoint.eventTrigger != nil else { continue }
+        for (name, endpoint) in manifest.endpoints where endpoint.eventTrigger != nil && (only?.contains(name) ?? true) {
             let options = endpoint.functionOptions
             pools[name] = FunctionInstances(
                 function: name,
@@ -100,25 +104,28 @@ public final class DeploymentManager: Sendable {
         }
         var (functions, skipped) = try HTTPDelivery.registry(manifest: manifest, instances: pools)
         if let only { functions = try functions.only(only) }
-        let starting = pools
-        let started = try await withTaskCancellationHandler {
-            try await startAll(starting)
-        } onCancel: {
-            for pool in starting.values { pool.stop() }
-        }
-        let deployment = Deployment(manifest: manifest, binary: binary, functions: started, skipped: skipped,
+        let deployment = Deployment(manifest: manifest, binary: binary, functions: pools, skipped: skipped,
             deployed: Set(functions.names), time: Date())
         do {
+            // Every function's first instances start at once; when one fails, all stop.
+            try await withTaskCancellationHandler {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for instances in pools.values { group.addTask { try await instances.start() } }
+                    try await group.waitForAll()
+                }
+            } onCancel: {
+                deployment.stop()
+            }
             try await emulator.deploy(functions)
         } catch {
-            for pool in started.values { pool.stop() }
+            deployment.stop()
             throw error
         }
         let previous = current.withLock { current in
             defer { current = deployment }
             return current
         }
-        for pool in previous?.functions.values ?? [:].values { pool.stop() }
+        previous?.stop()
         do {
             try emulator.store.saveDeployment(StoredDeployment(binary: binary.path, manifest: manifest.json(),
                 only: only, time: deployment.time))
@@ -127,20 +134,6 @@ public final class DeploymentManager: Sendable {
                 metadata: ["error": "\(error)"])
         }
         return deployment
-    }
-
-    /// Starts each function's first instances, all at once; when one fails, every one stops.
-    private func startAll(_ pools: [String: FunctionInstances]) async throws -> [String: FunctionInstances] {
-        do {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for pool in pools.values { group.addTask { try await pool.start() } }
-                try await group.waitForAll()
-            }
-            return pools
-        } catch {
-            for pool in pools.values { pool.stop() }
-            throw error
-        }
     }
 
     /// A worker process of `binary` serving `function`, whose process id is kept in the store
@@ -213,6 +206,6 @@ public final class DeploymentManager: Sendable {
 
     /// Stops the workers.
     public func stop() {
-        for pool in current.withLock({ $0 })?.functions.values ?? [:].values { pool.stop() }
+        current.withLock { $0 }?.stop()
     }
 }

@@ -93,9 +93,12 @@ public final class FunctionInstances: Sendable {
         return try await withCheckedThrowingContinuation { continuation in
             let choice = state.withLock { state -> Choice in
                 guard !state.stopped else { return .stopped }
-                if let index = state.instances.indices.filter({ state.instances[$0].inFlight < concurrency })
-                    .min(by: { state.instances[$0].inFlight < state.instances[$1].inFlight })
-                {
+                // The least loaded instance with room.
+                var best: Int?
+                for index in state.instances.indices where state.instances[index].inFlight < concurrency {
+                    if best.map({ state.instances[index].inFlight < state.instances[$0].inFlight }) ?? true { best = index }
+                }
+                if let index = best {
                     state.instances[index].inFlight += 1
                     return .ready(state.instances[index].supervisor)
                 }

@@ -36,12 +36,24 @@ enum HTTPDelivery {
             var options = endpoint.functionOptions
             options.concurrency = min(1000, pool.concurrency * pool.maximum)
             try functions.register(name, CloudFunction(trigger: trigger, options: options) { event, context in
-                let instance = try await pool.acquire()
-                defer { pool.release(instance) }
-                try await deliver(event, to: name, attempt: context.attempt, deadline: context.deadline, via: instance)
+                try await deliver(event, to: name, attempt: context.attempt, deadline: context.deadline, via: pool)
             })
         }
         return (functions, skipped)
+    }
+
+    /// Posts an event to an instance of the function with room for it (see ``FunctionInstances``).
+    @discardableResult
+    static func deliver(
+        _ event: CloudEvent,
+        to function: String,
+        attempt: Int,
+        deadline: Date,
+        via instances: FunctionInstances
+    ) async throws -> String? {
+        let instance = try await instances.acquire()
+        defer { instances.release(instance) }
+        return try await deliver(event, to: function, attempt: attempt, deadline: deadline, via: instance)
     }
 
     /// Posts an event to the worker; when the worker cannot be reached it waits for the
@@ -58,26 +70,22 @@ enum HTTPDelivery {
         via supervisor: WorkerSupervisor
     ) async throws -> String? {
         let message = event.binaryHTTPMessage()
-        var resentOnNewConnection = false
+        let headers = message.headers.map { ($0.name, $0.value) } + [("ce-attempt", String(attempt))]
         while true {
             let base = try await supervisor.baseURL(until: deadline)
-            let headers = message.headers.map { ($0.name, $0.value) } + [("ce-attempt", String(attempt))]
             let failure: any Error
             do {
-                let response = try await send(headers: headers, body: message.body, to: base, function: function,
-                    deadline: deadline, via: supervisor)
-                let status = response.status
-                let data = response.body
-                if (200..<300).contains(status) {
-                    guard response.headers["x-functions-skipped"] == "true" else { return nil }
-                    return String(decoding: data.prefix(500), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                let response = try await HTTPExchange.send("POST", base.appendingPathComponent(function),
+                    headers: headers, body: message.body, timeout: .seconds(max(1, deadline.timeIntervalSinceNow)))
+                let text = String(decoding: response.body.prefix(500), as: UTF8.self)
+                    .trimmingCharacters(in: .whitespacesAndNewlines)
+                if (200..<300).contains(response.status) {
+                    return response.headers["x-functions-skipped"] == "true" ? text : nil
                 }
-                let text = String(decoding: data.prefix(500), as: UTF8.self)
                 // 503: the worker is shutting down (replaced by a redeploy, or stopping); the
                 // event goes to the worker that serves next.
-                failure = status == 503 ? WorkerExited() : WorkerError(
-                    message: "the worker answered \(status): " + text.trimmingCharacters(in: .whitespacesAndNewlines)
-                )
+                failure = response.status == 503
+                    ? WorkerShuttingDown() : WorkerError(message: "the worker answered \(response.status): " + text)
             } catch {
                 failure = error
             }
@@ -85,13 +93,7 @@ enum HTTPDelivery {
             // now hold its port): once the supervisor confirms it, wait for the restart and
             // send again, within this attempt's deadline.
             guard Date() < deadline else { throw failure }
-            if failure is WorkerExited, !supervisor.isCurrent(base) { continue }
-            // A kept-alive connection the worker closed as it was reused: once, send again (on a
-            // new connection) before suspecting the worker.
-            if !(failure is WorkerError), !(failure is WorkerExited), !resentOnNewConnection, supervisor.isCurrent(base) {
-                resentOnNewConnection = true
-                continue
-            }
+            if failure is WorkerShuttingDown, !supervisor.isCurrent(base) { continue }
             if !(failure is WorkerError) || !supervisor.isCurrent(base) {
                 guard await supervisor.hasExited(base, grace: .seconds(2)) else { throw failure }
                 continue
@@ -100,34 +102,8 @@ enum HTTPDelivery {
         }
     }
 
-    /// The worker process a request was sent to ended before answering, or answered that it
-    /// is shutting down.
-    struct WorkerExited: Error, CustomStringConvertible {
-        var description: String { "the worker process exited (or was shutting down) before handling the event" }
-    }
-
-    /// Posts to the worker at `base`, giving up as soon as that worker process exits: a pooled
-    /// HTTP client keeps trying to connect to a dead address until the request's deadline.
-    private static func send(
-        headers: [(String, String)],
-        body: Data?,
-        to base: URL,
-        function: String,
-        deadline: Date,
-        via supervisor: WorkerSupervisor
-    ) async throws -> HTTPExchange.Response {
-        try await withThrowingTaskGroup(of: HTTPExchange.Response?.self) { group in
-            group.addTask {
-                try await HTTPExchange.send("POST", base.appendingPathComponent(function), headers: headers, body: body,
-                    timeout: .seconds(max(1, deadline.timeIntervalSinceNow)))
-            }
-            group.addTask {
-                await supervisor.exited(base)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let response = try await group.next() ?? nil else { throw WorkerExited() }
-            return response
-        }
+    /// The worker answered 503: it is shutting down.
+    struct WorkerShuttingDown: Error, CustomStringConvertible {
+        var description: String { "the worker was shutting down" }
     }
 }

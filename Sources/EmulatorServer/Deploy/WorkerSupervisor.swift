@@ -171,14 +171,6 @@ public final class WorkerSupervisor: Sendable {
         }
     }
 
-    /// Returns once the worker process at `url` is gone (at once when `url` is not the running
-    /// worker's), or when the calling task is cancelled.
-    func exited(_ url: URL) async {
-        guard let generation = state.withLock({ $0.url == url && $0.status == .running ? $0.generation : nil })
-        else { return }
-        await exit(of: generation)
-    }
-
     /// Returns once launch `generation` has exited, or when the calling task is cancelled.
     private func exit(of generation: Int) async {
         let id = newWaiterID()

@@ -109,10 +109,8 @@ struct DeployRoutes {
             "function": .string(name), "eventId": .string(event.id), "type": .string(event.type),
         ]
         do {
-            let instance = try await pool.acquire()
-            defer { pool.release(instance) }
             if let reason = try await HTTPDelivery.deliver(event, to: name, attempt: 1, deadline: Date() + timeout,
-                via: instance)
+                via: pool)
             {
                 answer["status"] = "skipped"
                 answer["reason"] = .string(reason)

@@ -19,11 +19,6 @@ struct CloudRunTarget {
     /// The Pub/Sub topic events go to after their last attempt (needed for `maxAttempts`).
     let deadLetterTopic: String?
 
-    /// An error when one of the functions cannot be expressed on Cloud Run with Eventarc.
-    func validate() throws {
-        for function in functions { _ = try eventarcTrigger(function) }
-    }
-
     /// The script: build and push the image, then deploy each service and create its trigger.
     func script(image container: ContainerImage, generatedBy command: String) throws -> String {
         var lines = [

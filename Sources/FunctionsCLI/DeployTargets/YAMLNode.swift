@@ -1,6 +1,6 @@
 /// A YAML document's tree, with its mappings in the order they are written, rendered in block
 /// style. Strings are double-quoted whenever YAML could read them as something else.
-indirect enum YAMLNode: Equatable, ExpressibleByStringLiteral {
+indirect enum YAMLNode: ExpressibleByStringLiteral {
     case string(String)
     /// A number or boolean, written as is.
     case plain(String)
@@ -10,8 +10,6 @@ indirect enum YAMLNode: Equatable, ExpressibleByStringLiteral {
     init(stringLiteral value: String) { self = .string(value) }
 
     static func number(_ value: Int) -> YAMLNode { .plain(String(value)) }
-
-    static func == (left: YAMLNode, right: YAMLNode) -> Bool { left.rendered() == right.rendered() }
 
     /// The document, ending with a newline.
     func rendered() -> String {

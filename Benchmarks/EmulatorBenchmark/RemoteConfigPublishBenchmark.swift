@@ -51,6 +51,6 @@ enum RemoteConfigPublishBenchmark {
         return RemoteConfigTemplate(
             conditions: [RemoteConfigCondition(name: "ios", expression: "device.os == 'ios'")],
             parameters: parameters,
-            version: RemoteConfigVersion(description: "revision \(revision)"))
+            version: TemplateVersion(versionNumber: 0, description: "revision \(revision)"))
     }
 }

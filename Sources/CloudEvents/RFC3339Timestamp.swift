@@ -31,7 +31,7 @@ public enum RFC3339Timestamp {
                 scale /= 10
                 digits += 1
             }
-            guard digits > 0 else { return nil }
+            guard (1...9).contains(digits) else { return nil }
         }
         var offsetSeconds = 0
         if reader.skip("Z") || reader.skip("z") {
@@ -70,7 +70,10 @@ public enum RFC3339Timestamp {
     /// Formats an instant in UTC with exactly three fraction digits, truncated (after rounding
     /// to the microsecond, so `string(from: date(from: "….678Z"))` gives back `.678`), as the
     /// Remote Config REST API writes times.
+    /// Dates beyond year 9999 or not finite are written as the epoch.
     public static func millisecondString(from date: Date) -> String {
+        let seconds = date.timeIntervalSince1970
+        guard seconds.isFinite, abs(seconds) < 253_402_300_800 else { return "1970-01-01T00:00:00.000Z" }
         let micros = (date.timeIntervalSince1970 * 1_000_000).rounded()
         let millis = (micros / 1000).rounded(.down)
         return string(from: Date(timeIntervalSince1970: millis / 1000))

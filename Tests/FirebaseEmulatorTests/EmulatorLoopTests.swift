@@ -58,7 +58,7 @@ struct EmulatorLoopTests {
         for token in subscribed {
             let inbox = try emulator.messaging.inbox(token: token)
             #expect(inbox.map(\.data) == [["CONFIG_STATE": "STALE"]])
-            #expect(inbox.first?.apns?["payload"]?["aps"]?["content-available"] == 1)
+            #expect(inbox.first?.apns?.isContentAvailable == true)
         }
         for token in others { #expect(try emulator.messaging.inbox(token: token).isEmpty) }
 

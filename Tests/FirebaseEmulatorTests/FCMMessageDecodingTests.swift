@@ -16,7 +16,7 @@ struct FCMMessageDecodingTests {
         #expect(message.data == ["k": "v"])
         #expect(message.android?.priority == .high)
         #expect(message.android?.ttl == "3600s")
-        #expect(message.android?.ttlDuration == FCMDuration(seconds: 3600))
+        #expect(message.android?.ttl.flatMap(FCMDuration.init) == FCMDuration(seconds: 3600))
         #expect(message.apns?.headers == ["apns-priority": "5", "apns-push-type": "background"])
         #expect(message.apns?.isContentAvailable == true)
         try FCMMessageValidation().validate(message)
@@ -31,7 +31,7 @@ struct FCMMessageDecodingTests {
             """
         let request = try FCMSendRequest.parse(Data(body.utf8))
         #expect(request.validateOnly)
-        #expect(request.message.topic == "news")
+        #expect(request.message.target == .topic("news"))
         #expect(request.message.android?.priority == .high)
         #expect(request.message.android?.collapseKey == "c")
         #expect(request.message.android?.restrictedPackageName == "p")
@@ -50,7 +50,7 @@ struct FCMMessageDecodingTests {
             "webpush":{"fcm_options":{"link":"https://l"}},\
             "fcm_options":{"analytics_label":"z"}}
             """)
-        let message = try FCMMessage.parse(json)
+        let message = try Message.parseFCM(json)
         let notification = try #require(message.android?.notification)
         #expect(notification.clickAction == "OPEN")
         #expect(notification.channelId == "ch")
@@ -59,7 +59,7 @@ struct FCMMessageDecodingTests {
         #expect(notification.notificationCount == 3)
         #expect(message.android?.collapseKey == "c")
         #expect(message.android?.directBootOk == false)
-        #expect(message.apns?.fcmOptions == FCMApnsOptions(analyticsLabel: "y", image: "https://i"))
+        #expect(message.apns?.fcmOptions == APNSFCMOptions(analyticsLabel: "y", image: "https://i"))
         #expect(message.webpush?.fcmOptions?.link == "https://l")
         #expect(message.fcmOptions?.analyticsLabel == "z")
     }
@@ -67,7 +67,7 @@ struct FCMMessageDecodingTests {
     @Test("the pushConfig message decodes and validates")
     func pushConfig() throws {
         #expect(FCMTestFixtures.pushConfigMessage.count == 195)
-        let message = try FCMMessage.parse(JSONValue(parsing: FCMTestFixtures.pushConfigMessage))
+        let message = try Message.parseFCM(JSONValue(parsing: FCMTestFixtures.pushConfigMessage))
         #expect(try FCMMessageValidation().validate(message) == .topic("PUSH_RC"))
         #expect(message.data == ["CONFIG_STATE": "STALE"])
         #expect(message.apns?.aps?["content-available"] == 1)
@@ -75,12 +75,12 @@ struct FCMMessageDecodingTests {
 
     @Test("encoding writes camelCase and lowercase priority, and round-trips")
     func encoding() throws {
-        var android = FCMAndroidConfig(collapseKey: "c", priority: .high, ttl: "60s", restrictedPackageName: "p")
+        var android = AndroidConfig(priority: .high, ttl: "60s", collapseKey: "c", restrictedPackageName: "p")
         android.directBootOk = true
-        let message = FCMMessage(
-            target: .topic("/topics/news"), data: ["k": "v"], notification: FCMNotification(title: "T"),
+        let message = Message(
+            .topic("/topics/news"), data: ["k": "v"], notification: MessageNotification(title: "T"),
             android: android, fcmOptions: FCMOptions(analyticsLabel: "l"))
-        let json = message.jsonValue
+        let json = try JSONValue(encoding: message)
         #expect(json["topic"] == "news")
         #expect(json["android"]?["collapseKey"] == "c")
         #expect(json["android"]?["restrictedPackageName"] == "p")
@@ -88,24 +88,22 @@ struct FCMMessageDecodingTests {
         #expect(json["android"]?["priority"] == "high")
         #expect(json["fcmOptions"]?["analyticsLabel"] == "l")
         #expect(json["token"] == nil)
-        #expect(try FCMMessage.parse(json) == message)
-        let viaCodable = try JSONDecoder().decode(FCMMessage.self, from: JSONEncoder().encode(message))
+        #expect(try Message.parseFCM(json) == message)
+        let viaCodable = try JSONDecoder().decode(Message.self, from: JSONEncoder().encode(message))
         #expect(viaCodable == message)
     }
 
-    @Test("an absent message decodes as empty and then lacks a recipient")
+    @Test("a request without a message lacks a recipient")
     func absentMessage() throws {
-        let request = try FCMSendRequest.parse(JSONValue.object([:]))
-        #expect(request.message.target == nil)
         let error = FCMTestFixtures.error { () throws(ServiceError) in
-            try FCMMessageValidation().validate(request.message)
+            try FCMSendRequest.parse(JSONValue.object([:]))
         }
         #expect(error?.message == "Recipient of the message is not set.")
     }
 
     @Test("null fields are treated as absent")
     func nullFields() throws {
-        let message = try FCMMessage.parse(JSONValue(parsing: #"{"topic":"a","token":null,"android":null}"#))
+        let message = try Message.parseFCM(JSONValue(parsing: #"{"topic":"a","token":null,"android":null}"#))
         #expect(message.target == .topic("a"))
         #expect(message.android == nil)
     }

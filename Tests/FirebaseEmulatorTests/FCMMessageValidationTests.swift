@@ -7,56 +7,51 @@ import Testing
 struct FCMMessageValidationTests {
     private let validator = FCMMessageValidation()
 
-    private func failure(_ message: FCMMessage, _ validator: FCMMessageValidation = FCMMessageValidation())
+    private func failure(_ message: Message, _ validator: FCMMessageValidation = FCMMessageValidation())
         -> ServiceError?
     {
         FCMTestFixtures.error { () throws(ServiceError) in try validator.validate(message) }
     }
 
-    private func parsed(_ json: String) throws -> FCMMessage {
-        try FCMMessage.parse(JSONValue(parsing: json))
+    private func parsed(_ json: String) throws -> Message {
+        try Message.parseFCM(JSONValue(parsing: json))
     }
 
     @Test("a generated token, a topic and a condition are valid targets")
     func validTargets() throws {
         let token = FCMTestFixtures.token(seed: 1)
-        #expect(try validator.validate(FCMMessage(target: .token(token))) == .token(token))
-        #expect(try validator.validate(FCMMessage(target: .topic("/topics/a-b_c.d~e%f"))) == .topic("a-b_c.d~e%f"))
+        #expect(try validator.validate(Message(.token(token))) == .token(token))
+        #expect(try validator.validate(Message(.topic("/topics/a-b_c.d~e%f"))) == .topic("a-b_c.d~e%f"))
         let condition = "'a' in topics && ('b' in topics || 'c' in topics)"
-        #expect(try validator.validate(FCMMessage(target: .condition(condition))) == .condition(condition))
+        #expect(try validator.validate(Message(.condition(condition))) == .condition(condition))
     }
 
     @Test("a message without a recipient is rejected")
     func noTarget() throws {
-        let error = try #require(failure(try parsed(#"{"data":{"a":"b"}}"#)))
+        let error = try #require(FCMTestFixtures.error { () throws(ServiceError) in
+            try Message.parseFCM(["data": ["a": "b"]])
+        })
         #expect(error.message == "Recipient of the message is not set.")
         #expect(FCMTestFixtures.fcmErrorCode(error) == "INVALID_ARGUMENT")
     }
 
-    @Test("two targets set in code are rejected")
-    func twoTargetsInCode() throws {
-        var message = FCMMessage(target: .topic("a"))
-        message.token = FCMTestFixtures.token(seed: 2)
-        #expect(failure(message)?.message.contains("oneof") == true)
-    }
-
     @Test("a malformed token is rejected with FCM's message", arguments: ["", "token-1", "abc:def", "APA91b"])
     func badToken(token: String) throws {
-        let error = try #require(failure(FCMMessage(target: .token(token))))
+        let error = try #require(failure(Message(.token(token))))
         #expect(error.message == "The registration token is not a valid FCM registration token")
         #expect(FCMTestFixtures.violatedField(error) == "message.token")
     }
 
     @Test("malformed topic names are rejected", arguments: ["", "/topics/", "a b", "news!", "ü"])
     func badTopic(topic: String) throws {
-        let error = try #require(failure(FCMMessage(target: .topic(topic))))
+        let error = try #require(failure(Message(.topic(topic))))
         #expect(error.status == "INVALID_ARGUMENT")
         #expect(FCMTestFixtures.violatedField(error) == "message.topic")
     }
 
     @Test("a malformed condition is rejected with its position")
     func badCondition() throws {
-        let error = try #require(failure(FCMMessage(target: .condition("'a' in topics &&"))))
+        let error = try #require(failure(Message(.condition("'a' in topics &&"))))
         #expect(error.message.contains("position 16"))
         #expect(FCMTestFixtures.violatedField(error) == "message.condition")
     }
@@ -64,25 +59,24 @@ struct FCMMessageValidationTests {
     @Test("reserved data keys are rejected",
           arguments: ["from", "message_type", "gcm", "gcm.notification.title", "gcm.x", "google.c.a"])
     func reservedKeys(key: String) throws {
-        let error = try #require(failure(FCMMessage(target: .topic("a"), data: [key: "v"])))
+        let error = try #require(failure(Message(.topic("a"), data: [key: "v"])))
         #expect(error.message.contains("\"\(key)\""))
         #expect(FCMTestFixtures.violatedField(error) == "message.data")
-        var android = FCMMessage(target: .topic("a"))
-        android.android = FCMAndroidConfig(data: [key: "v"])
+        let android = Message(.topic("a"), android: AndroidConfig(data: [key: "v"]))
         #expect(FCMTestFixtures.violatedField(try #require(failure(android))) == "message.android.data")
     }
 
     @Test("keys that only resemble reserved ones are allowed", arguments: ["fromage", "googled", "gcmx", "From"])
     func nearReservedKeys(key: String) throws {
-        try validator.validate(FCMMessage(target: .topic("a"), data: [key: "v"]))
+        try validator.validate(Message(.topic("a"), data: [key: "v"]))
     }
 
     @Test("the payload limit counts data keys and values plus notification title and body")
     func payloadSize() throws {
         let value = String(repeating: "x", count: 4096 - 1 - 2 - 3)
-        let message = FCMMessage(
-            target: .token(FCMTestFixtures.token(seed: 3)), data: ["k": value],
-            notification: FCMNotification(title: "ab", body: "cde", image: String(repeating: "i", count: 500)))
+        let message = Message(
+            .token(FCMTestFixtures.token(seed: 3)), data: ["k": value],
+            notification: MessageNotification(title: "ab", body: "cde", image: String(repeating: "i", count: 500)))
         #expect(FCMMessageValidation.payloadSize(of: message) == 4096)
         try validator.validate(message)
         var bigger = message
@@ -93,11 +87,11 @@ struct FCMMessageValidationTests {
 
     @Test("the documented 2048-byte topic limit is available as an option")
     func topicLimit() throws {
-        let message = FCMMessage(target: .topic("a"), data: ["k": String(repeating: "x", count: 3000)])
+        let message = Message(.topic("a"), data: ["k": String(repeating: "x", count: 3000)])
         try validator.validate(message)
         let strict = FCMMessageValidation(limits: .documentedTopicLimit)
         #expect(failure(message, strict)?.message.contains("limit is 2048") == true)
-        try strict.validate(FCMMessage(target: .token(FCMTestFixtures.token(seed: 4)), data: message.data))
+        try strict.validate(Message(.token(FCMTestFixtures.token(seed: 4)), data: message.data))
     }
 
     @Test("Android ttl must be a non-negative duration of at most 28 days",
@@ -122,20 +116,20 @@ struct FCMMessageValidationTests {
 
     @Test("apns-priority must be 5 or 10", arguments: [("5", true), ("10", true), ("1", false), ("high", false)])
     func apnsPriority(priority: String, valid: Bool) throws {
-        let message = FCMMessage(target: .topic("a"), apns: FCMApnsConfig(headers: ["apns-priority": priority]))
+        let message = Message(.topic("a"), apns: APNSConfig(headers: ["apns-priority": priority]))
         #expect((failure(message) == nil) == valid)
     }
 
     @Test("analytics labels, webpush links, colours and aps are checked")
     func otherRules() throws {
-        #expect(failure(FCMMessage(target: .topic("a"), fcmOptions: FCMOptions(analyticsLabel: "bad label"))) != nil)
-        #expect(failure(FCMMessage(target: .topic("a"),
+        #expect(failure(Message(.topic("a"), fcmOptions: FCMOptions(analyticsLabel: "bad label"))) != nil)
+        #expect(failure(Message(.topic("a"),
                                    fcmOptions: FCMOptions(analyticsLabel: String(repeating: "a", count: 51)))) != nil)
-        try validator.validate(FCMMessage(target: .topic("a"), fcmOptions: FCMOptions(analyticsLabel: "ok-label_1")))
-        let http = FCMWebpushConfig(fcmOptions: FCMWebpushOptions(link: "http://example.com"))
-        #expect(failure(FCMMessage(target: .topic("a"), webpush: http)) != nil)
+        try validator.validate(Message(.topic("a"), fcmOptions: FCMOptions(analyticsLabel: "ok-label_1")))
+        let http = WebpushConfig(fcmOptions: WebpushFCMOptions(link: "http://example.com"))
+        #expect(failure(Message(.topic("a"), webpush: http)) != nil)
         try validator.validate(try parsed(##"{"topic":"a","android":{"notification":{"color":"#A1b2C3"}}}"##))
         #expect(failure(try parsed(#"{"topic":"a","android":{"notification":{"color":"red"}}}"#)) != nil)
-        #expect(failure(FCMMessage(target: .topic("a"), apns: FCMApnsConfig(payload: ["aps": 1]))) != nil)
+        #expect(failure(Message(.topic("a"), apns: APNSConfig(payload: ["aps": 1]))) != nil)
     }
 }

@@ -82,9 +82,9 @@ struct MessagingServiceTests {
         try service.send(PushConfig().message)
         let message = try #require(try service.inbox(token: token).first)
         #expect(message.data == ["CONFIG_STATE": "STALE"])
-        #expect(message.apns?["payload"]?["aps"]?["content-available"] == 1)
-        #expect(message.apns?["headers"]?["apns-push-type"] == "background")
-        #expect(message.android?["priority"] == "high")
+        #expect(message.apns?.isContentAvailable == true)
+        #expect(message.apns?.headers["apns-push-type"] == "background")
+        #expect(message.android?.priority == .high)
         #expect(message.topic == "PUSH_RC")
     }
 

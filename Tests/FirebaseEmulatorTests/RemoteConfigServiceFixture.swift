@@ -42,7 +42,7 @@ struct RemoteConfigServiceFixture {
                     defaultValue: .value(text), conditionalValues: ["ios": .value(text + " iOS")]),
                 "flag": RemoteConfigParameter(defaultValue: .value("true"), valueType: .boolean),
             ],
-            version: description.map { RemoteConfigVersion(description: $0) }
+            version: description.map { TemplateVersion(versionNumber: 0, description: $0) }
         )
     }
 

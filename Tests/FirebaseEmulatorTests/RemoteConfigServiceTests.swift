@@ -68,7 +68,7 @@ struct RemoteConfigServiceTests {
         var template = Fixture.template(description: "first")
         template.version?.versionNumber = 99
         template.version?.updateType = .rollback
-        template.version?.rollbackSource = "4"
+        template.version?.rollbackSource = 4
         let answer = try fixture.service.publish(template, ifMatch: "*")
         let version = try #require(answer.template.version)
         #expect(version.versionNumber == 1)

@@ -60,7 +60,7 @@ struct RemoteConfigTemplateCodingTests {
         #expect(version.updateUser == RemoteConfigUser(name: "A", email: "a@b.c", imageUrl: "http://i"))
         #expect(version.updateOrigin == .adminSDKNode)
         #expect(version.updateType == .rollback)
-        #expect(version.rollbackSource == "77")
+        #expect(version.rollbackSource == 77)
         #expect(template.versionNumber == 86)
     }
 
@@ -76,8 +76,8 @@ struct RemoteConfigTemplateCodingTests {
 
     @Test("encodes the version number as a string and the time with milliseconds")
     func encodesVersion() throws {
-        let version = RemoteConfigVersion(
-            versionNumber: 7, updateTime: Date(timeIntervalSince1970: 1_735_787_045.6789), rollbackSource: "6"
+        let version = TemplateVersion(
+            versionNumber: 7, updateTime: Date(timeIntervalSince1970: 1_735_787_045.6789), rollbackSource: 6
         )
         let json = try JSONValue(encoding: version)
         #expect(json["versionNumber"] == "7")
@@ -91,7 +91,7 @@ struct RemoteConfigTemplateCodingTests {
         let data = Data(#"{"version": {"versionNumber": 12, "rollbackSource": 3}}"#.utf8)
         let template = try RemoteConfigTemplate.decode(from: data)
         #expect(template.version?.versionNumber == 12)
-        #expect(template.version?.rollbackSource == "3")
+        #expect(template.version?.rollbackSource == 3)
     }
 
     @Test("treats an empty object as the never-published version 0 template")
@@ -107,8 +107,8 @@ struct RemoteConfigTemplateCodingTests {
 
     @Test("keeps only the description in a publishable version")
     func publishableVersion() {
-        let version = RemoteConfigVersion(versionNumber: 3, updateType: .forcedUpdate, description: "keep")
-        #expect(version.publishable == RemoteConfigVersion(description: "keep"))
+        let version = TemplateVersion(versionNumber: 3, description: "keep", updateType: .forcedUpdate)
+        #expect(version.publishable == TemplateVersion(versionNumber: 0, description: "keep"))
     }
 
     @Test(

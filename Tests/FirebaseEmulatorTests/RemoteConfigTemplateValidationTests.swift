@@ -37,7 +37,7 @@ struct RemoteConfigTemplateValidationTests {
                 "inApp": RemoteConfigParameter(defaultValue: .useInAppDefault),
             ],
             parameterGroups: ["g": RemoteConfigParameterGroup(parameters: ["grouped": Self.parameter("x")])],
-            version: RemoteConfigVersion(description: String(repeating: "d", count: 1024))
+            version: TemplateVersion(versionNumber: 0, description: String(repeating: "d", count: 1024))
         )
         #expect(Self.message(template) == nil)
         #expect(Self.message(.empty) == nil)
@@ -183,7 +183,7 @@ struct RemoteConfigTemplateValidationTests {
         )
         #expect(try #require(Self.message(described)).contains("'g' description exceeds 256"))
         let version = RemoteConfigTemplate(
-            version: RemoteConfigVersion(description: String(repeating: "d", count: 1025)))
+            version: TemplateVersion(versionNumber: 0, description: String(repeating: "d", count: 1025)))
         #expect(try #require(Self.message(version)).contains("Version description exceeds 1024"))
     }
 }

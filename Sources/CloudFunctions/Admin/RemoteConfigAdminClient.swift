@@ -22,14 +22,13 @@ public struct RemoteConfigTemplateSnapshot: Sendable, Hashable {
         self.etag = etag
     }
 
-    /// The version number, 0 for a template never published.
-    public var versionNumber: Int64 {
-        switch template["version"]?["versionNumber"] {
-        case .string(let text)?: Int64(text) ?? 0
-        case .number(let number)?: Int64(number)
-        default: 0
-        }
+    /// The template's version; version 0 for a template never published.
+    public var version: TemplateVersion {
+        (try? template["version"]?.decode(as: TemplateVersion.self)) ?? TemplateVersion(versionNumber: 0)
     }
+
+    /// The version number, 0 for a template never published.
+    public var versionNumber: Int64 { version.versionNumber }
 
     /// Each parameter's default value (top level and in groups); parameters whose default is
     /// the in-app default are left out.

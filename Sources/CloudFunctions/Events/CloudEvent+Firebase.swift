@@ -21,10 +21,7 @@ extension CloudEvent {
         time: Date = Date()
     ) -> CloudEvent {
         var version = version
-        var user = version.updateUser ?? RemoteConfigUser(email: "")
-        user.name = user.name ?? ""
-        user.imageUrl = user.imageUrl ?? ""
-        version.updateUser = user
+        version.updateUser = (version.updateUser ?? RemoteConfigUser(email: "")).completed
         return CloudEvent(
             id: id,
             source: FirebaseEventType.remoteConfigSource(project: project),

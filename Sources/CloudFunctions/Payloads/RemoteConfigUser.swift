@@ -14,6 +14,12 @@ public struct RemoteConfigUser: Sendable, Hashable, Codable {
         self.imageUrl = imageUrl
     }
 
+    /// The user with `name` and `imageUrl` present (empty when unknown), as the backend writes
+    /// it and the Python SDK reads it.
+    public var completed: RemoteConfigUser {
+        RemoteConfigUser(name: name ?? "", email: email, imageUrl: imageUrl ?? "")
+    }
+
     enum CodingKeys: String, CodingKey { case name, email, imageUrl, imageURL = "image_url" }
 
     public init(from decoder: any Decoder) throws {

@@ -1,10 +1,11 @@
 import CloudEvents
 import Foundation
 
-/// A published Remote Config template version: what `RemoteConfig.onUpdate` handlers receive.
+/// The version of a Remote Config template: what `RemoteConfig.onUpdate` handlers receive, and
+/// the `version` object of a template in the REST API.
 ///
 /// Decodes both wire generations: `versionNumber` and `rollbackSource` as numbers (Node SDK)
-/// or proto3-JSON strings (CloudEvents); encodes them as strings, which every consumer reads.
+/// or proto3-JSON strings (CloudEvents, REST); encodes them as strings, which every consumer reads.
 public struct TemplateVersion: Sendable, Hashable, Codable {
     /// Where an update came from.
     public struct UpdateOrigin: RawRepresentable, Sendable, Hashable, Codable {
@@ -31,13 +32,14 @@ public struct TemplateVersion: Sendable, Hashable, Codable {
         public static let rollback = UpdateType(rawValue: "ROLLBACK")
     }
 
-    /// The version number of the template.
+    /// The version number; 0 for a template never published and in publish requests.
     public var versionNumber: Int64
     /// When the version was published.
     public var updateTime: Date?
     /// Who published it.
     public var updateUser: RemoteConfigUser?
-    /// The description given at publish time.
+    /// The description given at publish time (at most 1024 characters), the one field a publish
+    /// request sets; the rest is filled in by the backend.
     public var description: String?
     /// Where the update came from.
     public var updateOrigin: UpdateOrigin
@@ -45,6 +47,8 @@ public struct TemplateVersion: Sendable, Hashable, Codable {
     public var updateType: UpdateType
     /// For a rollback, the version rolled back to.
     public var rollbackSource: Int64?
+    /// Whether the version was stored by a legacy API.
+    public var isLegacy: Bool?
 
     /// Creates a version.
     public init(
@@ -54,7 +58,8 @@ public struct TemplateVersion: Sendable, Hashable, Codable {
         description: String? = nil,
         updateOrigin: UpdateOrigin = .unspecified,
         updateType: UpdateType = .unspecified,
-        rollbackSource: Int64? = nil
+        rollbackSource: Int64? = nil,
+        isLegacy: Bool? = nil
     ) {
         self.versionNumber = versionNumber
         self.updateTime = updateTime
@@ -63,37 +68,40 @@ public struct TemplateVersion: Sendable, Hashable, Codable {
         self.updateOrigin = updateOrigin
         self.updateType = updateType
         self.rollbackSource = rollbackSource
+        self.isLegacy = isLegacy
     }
 
     enum CodingKeys: String, CodingKey {
-        case versionNumber, updateTime, updateUser, description, updateOrigin, updateType, rollbackSource
+        case versionNumber, updateTime, updateUser, description, updateOrigin, updateType, rollbackSource, isLegacy
     }
 
+    /// Decodes leniently: absent fields take their defaults, numbers may be strings, and
+    /// `updateTime` may be RFC 3339 (any fraction) or epoch milliseconds.
+    ///
+    /// - Throws: `DecodingError` for a malformed number or time.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        guard let number = try LenientCoding.int64(container, .versionNumber) else {
-            throw DecodingError.keyNotFound(
-                CodingKeys.versionNumber,
-                .init(codingPath: container.codingPath, debugDescription: "versionNumber is required")
-            )
-        }
-        versionNumber = number
+        versionNumber = try LenientCoding.int64(container, .versionNumber) ?? 0
         updateTime = try LenientCoding.date(container, .updateTime)
         updateUser = try container.decodeIfPresent(RemoteConfigUser.self, forKey: .updateUser)
         description = try container.decodeIfPresent(String.self, forKey: .description)
         updateOrigin = try container.decodeIfPresent(UpdateOrigin.self, forKey: .updateOrigin) ?? .unspecified
         updateType = try container.decodeIfPresent(UpdateType.self, forKey: .updateType) ?? .unspecified
         rollbackSource = try LenientCoding.int64(container, .rollbackSource)
+        isLegacy = try container.decodeIfPresent(Bool.self, forKey: .isLegacy)
     }
 
+    /// Encodes what is set, as proto3 JSON: numbers as strings, `updateTime` in UTC with
+    /// milliseconds, a zero version number and unspecified enums left out.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(String(versionNumber), forKey: .versionNumber)
-        try container.encodeIfPresent(updateTime.map(RFC3339Timestamp.string(from:)), forKey: .updateTime)
+        if versionNumber != 0 { try container.encode(String(versionNumber), forKey: .versionNumber) }
+        try container.encodeIfPresent(updateTime.map(RFC3339Timestamp.millisecondString(from:)), forKey: .updateTime)
         try container.encodeIfPresent(updateUser, forKey: .updateUser)
         try container.encodeIfPresent(description, forKey: .description)
-        try container.encode(updateOrigin, forKey: .updateOrigin)
-        try container.encode(updateType, forKey: .updateType)
+        if updateOrigin != .unspecified { try container.encode(updateOrigin, forKey: .updateOrigin) }
+        if updateType != .unspecified { try container.encode(updateType, forKey: .updateType) }
         try container.encodeIfPresent(rollbackSource.map(String.init), forKey: .rollbackSource)
+        try container.encodeIfPresent(isLegacy, forKey: .isLegacy)
     }
 }

@@ -41,7 +41,7 @@ struct MessagingRoutes {
             try request.requireAdmin()
             var request = request
             let body = try await request.jsonBody(limit: server.configuration.maxBodySize)
-            let batch = try FCMAPNsImportRequest.parse(body)
+            let batch = try APNSTokenImportRequest.parse(body)
             let tokens = try service.registerDevices(count: batch.apnsTokens.count, platform: "ios")
             let results: [JSONValue] = zip(batch.apnsTokens, tokens).map { apns, token in
                 ["apns_token": .string(apns), "status": "OK", "registration_token": .string(token)]

@@ -27,7 +27,7 @@ extension FCMMessageValidation {
         }
     }
 
-    func validateAndroid(_ android: FCMAndroidConfig) throws(ServiceError) {
+    func validateAndroid(_ android: AndroidConfig) throws(ServiceError) {
         try Self.validateData(android.data, field: "message.android.data")
         if let ttl = android.ttl {
             guard let duration = FCMDuration(ttl), !duration.isNegative,
@@ -49,8 +49,8 @@ extension FCMMessageValidation {
         try Self.validateLabel(android.fcmOptions?.analyticsLabel, field: "message.android.fcm_options.analytics_label")
     }
 
-    static func validateApns(_ apns: FCMApnsConfig) throws(ServiceError) {
-        if let priority = apns.headers?["apns-priority"], priority != "5", priority != "10" {
+    static func validateApns(_ apns: APNSConfig) throws(ServiceError) {
+        if let priority = apns.headers["apns-priority"], priority != "5", priority != "10" {
             throw FCMErrorCode.invalidArgument(
                 "Invalid apns-priority header \"\(priority)\": it must be \"5\" or \"10\".",
                 field: "message.apns.headers")
@@ -62,7 +62,7 @@ extension FCMMessageValidation {
         try validateLabel(apns.fcmOptions?.analyticsLabel, field: "message.apns.fcm_options.analytics_label")
     }
 
-    static func validateWebpush(_ webpush: FCMWebpushConfig) throws(ServiceError) {
+    static func validateWebpush(_ webpush: WebpushConfig) throws(ServiceError) {
         try validateData(webpush.data, field: "message.webpush.data")
         if let link = webpush.fcmOptions?.link, !link.lowercased().hasPrefix("https://") {
             throw FCMErrorCode.invalidArgument(

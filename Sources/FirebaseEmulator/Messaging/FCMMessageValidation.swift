@@ -1,7 +1,7 @@
 import Foundation
 import CloudFunctions
 
-/// The FCM HTTP v1 send-time rules for a decoded ``FCMMessage``.
+/// The FCM HTTP v1 send-time rules for a message.
 ///
 /// Every failure is `INVALID_ARGUMENT` with an `FcmError` detail and a `BadRequest` field
 /// violation naming the field at fault.
@@ -44,7 +44,7 @@ public struct FCMMessageValidation: Sendable, Hashable {
     /// - Returns: the message's single target (topic without `/topics/`).
     /// - Throws: `ServiceError` `INVALID_ARGUMENT` with FCM details for the first broken rule.
     @discardableResult
-    public func validate(_ message: FCMMessage) throws(ServiceError) -> FCMMessageTarget {
+    public func validate(_ message: Message) throws(ServiceError) -> Message.Target {
         let target = try validateTarget(message)
         try Self.validateData(message.data, field: "message.data")
         try validatePayloadSize(message, target: target)
@@ -55,39 +55,31 @@ public struct FCMMessageValidation: Sendable, Hashable {
         return target
     }
 
-    /// Checks that exactly one valid target is set.
-    func validateTarget(_ message: FCMMessage) throws(ServiceError) -> FCMMessageTarget {
-        let set = [("token", message.token), ("topic", message.topic), ("condition", message.condition)]
-            .filter { $0.1 != nil }.map(\.0)
-        if set.isEmpty { throw FCMErrorCode.invalidArgument("Recipient of the message is not set.", field: "message") }
-        guard let target = message.target else {
-            throw FCMErrorCode.invalidArgument(
-                "Invalid value at 'message' (oneof), oneof field 'target' is already set. Cannot set '\(set[1])'",
-                field: "message")
-        }
-        switch target {
+    /// Checks the target's syntax: a token's shape, a topic name, a condition that parses.
+    func validateTarget(_ message: Message) throws(ServiceError) -> Message.Target {
+        switch message.target {
         case .token(let token):
             try FCMRegistrationToken.validate(token)
-            return target
+            return message.target
         case .topic(let topic):
             return .topic(try FCMTopicName.validated(topic))
         case .condition(let condition):
             _ = try FCMTopicCondition(parsing: condition, grouping: conditionGrouping)
-            return target
+            return message.target
         }
     }
 
     /// The payload size FCM limits: UTF-8 bytes of data keys and values plus notification
     /// title and body.
-    public static func payloadSize(of message: FCMMessage) -> Int {
+    public static func payloadSize(of message: Message) -> Int {
         var size = 0
-        for (key, value) in message.data ?? [:] { size += key.utf8.count + value.utf8.count }
+        for (key, value) in message.data { size += key.utf8.count + value.utf8.count }
         size += message.notification?.title?.utf8.count ?? 0
         size += message.notification?.body?.utf8.count ?? 0
         return size
     }
 
-    private func validatePayloadSize(_ message: FCMMessage, target: FCMMessageTarget) throws(ServiceError) {
+    private func validatePayloadSize(_ message: Message, target: Message.Target) throws(ServiceError) {
         let limit: Int
         if case .token = target { limit = limits.maxPayloadBytes } else { limit = limits.maxTopicPayloadBytes }
         let size = Self.payloadSize(of: message)

@@ -39,7 +39,7 @@ extension FCMTopicIndex {
     /// tokens matching a condition.
     ///
     /// - Throws: `ServiceError` `INVALID_ARGUMENT` when a condition does not parse.
-    public func tokens(for target: FCMMessageTarget, grouping: FCMTopicCondition.Grouping = .leftToRight)
+    public func tokens(for target: Message.Target, grouping: FCMTopicCondition.Grouping = .leftToRight)
         throws(ServiceError) -> Set<String>
     {
         switch target {

@@ -8,11 +8,11 @@ public struct InboxMessage: Sendable, Hashable, Codable {
     /// The data payload.
     public var data: [String: String]
     /// The notification, if any.
-    public var notification: JSONValue?
+    public var notification: MessageNotification?
     /// The APNs options the message carried.
-    public var apns: JSONValue?
+    public var apns: APNSConfig?
     /// The Android options the message carried.
-    public var android: JSONValue?
+    public var android: AndroidConfig?
     /// The topic it was sent to, for topic messages.
     public var topic: String?
     /// The condition it was sent to, for condition messages.

@@ -31,9 +31,7 @@ extension MessagingService {
             case .condition:
                 recipients = try Array(state.index.tokens(for: target, grouping: validation.conditionGrouping))
             }
-            var message = request.message
-            message.name = name
-            let inbox = InboxMessage(message: message, sendTime: now)
+            let inbox = InboxMessage(name: name, message: request.message, sendTime: now)
             let sequence = state.nextSequence
             _ = try store.write { transaction in
                 try transaction.db.execute(
@@ -60,11 +58,10 @@ extension MessagingService {
         }
     }
 
-    /// Sends a message built with the authoring API's `Message`.
+    /// Sends (or only validates) a message.
     @discardableResult
     public func send(_ message: Message, validateOnly: Bool = false) throws -> SendResult {
-        let json = try JSONValue(encoding: message)
-        return try send(FCMSendRequest(message: FCMMessage.parse(json), validateOnly: validateOnly))
+        try send(FCMSendRequest(message: message, validateOnly: validateOnly))
     }
 
     /// Every message a device has received, oldest first.
@@ -107,16 +104,17 @@ extension MessagingService {
 }
 
 extension InboxMessage {
-    init(message: FCMMessage, sendTime: Date) {
-        let json = message.jsonValue
+    init(name: String, message: Message, sendTime: Date) {
+        var topic: String?
+        var condition: String?
+        switch message.target {
+        case .topic(let name): topic = name
+        case .condition(let text): condition = text
+        case .token: break
+        }
         self.init(
-            name: message.name ?? "",
-            data: message.data ?? [:],
-            notification: json["notification"],
-            apns: json["apns"],
-            android: json["android"],
-            topic: message.topic,
-            condition: message.condition,
+            name: name, data: message.data, notification: message.notification, apns: message.apns,
+            android: message.android, topic: topic, condition: condition,
             sendTime: RFC3339Timestamp.string(from: sendTime)
         )
     }

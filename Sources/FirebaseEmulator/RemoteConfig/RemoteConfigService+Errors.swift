@@ -10,7 +10,7 @@ extension RemoteConfigService {
     /// - Throws: 412 `FAILED_PRECONDITION` `[VERSION_MISMATCH]: ...` when the header is missing or
     ///   names anything else.
     static func updateType(ifMatch: String?, current: Int64, project: String) throws(ServiceError)
-        -> RemoteConfigUpdateType
+        -> TemplateVersion.UpdateType
     {
         var etag = ifMatch?.trimmingCharacters(in: .whitespaces) ?? ""
         if etag.hasPrefix("W/") { etag.removeFirst(2) }

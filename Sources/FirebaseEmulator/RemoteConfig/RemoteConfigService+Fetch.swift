@@ -1,3 +1,4 @@
+import CloudEvents
 import CloudFunctions
 import Foundation
 import Synchronization
@@ -60,7 +61,7 @@ extension RemoteConfigService {
         throw ServiceError.resourceExhausted(
             "[THROTTLED]: Too many fetches from app instance '\(instance.installationID ?? "")': the limit is "
                 + "\(retryAt.limit.count) per \(Int(retryAt.limit.windowSeconds.rounded(.up))) seconds. "
-                + "Retry after \(RemoteConfigTimestamp.format(retryAt.date))",
-            details: ["throttleEndTime": .string(RemoteConfigTimestamp.format(retryAt.date))])
+                + "Retry after \(RFC3339Timestamp.millisecondString(from: retryAt.date))",
+            details: ["throttleEndTime": .string(RFC3339Timestamp.millisecondString(from: retryAt.date))])
     }
 }

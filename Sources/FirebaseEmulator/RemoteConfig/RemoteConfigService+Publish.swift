@@ -30,12 +30,12 @@ extension RemoteConfigService {
         ifMatch: String?,
         validateOnly: Bool = false,
         user: RemoteConfigUser? = nil,
-        origin: RemoteConfigUpdateOrigin = .restAPI
+        origin: TemplateVersion.UpdateOrigin = .restAPI
     ) throws(ServiceError) -> RemoteConfigTemplateResponse {
         try namespace.requireManaged()
         let key = Key(project: project ?? self.project, namespace: namespace)
         let description = template.version?.description
-        let content = template.withVersion(description.map { RemoteConfigVersion(description: $0) })
+        let content = template.withVersion(description.map { TemplateVersion(versionNumber: 0, description: $0) })
         try content.validate()
         if validateOnly {
             let current = try storeOperation {
@@ -67,7 +67,7 @@ extension RemoteConfigService {
         project: String? = nil,
         namespace: RemoteConfigNamespace = .firebase,
         user: RemoteConfigUser? = nil,
-        origin: RemoteConfigUpdateOrigin = .restAPI
+        origin: TemplateVersion.UpdateOrigin = .restAPI
     ) throws(ServiceError) -> RemoteConfigTemplateResponse {
         try namespace.requireManaged()
         try Self.requirePositive(versionNumber, name: "versionNumber")
@@ -87,7 +87,7 @@ extension RemoteConfigService {
     /// What a publish or rollback is about to store, before its version number is known.
     struct Draft {
         var content: RemoteConfigTemplate
-        var updateType: RemoteConfigUpdateType
+        var updateType: TemplateVersion.UpdateType
         var description: String?
         var rollbackSource: Int64?
     }
@@ -97,21 +97,20 @@ extension RemoteConfigService {
     private func commit(
         _ key: Key,
         user: RemoteConfigUser?,
-        origin: RemoteConfigUpdateOrigin,
+        origin: TemplateVersion.UpdateOrigin,
         draft: (GRDB.Database, Int64) throws(ServiceError) -> Draft
     ) throws(ServiceError) -> RemoteConfigTemplateResponse {
         let now = Self.wireTime(clock.now)
-        let user = Self.completeUser(user)
+        let user = (user ?? Self.defaultUser).completed
         let (published, entries) = try storeOperation {
             try store.write { transaction in
                 let db = transaction.db
                 let current = try RemoteConfigVersionTable.latestNumber(
                     db, project: key.project, namespace: key.namespace)
                 let draft = try draft(db, current)
-                let version = RemoteConfigVersion(
-                    versionNumber: current + 1, updateTime: now, updateUser: user, updateOrigin: origin,
-                    updateType: draft.updateType, description: draft.description,
-                    rollbackSource: draft.rollbackSource.map { String($0) })
+                let version = TemplateVersion(
+                    versionNumber: current + 1, updateTime: now, updateUser: user, description: draft.description,
+                    updateOrigin: origin, updateType: draft.updateType, rollbackSource: draft.rollbackSource)
                 let published = draft.content.withVersion(version)
                 try RemoteConfigVersionTable.insert(
                     db, project: key.project, namespace: key.namespace, template: published)
@@ -129,27 +128,12 @@ extension RemoteConfigService {
     }
 
     /// The `remoteConfig.v1.updated` event of a new version.
-    static func updatedEvent(_ version: RemoteConfigVersion, project: String, time: Date) -> CloudEvent {
-        let payload = TemplateVersion(
-            versionNumber: version.versionNumber ?? 0,
-            updateTime: version.updateTime,
-            updateUser: version.updateUser,
-            description: version.description,
-            updateOrigin: version.updateOrigin ?? .unspecified,
-            updateType: version.updateType ?? .unspecified,
-            rollbackSource: version.rollbackSource.flatMap { Int64($0) }
-        )
-        return CloudEvent.remoteConfigUpdated(payload, project: project, time: time)
-    }
-
-    /// A user with all three fields present.
-    static func completeUser(_ user: RemoteConfigUser?) -> RemoteConfigUser {
-        guard let user else { return defaultUser }
-        return RemoteConfigUser(name: user.name ?? "", email: user.email, imageUrl: user.imageUrl ?? "")
+    static func updatedEvent(_ version: TemplateVersion, project: String, time: Date) -> CloudEvent {
+        CloudEvent.remoteConfigUpdated(version, project: project, time: time)
     }
 
     /// The time as the API writes it (UTC, milliseconds), so what is returned equals what is read back.
     static func wireTime(_ date: Date) -> Date {
-        RemoteConfigTimestamp.parse(RemoteConfigTimestamp.format(date)) ?? date
+        RFC3339Timestamp.date(from: RFC3339Timestamp.millisecondString(from: date)) ?? date
     }
 }

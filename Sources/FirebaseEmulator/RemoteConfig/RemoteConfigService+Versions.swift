@@ -60,7 +60,7 @@ extension RemoteConfigService {
                 try RemoteConfigVersionTable.versions(db, project: project, namespace: namespace, upTo: upTo)
             }
         }
-        var page: [RemoteConfigVersion] = []
+        var page: [TemplateVersion] = []
         for version in candidates {
             let time = version.updateTime ?? .distantPast
             if let startTime, time < startTime { continue }

@@ -12,14 +12,14 @@ public struct RemoteConfigTemplate: Sendable, Hashable {
     /// The parameter groups, by group name.
     public var parameterGroups: [String: RemoteConfigParameterGroup]
     /// The version metadata; absent in most publish requests.
-    public var version: RemoteConfigVersion?
+    public var version: TemplateVersion?
 
     /// Creates a template.
     public init(
         conditions: [RemoteConfigCondition] = [],
         parameters: [String: RemoteConfigParameter] = [:],
         parameterGroups: [String: RemoteConfigParameterGroup] = [:],
-        version: RemoteConfigVersion? = nil
+        version: TemplateVersion? = nil
     ) {
         self.conditions = conditions
         self.parameters = parameters
@@ -48,7 +48,7 @@ public struct RemoteConfigTemplate: Sendable, Hashable {
     }
 
     /// The same content with the version replaced, as the store does on publish and rollback.
-    public func withVersion(_ version: RemoteConfigVersion?) -> RemoteConfigTemplate {
+    public func withVersion(_ version: TemplateVersion?) -> RemoteConfigTemplate {
         var copy = self
         copy.version = version
         return copy
@@ -67,7 +67,7 @@ extension RemoteConfigTemplate: Codable {
         parameters = try container.decodeIfPresent([String: RemoteConfigParameter].self, forKey: .parameters) ?? [:]
         parameterGroups =
             try container.decodeIfPresent([String: RemoteConfigParameterGroup].self, forKey: .parameterGroups) ?? [:]
-        version = try container.decodeIfPresent(RemoteConfigVersion.self, forKey: .version)
+        version = try container.decodeIfPresent(TemplateVersion.self, forKey: .version)
     }
 
     /// Encodes all three collections (even when empty) and the version when present.

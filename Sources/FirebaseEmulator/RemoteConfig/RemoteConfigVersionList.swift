@@ -4,12 +4,12 @@ import Foundation
 /// The answer of `remoteConfig:listVersions`: versions newest first, and where to go on.
 public struct RemoteConfigVersionList: Sendable, Hashable, Codable {
     /// The versions of this page, newest first (metadata only, no template content).
-    public var versions: [RemoteConfigVersion]
+    public var versions: [TemplateVersion]
     /// The token of the next page, absent on the last page.
     public var nextPageToken: String?
 
     /// Creates a page.
-    public init(versions: [RemoteConfigVersion], nextPageToken: String? = nil) {
+    public init(versions: [TemplateVersion], nextPageToken: String? = nil) {
         self.versions = versions
         self.nextPageToken = nextPageToken
     }
@@ -21,7 +21,7 @@ public struct RemoteConfigVersionList: Sendable, Hashable, Codable {
     /// Decodes leniently: a missing `versions` is an empty list.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        versions = try container.decodeIfPresent([RemoteConfigVersion].self, forKey: .versions) ?? []
+        versions = try container.decodeIfPresent([TemplateVersion].self, forKey: .versions) ?? []
         nextPageToken = try container.decodeIfPresent(String.self, forKey: .nextPageToken)
     }
 

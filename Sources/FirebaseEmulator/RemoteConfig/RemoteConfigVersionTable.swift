@@ -41,7 +41,7 @@ enum RemoteConfigVersionTable {
     {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        let version = template.version ?? RemoteConfigVersion()
+        let version = template.version ?? TemplateVersion(versionNumber: 0)
         let number = template.versionNumber
         try db.execute(
             sql: """
@@ -74,7 +74,7 @@ enum RemoteConfigVersionTable {
 
     /// The stored versions' metadata numbered at most `upTo`, newest first.
     static func versions(_ db: GRDB.Database, project: String, namespace: RemoteConfigNamespace,
-        upTo: Int64) throws -> [RemoteConfigVersion]
+        upTo: Int64) throws -> [TemplateVersion]
     {
         let decoder = JSONDecoder()
         return try Data.fetchAll(
@@ -85,7 +85,7 @@ enum RemoteConfigVersionTable {
                 ORDER BY version_number DESC
                 """,
             arguments: [project, namespace.rawValue, upTo]
-        ).map { try decoder.decode(RemoteConfigVersion.self, from: $0) }
+        ).map { try decoder.decode(TemplateVersion.self, from: $0) }
     }
 
     /// The current template of every namespace that ever published, keyed by project and namespace.

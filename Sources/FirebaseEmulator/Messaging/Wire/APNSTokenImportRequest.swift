@@ -3,7 +3,7 @@ import Foundation
 
 /// The body of `POST /iid/v1:batchImport`, which turns APNs device tokens into FCM registration
 /// tokens: `{"application": bundle id, "sandbox": Bool, "apns_tokens": [hex, ...]}` (at most 100).
-public struct FCMAPNsImportRequest: Sendable, Hashable {
+public struct APNSTokenImportRequest: Sendable, Hashable {
     /// The iOS app's bundle id.
     public var application: String
     /// Whether the tokens are for the APNs sandbox.
@@ -17,7 +17,7 @@ public struct FCMAPNsImportRequest: Sendable, Hashable {
     /// Reads and checks a request body.
     ///
     /// - Throws: `INVALID_ARGUMENT` naming what is wrong.
-    public static func parse(_ body: JSONValue) throws -> FCMAPNsImportRequest {
+    public static func parse(_ body: JSONValue) throws -> APNSTokenImportRequest {
         guard let application = body["application"]?.stringValue, !application.isEmpty else {
             throw ServiceError.invalidArgument("application is required: the iOS app's bundle id")
         }
@@ -30,7 +30,7 @@ public struct FCMAPNsImportRequest: Sendable, Hashable {
             else { throw ServiceError.invalidArgument("apns_tokens[\(index)] is not a hex APNs device token") }
             return text.lowercased()
         }
-        return FCMAPNsImportRequest(application: application, sandbox: body["sandbox"]?.boolValue ?? false,
+        return APNSTokenImportRequest(application: application, sandbox: body["sandbox"]?.boolValue ?? false,
             apnsTokens: texts)
     }
 }

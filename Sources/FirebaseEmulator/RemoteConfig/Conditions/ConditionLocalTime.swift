@@ -1,33 +1,11 @@
 import Foundation
-import CloudEvents
-import CloudFunctions
 
-/// RFC 3339 timestamps as the Remote Config REST API writes and reads them.
-///
-/// The API writes UTC ("Zulu") times with milliseconds, e.g. `2025-01-02T03:04:05.678Z`, and
-/// accepts any number of fraction digits (up to nanoseconds) and numeric offsets on input.
-public enum RemoteConfigTimestamp {
-    /// Formats a date as `yyyy-MM-ddTHH:mm:ss.SSSZ` in UTC; milliseconds are truncated, not rounded
-    /// (after rounding to the microsecond).
-    public static func format(_ date: Date) -> String {
-        let seconds = date.timeIntervalSince1970
-        guard seconds.isFinite, abs(seconds) < 253_402_300_800 else { return "1970-01-01T00:00:00.000Z" }
-        return RFC3339Timestamp.millisecondString(from: date)
-    }
-
-    /// Parses an RFC 3339 timestamp (`Z` or `±hh:mm` offset, optional fraction of up to 9 digits).
-    ///
-    /// - Returns: the date, or `nil` when the text is not an RFC 3339 timestamp.
-    public static func parse(_ text: String) -> Date? {
-        let fractionDigits = text.split(separator: ".", maxSplits: 1).dropFirst().first?.prefix(while: \.isNumber).count
-        guard (fractionDigits ?? 0) <= 9 else { return nil }
-        return RFC3339Timestamp.date(from: text)
-    }
-
+/// The zone-less local times of condition literals (`dateTime('2025-06-01T09:00:00', 'Europe/Paris')`).
+enum ConditionLocalTime {
     /// Parses a zone-less local time `yyyy-MM-ddTHH:mm[:ss[.fff]]` in `zone` (condition literals).
     ///
     /// - Returns: the date, or `nil` when the text is malformed or names an impossible time.
-    public static func parseLocal(_ text: String, in zone: TimeZone) -> Date? {
+    static func parse(_ text: String, in zone: TimeZone) -> Date? {
         let scalars = Array(text.utf8)
         guard let local = parseLocal(scalars, requireSeconds: false), local.end == scalars.count else { return nil }
         return makeDate(local.components, in: zone)?.addingTimeInterval(local.fraction)

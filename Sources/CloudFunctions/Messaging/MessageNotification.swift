@@ -1,11 +1,8 @@
-import Foundation
-import CloudFunctions
-
-/// The platform-independent notification of an FCM message (`Message.notification`).
-public struct FCMNotification: Sendable, Hashable, Codable {
-    /// The notification's title.
+/// The notification of a message shown on every platform (`Message.notification`).
+public struct MessageNotification: Sendable, Hashable, Codable {
+    /// The title.
     public var title: String?
-    /// The notification's body text.
+    /// The body text.
     public var body: String?
     /// The URL of an image shown in the notification.
     public var image: String?

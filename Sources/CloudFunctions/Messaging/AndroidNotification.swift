@@ -1,11 +1,8 @@
-import Foundation
-import CloudFunctions
-
-/// The Android notification of an FCM message (`AndroidConfig.notification`).
+/// The Android notification of a message (`AndroidConfig.notification`).
 ///
 /// Enum-valued fields (`notificationPriority`, `visibility`, `proxy`) hold their canonical
 /// proto names, e.g. `PRIORITY_HIGH`.
-public struct FCMAndroidNotification: Sendable, Hashable, Codable {
+public struct AndroidNotification: Sendable, Hashable, Codable {
     /// The title.
     public var title: String?
     /// The body text.

@@ -3,13 +3,13 @@ import CloudFunctions
 
 /// The body of `POST /v1/projects/{p}/messages:send`: `{"message": ..., "validate_only": bool}`.
 public struct FCMSendRequest: Sendable, Hashable, Codable {
-    /// The message to send; an absent `message` is an empty one (and fails validation).
-    public var message: FCMMessage
+    /// The message to send; an absent `message` is an empty one (refused: no recipient).
+    public var message: Message
     /// Whether to validate without delivering (`validate_only` / `validateOnly`).
     public var validateOnly: Bool
 
     /// Creates a request.
-    public init(message: FCMMessage, validateOnly: Bool = false) {
+    public init(message: Message, validateOnly: Bool = false) {
         self.message = message
         self.validateOnly = validateOnly
     }
@@ -19,7 +19,7 @@ public struct FCMSendRequest: Sendable, Hashable, Codable {
     /// - Throws: `ServiceError` `INVALID_ARGUMENT` with FCM details on unknown fields or wrong types.
     public static func parse(_ json: JSONValue) throws(ServiceError) -> FCMSendRequest {
         let canonical = try FCMWireNormalizer.normalize(json, as: .sendRequest)
-        let message = try FCMMessage(canonical: canonical["message"] ?? .object([:]), path: "message")
+        let message = try Message(canonical: canonical["message"] ?? .object([:]), path: "message")
         return FCMSendRequest(message: message, validateOnly: canonical["validateOnly"]?.boolValue ?? false)
     }
 

@@ -1,12 +1,14 @@
-/// An FCM message, as the HTTP v1 API and the Admin SDKs describe it.
+/// An FCM message in the HTTP v1 wire shape: what authors send through `context.messaging`,
+/// what the emulator validates and stores, and what the HTTP clients put on the wire.
 ///
-/// Encodes to the v1 wire form: `{"topic": "PUSH_RC", "data": {...}, "apns": {...}, ...}`.
+/// Encodes to the v1 JSON form (`{"topic": "PUSH_RC", "data": {...}, "apns": {...}}`), leaving
+/// out what is not set.
 public struct Message: Sendable, Hashable, Codable {
     /// Who receives a message.
     public enum Target: Sendable, Hashable {
         /// One device registration token.
         case token(String)
-        /// Every device subscribed to a topic.
+        /// Every device subscribed to a topic (the name without `/topics/`).
         case topic(String)
         /// Devices whose topics satisfy a condition such as `'A' in topics && 'B' in topics`.
         case condition(String)
@@ -22,30 +24,47 @@ public struct Message: Sendable, Hashable, Codable {
     public var android: AndroidConfig?
     /// Apple-specific options (APNs headers and payload).
     public var apns: APNSConfig?
+    /// Web push options.
+    public var webpush: WebpushConfig?
+    /// Options for every platform.
+    public var fcmOptions: FCMOptions?
 
-    /// Creates a message.
+    /// Creates a message; a `/topics/` prefix on a topic name is dropped.
     public init(
         _ target: Target,
         data: [String: String] = [:],
         notification: MessageNotification? = nil,
         android: AndroidConfig? = nil,
-        apns: APNSConfig? = nil
+        apns: APNSConfig? = nil,
+        webpush: WebpushConfig? = nil,
+        fcmOptions: FCMOptions? = nil
     ) {
-        self.target = target
+        if case .topic(let topic) = target, topic.hasPrefix("/topics/") {
+            self.target = .topic(String(topic.dropFirst(8)))
+        } else {
+            self.target = target
+        }
         self.data = data
         self.notification = notification
         self.android = android
         self.apns = apns
+        self.webpush = webpush
+        self.fcmOptions = fcmOptions
     }
 
-    enum CodingKeys: String, CodingKey { case token, topic, condition, data, notification, android, apns }
+    /// The v1 field names.
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case token, topic, condition, data, notification, android, apns, webpush, fcmOptions
+    }
 
+    /// Decodes the v1 JSON form; the first of `token`, `topic`, `condition` present is the target.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
+        let target: Target
         if let token = try c.decodeIfPresent(String.self, forKey: .token) {
             target = .token(token)
         } else if let topic = try c.decodeIfPresent(String.self, forKey: .topic) {
-            target = .topic(topic.hasPrefix("/topics/") ? String(topic.dropFirst(8)) : topic)
+            target = .topic(topic)
         } else if let condition = try c.decodeIfPresent(String.self, forKey: .condition) {
             target = .condition(condition)
         } else {
@@ -55,10 +74,15 @@ public struct Message: Sendable, Hashable, Codable {
                 debugDescription: "a message needs one of token, topic or condition"
             )
         }
-        data = try c.decodeIfPresent([String: String].self, forKey: .data) ?? [:]
-        notification = try c.decodeIfPresent(MessageNotification.self, forKey: .notification)
-        android = try c.decodeIfPresent(AndroidConfig.self, forKey: .android)
-        apns = try c.decodeIfPresent(APNSConfig.self, forKey: .apns)
+        self.init(
+            target,
+            data: try c.decodeIfPresent([String: String].self, forKey: .data) ?? [:],
+            notification: try c.decodeIfPresent(MessageNotification.self, forKey: .notification),
+            android: try c.decodeIfPresent(AndroidConfig.self, forKey: .android),
+            apns: try c.decodeIfPresent(APNSConfig.self, forKey: .apns),
+            webpush: try c.decodeIfPresent(WebpushConfig.self, forKey: .webpush),
+            fcmOptions: try c.decodeIfPresent(FCMOptions.self, forKey: .fcmOptions)
+        )
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -72,22 +96,7 @@ public struct Message: Sendable, Hashable, Codable {
         try c.encodeIfPresent(notification, forKey: .notification)
         try c.encodeIfPresent(android, forKey: .android)
         try c.encodeIfPresent(apns, forKey: .apns)
-    }
-}
-
-/// The user-visible part of a message.
-public struct MessageNotification: Sendable, Hashable, Codable {
-    /// The title.
-    public var title: String?
-    /// The body text.
-    public var body: String?
-    /// An image URL.
-    public var image: String?
-
-    /// Creates a notification.
-    public init(title: String? = nil, body: String? = nil, image: String? = nil) {
-        self.title = title
-        self.body = body
-        self.image = image
+        try c.encodeIfPresent(webpush, forKey: .webpush)
+        try c.encodeIfPresent(fcmOptions, forKey: .fcmOptions)
     }
 }

@@ -1,7 +1,4 @@
-import Foundation
-import CloudFunctions
-
-/// Platform-independent FCM options (`Message.fcmOptions`, also `AndroidConfig.fcmOptions`).
+/// Options for every platform (`Message.fcmOptions`, also `AndroidConfig.fcmOptions`).
 public struct FCMOptions: Sendable, Hashable, Codable {
     /// The label attached to the message's analytics data, `^[a-zA-Z0-9-_.~%]{1,50}$`.
     public var analyticsLabel: String?

@@ -140,7 +140,7 @@ extension RemoteConfigConditionParser {
             zone = named
         }
         try expect(symbol: ")")
-        guard let zone, let date = RemoteConfigTimestamp.parseLocal(text, in: zone) else {
+        guard let zone, let date = ConditionLocalTime.parse(text, in: zone) else {
             throw SyntaxError(position: timePosition, reason: "invalid date-time '\(text)'")
         }
         return date

@@ -1,8 +1,5 @@
-import Foundation
-import CloudFunctions
-
 /// Web push FCM options (`WebpushConfig.fcmOptions`).
-public struct FCMWebpushOptions: Sendable, Hashable, Codable {
+public struct WebpushFCMOptions: Sendable, Hashable, Codable {
     /// The link opened on click; must be `https`.
     public var link: String?
     /// The analytics label.

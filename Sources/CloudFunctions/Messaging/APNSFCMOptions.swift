@@ -1,8 +1,5 @@
-import Foundation
-import CloudFunctions
-
-/// APNs FCM options (`ApnsConfig.fcmOptions`).
-public struct FCMApnsOptions: Sendable, Hashable, Codable {
+/// APNs FCM options (`APNSConfig.fcmOptions`).
+public struct APNSFCMOptions: Sendable, Hashable, Codable {
     /// The analytics label.
     public var analyticsLabel: String?
     /// The URL of an image.

@@ -47,7 +47,7 @@ struct AuthServiceHarness {
         } catch let error as ServiceError {
             return error
         } catch {
-            return ServiceError(status: "UNEXPECTED", httpStatus: 0, message: "\(error)")
+            return ServiceError(.unknown, "unexpected: \(error)")
         }
     }
 

@@ -35,14 +35,13 @@ struct RemoteConfigServiceTests {
                 + "which is not an ETag of project demo-project"),
         ]
         for (ifMatch, message) in cases {
-            #expect(throws: ServiceError(status: "FAILED_PRECONDITION", httpStatus: 412, message: message)) {
+            #expect(throws: ServiceError(.preconditionFailed, message)) {
                 try fixture.service.publish(template, ifMatch: ifMatch)
             }
         }
         let first = try fixture.service.publish(template, ifMatch: "etag-demo-project-0")
         #expect(first.etag == "etag-demo-project-1")
-        #expect(throws: ServiceError(status: "FAILED_PRECONDITION", httpStatus: 412,
-            message: "[VERSION_MISMATCH]: Expected version 1, found 0")) {
+        #expect(throws: ServiceError(.preconditionFailed, "[VERSION_MISMATCH]: Expected version 1, found 0")) {
             try fixture.service.publish(template, ifMatch: "etag-demo-project-0")
         }
         #expect(fixture.service.latestVersion() == 1)
@@ -124,8 +123,7 @@ struct RemoteConfigServiceTests {
         let answer = try fixture.service.publish(template, ifMatch: "etag-demo-project-0", validateOnly: true)
         #expect(answer.etag == "etag-demo-project-0-0")
         #expect(answer.template == template)
-        #expect(throws: ServiceError(status: "FAILED_PRECONDITION", httpStatus: 412,
-            message: "[VERSION_MISMATCH]: Expected version 0, found 5")) {
+        #expect(throws: ServiceError(.preconditionFailed, "[VERSION_MISMATCH]: Expected version 0, found 5")) {
             try fixture.service.publish(template, ifMatch: "etag-demo-project-5", validateOnly: true)
         }
         #expect(fixture.service.latestVersion() == 0)

@@ -76,7 +76,7 @@ struct DatabaseRequest {
             return method
         }
         guard let method = Method(rawValue: name) else {
-            throw ServiceError(status: "METHOD_NOT_ALLOWED", httpStatus: 405, message: "Method \(name) not allowed")
+            throw ServiceError(.methodNotAllowed, "Method \(name) not allowed")
         }
         return method
     }
@@ -103,7 +103,7 @@ struct DatabaseRequest {
             let idToken = try AuthIDToken(parsing: token, projectId: project, now: now, checksExpiry: false)
             return (.user(uid: idToken.uid), DatabaseRules.auth(uid: idToken.uid, claims: idToken.claims))
         } catch {
-            throw ServiceError(status: "UNAUTHENTICATED", httpStatus: 401, message: "Could not parse auth token.")
+            throw ServiceError(.unauthenticated, "Could not parse auth token.")
         }
     }
 

@@ -64,8 +64,7 @@ struct DatabaseRoutes {
             }
             return Response.json(["status": "ok"])
         default:
-            throw DatabaseHTTPError(error: ServiceError(status: "METHOD_NOT_ALLOWED", httpStatus: 405,
-                message: "Method \(request.method.rawValue) not allowed"))
+            throw DatabaseHTTPError(error: ServiceError(.methodNotAllowed, "Method \(request.method.rawValue) not allowed"))
         }
     }
 

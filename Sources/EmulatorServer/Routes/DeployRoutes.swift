@@ -12,12 +12,11 @@ struct DeployRoutes {
 
     func add(to router: Router<EmulatorRequestContext>) {
         let group = router.group("emulator/v1/projects/:project")
-        // Admin only (EmulatorAdminMiddleware), JSON only (a browser cannot send that across
+        // Admin only (AdminOnlyMiddleware), JSON only (a browser cannot send that across
         // origins without asking first), and only a binary that `swift build` made.
         group.post("deployments") { request, context in
             guard request.headers[.contentType]?.lowercased().hasPrefix("application/json") == true else {
-                throw ServiceError(status: "INVALID_ARGUMENT", httpStatus: 415,
-                    message: "A deployment must be sent as Content-Type: application/json.")
+                throw ServiceError(.unsupportedMediaType, "A deployment must be sent as Content-Type: application/json.")
             }
             var request = request
             let body = try await request.jsonBody(limit: server.configuration.maxBodySize)

@@ -42,9 +42,8 @@ struct EmulatorRoutes {
             return Response.json(["count": .number(count), "windowSeconds": .number(window)])
         }
         // Writes the whole state to a directory of this machine (admin only, as every emulator route that
-        // changes state: see EmulatorAdminMiddleware), like `firebase emulators:export`.
+        // changes state: see AdminOnlyMiddleware), like `firebase emulators:export`.
         group.post("export") { request, _ in
-            try request.requireAdmin()
             var request = request
             let body = try await request.jsonBody(limit: server.configuration.maxBodySize)
             guard let path = body["path"]?.stringValue, path.hasPrefix("/") else {

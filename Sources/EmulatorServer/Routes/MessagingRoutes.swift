@@ -12,7 +12,6 @@ struct MessagingRoutes {
 
     func add(to router: Router<EmulatorRequestContext>) {
         router.post("v1/projects/:project/messages:send") { request, _ in
-            try request.requireAdmin()
             var request = request
             let body = try await request.bodyData(limit: server.configuration.maxBodySize)
             let result = try service.send(FCMSendRequest.parse(body))
@@ -22,7 +21,6 @@ struct MessagingRoutes {
             router.post(RouterPath(path)) { request, _ in
                 var request = request
                 do {
-                    try request.requireAdmin()
                     let body = try await request.jsonBody(limit: server.configuration.maxBodySize)
                     let batch = try FCMTopicBatchRequest.parse(body)
                     let outcomes = subscribe
@@ -38,7 +36,6 @@ struct MessagingRoutes {
         }
         // APNs device tokens → FCM registration tokens (each becomes an emulated iOS device).
         router.post("iid/v1:batchImport") { request, _ in
-            try request.requireAdmin()
             var request = request
             let body = try await request.jsonBody(limit: server.configuration.maxBodySize)
             let batch = try APNSTokenImportRequest.parse(body)
@@ -49,7 +46,6 @@ struct MessagingRoutes {
             return Response.json(["results": .array(results)])
         }
         router.post("v1/projects/:project/registrations/:token/topicSubscriptions") { request, context in
-            try request.requireAdmin()
             let subscription = try FCMTopicSubscriptionRequest.subscribe(
                 tokenSegment: try context.parameters.require("token"),
                 query: Self.query(request)
@@ -58,7 +54,6 @@ struct MessagingRoutes {
             return Response.json([:])
         }
         router.delete("v1/projects/:project/registrations/:token/topicSubscriptions/:topic") { request, context in
-            try request.requireAdmin()
             let subscription = try FCMTopicSubscriptionRequest.unsubscribe(
                 tokenSegment: try context.parameters.require("token"),
                 topicSegment: try context.parameters.require("topic"),

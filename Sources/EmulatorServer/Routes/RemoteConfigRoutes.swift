@@ -40,7 +40,6 @@ struct RemoteConfigRoutes {
         namespace: @escaping @Sendable (EmulatorRequestContext) throws -> RemoteConfigNamespace
     ) {
         group.get("remoteConfig") { request, context in
-            try request.requireAdmin()
             let project = try context.parameters.require("project")
             if let number = request.uri.queryParameters.get("versionNumber") {
                 guard let version = Int64(number) else {
@@ -51,7 +50,6 @@ struct RemoteConfigRoutes {
             return template(try service.template(project: project, namespace: namespace(context)))
         }
         group.put("remoteConfig") { request, context in
-            try request.requireAdmin()
             var request = request
             let body = try await request.bodyData(limit: server.configuration.maxBodySize)
             let query = request.uri.queryParameters
@@ -66,7 +64,6 @@ struct RemoteConfigRoutes {
             return template(published)
         }
         group.get("remoteConfig:listVersions") { request, context in
-            try request.requireAdmin()
             let query = request.uri.queryParameters
             let list = try service.listVersions(
                 project: try context.parameters.require("project"),
@@ -82,7 +79,6 @@ struct RemoteConfigRoutes {
             return Response.json(try JSONValue(encoding: list))
         }
         group.post("remoteConfig:rollback") { request, context in
-            try request.requireAdmin()
             var request = request
             let body = try await request.jsonBody(limit: server.configuration.maxBodySize)
             let number: Int64? = switch body["versionNumber"] {
@@ -101,7 +97,6 @@ struct RemoteConfigRoutes {
             ))
         }
         group.get("remoteConfig:downloadDefaults") { request, context in
-            try request.requireAdmin()
             let format = try RemoteConfigDefaultsFormat(queryValue: request.uri.queryParameters.get("format"))
             let text = try service.downloadDefaults(
                 format: format,

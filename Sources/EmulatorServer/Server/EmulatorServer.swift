@@ -61,7 +61,7 @@ public struct EmulatorServer: Sendable {
     public func router() -> Router<EmulatorRequestContext> {
         let router = Router(context: EmulatorRequestContext.self)
         router.add(middleware: ServiceErrorMiddleware())
-        router.add(middleware: EmulatorAdminMiddleware(ownOrigins: { [listening] in
+        router.add(middleware: AdminOnlyMiddleware(ownOrigins: { [listening] in
             guard let port = listening.url?.port else { return [] }
             return ["http://127.0.0.1:\(port)", "http://localhost:\(port)", "http://[::1]:\(port)"]
         }))

@@ -31,7 +31,7 @@ enum GzipBody {
         var stream = z_stream()
         // 15 window bits + 16: a gzip wrapper, not zlib's.
         guard inflateInit2_(&stream, 15 + 16, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
-            throw ServiceError(status: "INTERNAL", httpStatus: 500, message: "zlib could not be initialised.")
+            throw ServiceError(.internal, "zlib could not be initialised.")
         }
         defer { inflateEnd(&stream) }
         var input = [UInt8](data)
@@ -65,8 +65,7 @@ enum GzipBody {
         case Z_STREAM_END:
             return output
         case tooLarge:
-            throw ServiceError(status: "RESOURCE_EXHAUSTED", httpStatus: 413,
-                message: "The inflated request body is larger than the limit of \(limit) bytes.")
+            throw ServiceError(.payloadTooLarge, "The inflated request body is larger than the limit of \(limit) bytes.")
         default:
             throw ServiceError.invalidArgument("The request body is not a valid gzip stream (zlib status \(status)).")
         }

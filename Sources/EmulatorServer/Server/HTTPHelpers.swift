@@ -25,23 +25,16 @@ extension Request {
         return parts[1].lowercased() == "owner" || parts[1].hasPrefix("ya29.")
     }
 
-    /// Refuses a request without the admin credential with 401 `UNAUTHENTICATED`.
-    func requireAdmin() throws(ServiceError) {
-        guard isAdmin else { throw ServiceError.unauthenticated }
-    }
-
     /// The body, refused with 413 when it is larger than `limit` (checked while reading, so a
     /// large body is never buffered).
     mutating func bodyData(limit: Int) async throws -> Data {
         if let length = headers[.contentLength].flatMap(Int.init), length > limit {
-            throw ServiceError(status: "RESOURCE_EXHAUSTED", httpStatus: 413,
-                message: "The request body is \(length) bytes; the limit is \(limit) bytes.")
+            throw ServiceError(.payloadTooLarge, "The request body is \(length) bytes; the limit is \(limit) bytes.")
         }
         do {
             return Data(buffer: try await collectBody(upTo: limit))
         } catch let error as HTTPError where error.status == .contentTooLarge {
-            throw ServiceError(status: "RESOURCE_EXHAUSTED", httpStatus: 413,
-                message: "The request body is larger than the limit of \(limit) bytes.")
+            throw ServiceError(.payloadTooLarge, "The request body is larger than the limit of \(limit) bytes.")
         }
     }
 

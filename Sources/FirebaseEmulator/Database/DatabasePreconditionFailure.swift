@@ -31,8 +31,6 @@ public struct DatabasePreconditionFailure: Sendable, Hashable, Codable {
 
     /// The error: `FAILED_PRECONDITION`, HTTP 412, carrying this payload in `details`.
     public var error: ServiceError {
-        ServiceError(
-            status: "FAILED_PRECONDITION", httpStatus: 412, message: Self.message,
-            details: ["value": value, "etag": .string(etag)])
+        ServiceError(.preconditionFailed, Self.message, details: ["value": value, "etag": .string(etag)])
     }
 }

@@ -30,7 +30,7 @@ extension DatabaseService {
             let sequence: Int64 = row["seq"]
             let kindText: String = row["kind"]
             guard let kind = DatabaseLogEntry.Kind(rawValue: kindText) else {
-                throw ServiceError(status: "INTERNAL", httpStatus: 500, message: "unknown log entry kind \(kindText)")
+                throw ServiceError(.internal, "unknown log entry kind \(kindText)")
             }
             var namespace = namespaces.removeValue(forKey: name) ?? Namespace()
             if sequence > namespace.sequence {

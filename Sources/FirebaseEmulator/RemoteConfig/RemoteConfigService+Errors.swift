@@ -25,9 +25,7 @@ extension RemoteConfigService {
         } else {
             found = "ETag '\(etag)', which is not an ETag of project \(project)"
         }
-        throw ServiceError(
-            status: "FAILED_PRECONDITION", httpStatus: 412,
-            message: "[VERSION_MISMATCH]: Expected version \(current), found \(found)")
+        throw ServiceError(.preconditionFailed, "[VERSION_MISMATCH]: Expected version \(current), found \(found)")
     }
 
     /// 404 for a version that was never published or is no longer kept.

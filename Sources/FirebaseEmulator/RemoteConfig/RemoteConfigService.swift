@@ -110,7 +110,7 @@ public final class RemoteConfigService: Sendable {
         } catch let error as ServiceError {
             throw error
         } catch {
-            throw ServiceError(status: "INTERNAL", httpStatus: 500, message: "Internal error: \(error)")
+            throw ServiceError(.internal, "Internal error: \(error)")
         }
     }
 }

@@ -261,6 +261,5 @@ public struct DatabaseRules: Sendable {
 
 extension ServiceError {
     /// A read or write the security rules do not allow, as the Realtime Database answers it.
-    public static let permissionDeniedByRules = ServiceError(status: "PERMISSION_DENIED", httpStatus: 401,
-        message: "Permission denied")
+    public static let permissionDeniedByRules = ServiceError(.permissionDeniedByRules, "Permission denied")
 }

@@ -25,30 +25,17 @@ public enum FCMErrorCode: String, Sendable, Hashable, CaseIterable {
     /// The `@type` of the field-violation detail.
     public static let badRequestType = "type.googleapis.com/google.rpc.BadRequest"
 
-    /// The Google canonical status that goes with this code.
-    public var status: String {
+    /// The canonical status pair FCM answers this code with.
+    public var code: ServiceError.Code {
         switch self {
-        case .unspecifiedError: "UNKNOWN"
-        case .invalidArgument: "INVALID_ARGUMENT"
-        case .unregistered: "NOT_FOUND"
-        case .senderIDMismatch: "PERMISSION_DENIED"
-        case .quotaExceeded: "RESOURCE_EXHAUSTED"
-        case .unavailable: "UNAVAILABLE"
-        case .internal: "INTERNAL"
-        case .thirdPartyAuthError: "UNAUTHENTICATED"
-        }
-    }
-
-    /// The HTTP status the REST layer answers with for this code.
-    public var httpStatus: Int {
-        switch self {
-        case .unspecifiedError, .internal: 500
-        case .invalidArgument: 400
-        case .unregistered: 404
-        case .senderIDMismatch: 403
-        case .quotaExceeded: 429
-        case .unavailable: 503
-        case .thirdPartyAuthError: 401
+        case .unspecifiedError: .unknown
+        case .invalidArgument: .invalidArgument
+        case .unregistered: .notFound
+        case .senderIDMismatch: .permissionDenied
+        case .quotaExceeded: .resourceExhausted
+        case .unavailable: .unavailable
+        case .internal: .internal
+        case .thirdPartyAuthError: .unauthenticated
         }
     }
 
@@ -65,7 +52,7 @@ public enum FCMErrorCode: String, Sendable, Hashable, CaseIterable {
             let violation: JSONValue = ["field": .string(field), "description": .string(description ?? message)]
             details.append(["@type": .string(Self.badRequestType), "fieldViolations": [violation]])
         }
-        return ServiceError(status: status, httpStatus: httpStatus, message: message, details: .array(details))
+        return ServiceError(code, message, details: .array(details))
     }
 
     /// The FCM `INVALID_ARGUMENT` error, optionally naming the field at fault.

@@ -34,11 +34,11 @@ public enum FCMTopicErrorCode: String, Sendable, Hashable, CaseIterable {
         case .permissionDenied:
             ServiceError.permissionDenied("The caller does not have permission")
         case .deadlineExceeded:
-            ServiceError(status: "DEADLINE_EXCEEDED", httpStatus: 504, message: "Deadline exceeded.")
+            ServiceError(.deadlineExceeded, "Deadline exceeded.")
         case .internal:
-            ServiceError(status: "INTERNAL", httpStatus: 500, message: "Internal error encountered.")
+            ServiceError(.internal, "Internal error encountered.")
         case .unknown:
-            ServiceError(status: "UNKNOWN", httpStatus: 500, message: "Unknown error.")
+            ServiceError(.unknown, "Unknown error.")
         }
     }
 }

@@ -102,7 +102,7 @@ public final class DeploymentManager: Sendable {
                 logger: logger
             ) { [self] in supervisor(binary: binary, function: name) }
         }
-        var (functions, skipped) = try HTTPDelivery.registry(manifest: manifest, instances: pools)
+        var (functions, skipped) = try HTTPDelivery.registry(manifest: manifest, instances: pools, clock: emulator.clock)
         if let only { functions = try functions.only(only) }
         let deployment = Deployment(manifest: manifest, binary: binary, functions: pools, skipped: skipped,
             deployed: Set(functions.names), time: Date())

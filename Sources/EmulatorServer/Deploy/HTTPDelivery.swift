@@ -8,6 +8,8 @@ import Foundation
 /// process over HTTP, as a binary-mode CloudEvent (`POST /{name}`), the way Cloud Run and
 /// Eventarc do. A 2xx answer is success; anything else, or no answer before the attempt's
 /// deadline, is a failure the bus retries per the function's options.
+///
+/// Deadlines come from the bus's clock and are compared with that clock only.
 enum HTTPDelivery {
     /// The registry of a manifest's event-triggered endpoints, each delivering to an instance
     /// of its own (`instances`; an endpoint without is left out). The bus lets as many events
@@ -17,7 +19,8 @@ enum HTTPDelivery {
     ///   (HTTPS, schedules) are skipped and returned in `skipped`.
     static func registry(
         manifest: FunctionsManifest,
-        instances: [String: FunctionInstances]
+        instances: [String: FunctionInstances],
+        clock: any BusClock
     ) throws -> (functions: FunctionRegistry, skipped: [String]) {
         var functions = FunctionRegistry()
         var skipped: [String] = []
@@ -36,7 +39,8 @@ enum HTTPDelivery {
             var options = endpoint.functionOptions
             options.concurrency = min(1000, pool.concurrency * pool.maximum)
             try functions.register(name, CloudFunction(trigger: trigger, options: options) { event, context in
-                try await deliver(event, to: name, attempt: context.attempt, deadline: context.deadline, via: pool)
+                try await deliver(event, to: name, attempt: context.attempt, deadline: context.deadline, clock: clock,
+                    via: pool)
             })
         }
         return (functions, skipped)
@@ -49,11 +53,12 @@ enum HTTPDelivery {
         to function: String,
         attempt: Int,
         deadline: Date,
+        clock: any BusClock,
         via instances: FunctionInstances
     ) async throws -> String? {
         let instance = try await instances.acquire()
         defer { instances.release(instance) }
-        return try await deliver(event, to: function, attempt: attempt, deadline: deadline, via: instance)
+        return try await deliver(event, to: function, attempt: attempt, deadline: deadline, clock: clock, via: instance)
     }
 
     /// Posts an event to the worker; when the worker cannot be reached it waits for the
@@ -67,16 +72,17 @@ enum HTTPDelivery {
         to function: String,
         attempt: Int,
         deadline: Date,
+        clock: any BusClock,
         via supervisor: WorkerSupervisor
     ) async throws -> String? {
         let message = event.binaryHTTPMessage()
         let headers = message.headers.map { ($0.name, $0.value) } + [("ce-attempt", String(attempt))]
         while true {
-            let base = try await supervisor.baseURL(until: deadline)
+            let base = try await supervisor.baseURL(until: deadline, clock: clock)
             let failure: any Error
             do {
                 let response = try await HTTPExchange.send("POST", base.appendingPathComponent(function),
-                    headers: headers, body: message.body, timeout: .seconds(max(1, deadline.timeIntervalSinceNow)))
+                    headers: headers, body: message.body, timeout: .seconds(max(1, deadline.timeIntervalSince(clock.now))))
                 let text = String(decoding: response.body.prefix(500), as: UTF8.self)
                     .trimmingCharacters(in: .whitespacesAndNewlines)
                 if (200..<300).contains(response.status) {
@@ -92,7 +98,7 @@ enum HTTPDelivery {
             // No answer at all may mean the worker died mid-request (and another process may
             // now hold its port): once the supervisor confirms it, wait for the restart and
             // send again, within this attempt's deadline.
-            guard Date() < deadline else { throw failure }
+            guard clock.now < deadline else { throw failure }
             if failure is WorkerShuttingDown, !supervisor.isCurrent(base) { continue }
             if !(failure is WorkerError) || !supervisor.isCurrent(base) {
                 guard await supervisor.hasExited(base, grace: .seconds(2)) else { throw failure }

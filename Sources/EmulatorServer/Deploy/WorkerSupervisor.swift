@@ -1,3 +1,4 @@
+import CloudFunctions
 import Foundation
 import Logging
 import Subprocess
@@ -126,15 +127,14 @@ public final class WorkerSupervisor: Sendable {
         }
     }
 
-    /// The worker's base URL once it serves, waiting no later than `deadline`.
+    /// The worker's base URL once it serves, waiting no later than `deadline` on `clock`.
     ///
     /// - Throws: ``WorkerError`` when the deadline passes first.
-    func baseURL(until deadline: Date) async throws -> URL {
-        let wait = max(0, deadline.timeIntervalSinceNow)
-        return try await withThrowingTaskGroup(of: URL.self) { group in
+    func baseURL(until deadline: Date, clock: any BusClock) async throws -> URL {
+        try await withThrowingTaskGroup(of: URL.self) { group in
             group.addTask { try await self.baseURL() }
             group.addTask {
-                try await Task.sleep(for: .milliseconds(Int64(wait * 1000)))
+                try await clock.sleep(until: deadline)
                 throw WorkerError(message: "the functions worker was not serving before the attempt's deadline")
             }
             defer { group.cancelAll() }

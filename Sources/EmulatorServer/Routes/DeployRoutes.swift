@@ -108,8 +108,9 @@ struct DeployRoutes {
             "function": .string(name), "eventId": .string(event.id), "type": .string(event.type),
         ]
         do {
-            if let reason = try await HTTPDelivery.deliver(event, to: name, attempt: 1, deadline: Date() + timeout,
-                via: pool)
+            let clock = server.emulator.clock
+            if let reason = try await HTTPDelivery.deliver(event, to: name, attempt: 1,
+                deadline: clock.now + timeout, clock: clock, via: pool)
             {
                 answer["status"] = "skipped"
                 answer["reason"] = .string(reason)

@@ -19,22 +19,22 @@ extension DatabaseService {
     public func importTree(namespace: String, value: JSONValue) throws {
         try Self.validate(namespace: namespace)
         let tree = try DatabaseTree(value, now: clock.now)
-        try state.withLock { state in
-            var space = state.namespaces[namespace] ?? Namespace()
-            let sequence = space.sequence + 1
-            _ = try store.write { transaction in
-                try Self.saveSnapshot(tree, namespace: namespace, sequence: sequence, in: transaction.db)
-            }
-            let old = space.tree
-            space.tree = tree
-            space.sequence = sequence
-            space.writesSinceSnapshot = 0
-            state.namespaces[namespace] = space
-            for listener in state.listeners.values where listener.namespace == namespace {
-                let after = tree.storedValue(at: listener.path)
-                guard old.storedValue(at: listener.path) != after else { continue }
-                listener.continuation.yield(
-                    DatabaseChangeEvent(event: .put, path: "/", data: DatabaseTree.rendered(after)))
+        _ = try store.write { transaction in
+            let sequence = state.withLock { ($0.namespaces[namespace]?.sequence ?? 0) + 1 }
+            try Self.saveSnapshot(tree, namespace: namespace, sequence: sequence, in: transaction.db)
+            state.withLock { state in
+                var space = state.namespaces[namespace] ?? Namespace()
+                let old = space.tree
+                space.tree = tree
+                space.sequence = sequence
+                space.writesSinceSnapshot = 0
+                state.namespaces[namespace] = space
+                for listener in state.listeners.values where listener.namespace == namespace {
+                    let after = tree.storedValue(at: listener.path)
+                    guard old.storedValue(at: listener.path) != after else { continue }
+                    listener.continuation.yield(
+                        DatabaseChangeEvent(event: .put, path: "/", data: DatabaseTree.rendered(after)))
+                }
             }
         }
     }

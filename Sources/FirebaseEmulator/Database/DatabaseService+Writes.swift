@@ -129,65 +129,95 @@ extension DatabaseService {
             )
         }
         let now = clock.now
-        return try state.withLock { state in
-            var space = state.namespaces.removeValue(forKey: namespace) ?? Namespace()
-            defer { state.namespaces[namespace] = space }
-            // The tree before the write, kept only when rules need it: holding a second reference
-            // makes the write copy the dictionaries along its path.
-            let rules = rulesAuth == nil ? nil : state.rules
-            let before = rules == nil ? nil : space.tree
-            var preconditionFailure: DatabasePreconditionFailure?
-            if let ifMatch {
-                let current = space.tree.storedValue(at: location)
-                let etag = DatabaseETag.etag(of: current)
-                if etag != ifMatch {
-                    preconditionFailure = DatabasePreconditionFailure(value: DatabaseTree.rendered(current), etag: etag)
-                    // The current value goes back with a 412: only once the rules allow the write.
-                    if rules == nil { throw preconditionFailure!.error }
-                }
-            }
-            let outcome = try operation(&space.tree, now, &state.pushIDs)
-            let change = outcome.change
-            if let rulesAuth, let rules, let before {
-                let paths = outcome.writtenPaths.isEmpty ? [change.path] : outcome.writtenPaths
-                guard rules.canWrite(paths, old: before.storedValue(at: .root), new: space.tree.storedValue(at: .root),
-                    auth: rulesAuth, now: now)
-                else {
-                    space.tree = before
-                    throw ServiceError.permissionDeniedByRules
-                }
-                if let preconditionFailure {
-                    space.tree = before
-                    throw preconditionFailure.error
-                }
-            }
-            let result = DatabaseWriteResult(path: change.path, value: outcome.echo, storedValue: change.after)
-            guard change.changed else { return result }
-            let events = disableTriggers
-                ? [] : events(for: change, tree: space.tree, namespace: namespace, auth: auth, now: now,
-                    triggers: state.triggers, chainDepth: chainDepth)
-            let entry = DatabaseLogEntry(change: change, isUpdate: outcome.isUpdate)
-            let sequence = space.sequence + 1
-            let snapshot = space.writesSinceSnapshot + 1 >= snapshotInterval
-            let emitted: [OutboxEntry]
-            do {
-                (_, emitted) = try store.write { transaction in
-                    try Self.append(entry, namespace: namespace, sequence: sequence, in: transaction.db)
-                    if snapshot {
-                        try Self.saveSnapshot(space.tree, namespace: namespace, sequence: sequence, in: transaction.db)
+        // The store's writer runs one write at a time. Inside it the state lock is taken twice
+        // for moments: to apply the operation to the tree, and once the SQLite rows are written
+        // to tell the listeners (or to take the change back when the write failed). It is
+        // never held across the SQLite write.
+        let (result, emitted) = try store.write { transaction -> DatabaseWriteResult in
+            let plan = try state.withLock { state -> CommitPlan in
+                var space = state.namespaces.removeValue(forKey: namespace) ?? Namespace()
+                defer { state.namespaces[namespace] = space }
+                // The tree before the write, kept only when rules need it: holding a second
+                // reference makes the write copy the dictionaries along its path.
+                let rules = rulesAuth == nil ? nil : state.rules
+                let before = rules == nil ? nil : space.tree
+                var preconditionFailure: DatabasePreconditionFailure?
+                if let ifMatch {
+                    let current = space.tree.storedValue(at: location)
+                    let etag = DatabaseETag.etag(of: current)
+                    if etag != ifMatch {
+                        preconditionFailure = DatabasePreconditionFailure(
+                            value: DatabaseTree.rendered(current), etag: etag)
+                        // The current value goes back with a 412: only once the rules allow the write.
+                        if rules == nil { throw preconditionFailure!.error }
                     }
-                    for event in events { try transaction.emit(event) }
                 }
+                let outcome = try operation(&space.tree, now, &state.pushIDs)
+                let change = outcome.change
+                if let rulesAuth, let rules, let before {
+                    let paths = outcome.writtenPaths.isEmpty ? [change.path] : outcome.writtenPaths
+                    guard rules.canWrite(paths, old: before.storedValue(at: .root),
+                        new: space.tree.storedValue(at: .root), auth: rulesAuth, now: now)
+                    else {
+                        space.tree = before
+                        throw ServiceError.permissionDeniedByRules
+                    }
+                    if let preconditionFailure {
+                        space.tree = before
+                        throw preconditionFailure.error
+                    }
+                }
+                var plan = CommitPlan(
+                    outcome: outcome,
+                    result: DatabaseWriteResult(path: change.path, value: outcome.echo, storedValue: change.after))
+                guard change.changed else { return plan }
+                plan.events = disableTriggers
+                    ? [] : events(for: change, tree: space.tree, namespace: namespace, auth: auth, now: now,
+                        triggers: state.triggers, chainDepth: chainDepth)
+                plan.sequence = space.sequence + 1
+                plan.previous = (space.sequence, space.writesSinceSnapshot)
+                let snapshot = space.writesSinceSnapshot + 1 >= snapshotInterval
+                if snapshot { plan.snapshot = space.tree }
+                space.sequence += 1
+                space.writesSinceSnapshot = snapshot ? 0 : space.writesSinceSnapshot + 1
+                return plan
+            }
+            guard let sequence = plan.sequence else { return plan.result }
+            let change = plan.outcome.change
+            do {
+                try Self.append(DatabaseLogEntry(change: change, isUpdate: plan.outcome.isUpdate),
+                    namespace: namespace, sequence: sequence, in: transaction.db)
+                if let snapshot = plan.snapshot {
+                    try Self.saveSnapshot(snapshot, namespace: namespace, sequence: sequence, in: transaction.db)
+                }
+                for event in plan.events { try transaction.emit(event) }
             } catch {
-                space.tree.revert(change)
+                state.withLock { state in
+                    state.namespaces[namespace]?.tree.revert(change)
+                    state.namespaces[namespace]?.sequence = plan.previous.sequence
+                    state.namespaces[namespace]?.writesSinceSnapshot = plan.previous.writesSinceSnapshot
+                }
                 throw error
             }
-            space.sequence = sequence
-            space.writesSinceSnapshot = snapshot ? 0 : space.writesSinceSnapshot + 1
-            notifyListeners(state.listeners, namespace: namespace, change: change, isUpdate: outcome.isUpdate,
-                tree: space.tree)
-            if !emitted.isEmpty { emit(emitted) }
-            return result
+            state.withLock { state in
+                guard let tree = state.namespaces[namespace]?.tree else { return }
+                notifyListeners(state.listeners, namespace: namespace, change: change,
+                    isUpdate: plan.outcome.isUpdate, tree: tree)
+            }
+            return plan.result
         }
+        if !emitted.isEmpty { emit(emitted) }
+        return result
+    }
+
+    /// What the locked part of a write decided, for the part that writes the rows.
+    private struct CommitPlan {
+        var outcome: Outcome
+        var result: DatabaseWriteResult
+        /// The log sequence number of the write; `nil` when nothing changed.
+        var sequence: Int64?
+        var previous: (sequence: Int64, writesSinceSnapshot: Int) = (0, 0)
+        var snapshot: DatabaseTree?
+        var events: [CloudEvent] = []
     }
 }

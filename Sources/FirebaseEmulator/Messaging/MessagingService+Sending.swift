@@ -16,46 +16,49 @@ extension MessagingService {
         let now = clock.now
         let name = FCMMessageID.generate(projectID: project, at: now, using: &generator).name
         if request.validateOnly { return SendResult(name: name, recipients: 0) }
-        return try state.withLock { state in
-            let recipients: [String]
-            var topic: String?
-            switch target {
-            case .token(let token):
-                guard state.devices.contains(token) else {
-                    throw FCMErrorCode.unregistered.serviceError("Requested entity was not found.")
+        // The store's writer runs one write at a time: deciding under it which devices get
+        // the message, and applying the new sequence number at its end, keeps the message
+        // order and the subscription history consistent, while the state lock is only held
+        // for moments, never across the SQLite write.
+        let (sent, _) = try store.write { transaction in
+            let (sequence, recipients, topic, count) = try state.withLock { state in
+                let recipients: [String]
+                var topic: String?
+                switch target {
+                case .token(let token):
+                    guard state.devices.contains(token) else {
+                        throw FCMErrorCode.unregistered.serviceError("Requested entity was not found.")
+                    }
+                    recipients = [token]
+                case .topic(let name):
+                    topic = name
+                    recipients = []
+                case .condition:
+                    recipients = try Array(state.index.tokens(for: target, grouping: validation.conditionGrouping))
                 }
-                recipients = [token]
-            case .topic(let name):
-                topic = name
-                recipients = []
-            case .condition:
-                recipients = try Array(state.index.tokens(for: target, grouping: validation.conditionGrouping))
+                let count = topic.map { state.index.subscriberCount(forTopic: $0) } ?? recipients.count
+                return (state.nextSequence, recipients, topic, count)
             }
             let inbox = InboxMessage(name: name, message: request.message, sendTime: now)
-            let sequence = state.nextSequence
-            _ = try store.write { transaction in
-                try transaction.db.execute(
-                    sql: "INSERT INTO fcm_messages (seq, name, topic, message, send_time) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [sequence, name, topic, try JSONValue(encoding: inbox).serialized(),
-                        now.timeIntervalSince1970]
-                )
-                let statement = try transaction.db.makeStatement(
-                    sql: "INSERT INTO fcm_inbox (token, seq) VALUES (?, ?)")
-                for token in recipients { try statement.execute(arguments: [token, sequence]) }
-            }
-            state.nextSequence += 1
-            let count: Int
-            if let topic {
-                count = state.index.subscriberCount(forTopic: topic)
-                for (token, listeners) in state.listeners where state.index.topics(forToken: token).contains(topic) {
-                    for listener in listeners.values { listener.yield(inbox) }
+            try transaction.db.execute(
+                sql: "INSERT INTO fcm_messages (seq, name, topic, message, send_time) VALUES (?, ?, ?, ?, ?)",
+                arguments: [sequence, name, topic, try JSONValue(encoding: inbox).serialized(),
+                    now.timeIntervalSince1970]
+            )
+            let statement = try transaction.db.makeStatement(sql: "INSERT INTO fcm_inbox (token, seq) VALUES (?, ?)")
+            for token in recipients { try statement.execute(arguments: [token, sequence]) }
+            let listeners = state.withLock { state in
+                state.nextSequence = sequence + 1
+                if let topic {
+                    return state.listeners.filter { state.index.topics(forToken: $0.key).contains(topic) }
+                        .flatMap(\.value.values)
                 }
-            } else {
-                count = recipients.count
-                for token in recipients { state.listeners[token]?.values.forEach { $0.yield(inbox) } }
+                return recipients.flatMap { state.listeners[$0]?.values.map { $0 } ?? [] }
             }
-            return SendResult(name: name, recipients: count)
+            return (inbox, count, listeners)
         }
+        for listener in sent.2 { listener.yield(sent.0) }
+        return SendResult(name: name, recipients: sent.1)
     }
 
     /// Sends (or only validates) a message.

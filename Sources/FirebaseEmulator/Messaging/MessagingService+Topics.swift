@@ -41,46 +41,50 @@ extension MessagingService {
         guard tokens.count <= 1000 else {
             throw ServiceError.invalidArgument("at most 1000 registration tokens may be given at once")
         }
-        return try state.withLock { state in
-            // Decide every outcome first, write the changes, then apply them to the index in
-            // place (copying the index would cost a pass over every subscription).
-            var outcomes: [FCMTopicOutcome] = []
-            var changed: [String] = []
-            for token in tokens {
-                if !FCMRegistrationToken.isWellFormed(token) {
-                    outcomes.append(.failure(.invalidArgument))
-                    continue
+        // Decided and applied inside the store's write (one write at a time), with the state
+        // lock held only for the deciding and the applying, not across the SQLite write.
+        let (outcomes, _) = try store.write { transaction in
+            let (outcomes, changed, sequence) = state.withLock { state in
+                var outcomes: [FCMTopicOutcome] = []
+                var changed: [String] = []
+                for token in tokens {
+                    if !FCMRegistrationToken.isWellFormed(token) {
+                        outcomes.append(.failure(.invalidArgument))
+                        continue
+                    }
+                    guard state.devices.contains(token) else {
+                        outcomes.append(.failure(.notFound))
+                        continue
+                    }
+                    let topics = state.index.topics(forToken: token)
+                    if subscribe, !topics.contains(topic), topics.count >= FCMTopicIndex.maxTopicsPerToken {
+                        outcomes.append(.failure(.tooManyTopics))
+                        continue
+                    }
+                    outcomes.append(.success)
+                    if topics.contains(topic) != subscribe, !changed.contains(token) { changed.append(token) }
                 }
-                guard state.devices.contains(token) else {
-                    outcomes.append(.failure(.notFound))
-                    continue
-                }
-                let topics = state.index.topics(forToken: token)
-                if subscribe, !topics.contains(topic), topics.count >= FCMTopicIndex.maxTopicsPerToken {
-                    outcomes.append(.failure(.tooManyTopics))
-                    continue
-                }
-                outcomes.append(.success)
-                if topics.contains(topic) != subscribe, !changed.contains(token) { changed.append(token) }
+                return (outcomes, changed, state.nextSequence)
             }
-            let sequence = state.nextSequence
-            _ = try store.write { transaction in
-                let sql = subscribe
-                    ? "INSERT INTO fcm_subscriptions (token, topic, from_seq) VALUES (?, ?, ?)"
-                    : "UPDATE fcm_subscriptions SET to_seq = ? WHERE token = ? AND topic = ? AND to_seq IS NULL"
-                let statement = try transaction.db.makeStatement(sql: sql)
-                for token in changed {
-                    try statement.execute(arguments: subscribe ? [token, topic, sequence] : [sequence, token, topic])
-                }
-            }
+            let sql = subscribe
+                ? "INSERT INTO fcm_subscriptions (token, topic, from_seq) VALUES (?, ?, ?)"
+                : "UPDATE fcm_subscriptions SET to_seq = ? WHERE token = ? AND topic = ? AND to_seq IS NULL"
+            let statement = try transaction.db.makeStatement(sql: sql)
             for token in changed {
-                if subscribe {
-                    _ = state.index.subscribe(token: token, to: topic)
-                } else {
-                    _ = state.index.unsubscribe(token: token, from: topic)
+                try statement.execute(arguments: subscribe ? [token, topic, sequence] : [sequence, token, topic])
+            }
+            // Applied to the index in place (copying it would cost a pass over every subscription).
+            state.withLock { state in
+                for token in changed {
+                    if subscribe {
+                        _ = state.index.subscribe(token: token, to: topic)
+                    } else {
+                        _ = state.index.unsubscribe(token: token, from: topic)
+                    }
                 }
             }
             return outcomes
         }
+        return outcomes
     }
 }

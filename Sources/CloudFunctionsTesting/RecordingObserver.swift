@@ -1,9 +1,11 @@
+import CloudEvents
 import CloudFunctions
 import Synchronization
 
-/// A ``DeliveryObserver`` that keeps every report, for assertions.
+/// A ``DeliveryObserver`` that keeps every report and every finished event, for assertions.
 public final class RecordingObserver: DeliveryObserver {
     private let reports = Mutex<[DeliveryReport]>([])
+    private let finishedKeys = Mutex<[CloudEvent.Key]>([])
 
     /// Creates an empty recorder.
     public init() {}
@@ -16,7 +18,14 @@ public final class RecordingObserver: DeliveryObserver {
         all.filter { $0.function == function }
     }
 
+    /// The events finished for every function, in the order the bus said so.
+    public var finished: [CloudEvent.Key] { finishedKeys.withLock { $0 } }
+
     public func deliveryFinished(_ report: DeliveryReport) {
         reports.withLock { $0.append(report) }
+    }
+
+    public func eventFinished(_ key: CloudEvent.Key) {
+        finishedKeys.withLock { $0.append(key) }
     }
 }

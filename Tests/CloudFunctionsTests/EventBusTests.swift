@@ -94,6 +94,36 @@ struct EventBusTests {
         #expect(runtime.bus.deadLetters.isEmpty)
     }
 
+    @Test("an event is finished once every function it went to succeeded or gave up on it")
+    func finishedEvents() async throws {
+        let failuresLeft = Mutex(1)
+        var functions = FunctionRegistry()
+        functions["steady"] = Database.ref("a/{x}").onWrite { _, _ in }
+        functions["flaky"] = Database.ref("a/{x}").options(.retry(true)).onWrite { _, _ in
+            if failuresLeft.withLock({ $0 -= 1; return $0 >= 0 }) { throw HandlerFailure() }
+        }
+        functions["failing"] = Database.ref("b/{x}").onWrite { _, _ in throw HandlerFailure() }
+        let runtime = try TestRuntime(functions, configuration: Self.noJitter)
+        let first = Self.write("a/1", id: "two-functions", time: runtime.clock.now)
+        await runtime.deliver(first)
+        #expect(runtime.deliveries.finished.isEmpty, "flaky waits for its retry")
+        runtime.bus.publish(first)
+        await runtime.bus.waitUntilIdle()
+        #expect(runtime.deliveries.finished.isEmpty, "a duplicate of an event in flight is not finished on its own")
+        await runtime.advance(by: .seconds(10))
+        #expect(runtime.deliveries.finished == [first.key])
+
+        let unmatched = Self.write("c/1", id: "no-function")
+        let deadLettered = Self.write("b/1", id: "dead-letter")
+        await runtime.deliver(unmatched)
+        await runtime.deliver(deadLettered)
+        runtime.bus.publish(first)
+        await runtime.bus.waitUntilIdle()
+        #expect(runtime.deliveries.finished == [first.key, unmatched.key, deadLettered.key, first.key])
+        #expect(runtime.deliveries.finished.count == Set(runtime.deliveries.finished).count + 1,
+            "a duplicate after the event finished is finished again, at once")
+    }
+
     @Test("jitter shortens backoff delays by at most the jitter fraction")
     func jitter() {
         let policy = BackoffPolicy(initial: .seconds(10), maximum: .seconds(600), multiplier: 2, jitter: 0.5)

@@ -1,3 +1,4 @@
+import CloudEvents
 import Foundation
 
 /// What happened in one delivery attempt, as told to a ``DeliveryObserver``.
@@ -30,10 +31,22 @@ public struct DeliveryReport: Sendable, Hashable {
     public var time: Date
 }
 
-/// Told about every finished delivery attempt, for event logs and durable bookkeeping.
+/// Told about every finished delivery attempt, and about every event finished for all its
+/// functions, for event logs and durable bookkeeping.
 ///
 /// Called synchronously on the delivering task: keep it quick and never block.
 public protocol DeliveryObserver: Sendable {
     /// An attempt ended.
     func deliveryFinished(_ report: DeliveryReport)
+
+    /// Every function an accepted event was queued for has succeeded or given up on it (its
+    /// last attempt was reported first). Also said at once for an event no function matches,
+    /// and for a duplicate of an event that is not in flight. Not said for events still
+    /// queued or waiting for a retry when the bus shuts down: they are unfinished.
+    func eventFinished(_ key: CloudEvent.Key)
+}
+
+extension DeliveryObserver {
+    /// Does nothing: observers that only log attempts need not implement it.
+    public func eventFinished(_ key: CloudEvent.Key) {}
 }

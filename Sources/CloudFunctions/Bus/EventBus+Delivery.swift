@@ -6,6 +6,8 @@ import Synchronization
 /// Side effects decided under the lock and carried out after it is released.
 struct BusEffects {
     var reports: [DeliveryReport] = []
+    /// Events finished for every function, told to the observer after the reports.
+    var finished: [CloudEvent.Key] = []
     var waiters: [CheckedContinuation<Void, Never>] = []
 }
 
@@ -50,7 +52,7 @@ extension EventBus {
         while true {
             var effects = BusEffects()
             let job = state.withLock { state -> Job? in
-                defer { state.reportsInProgress += effects.reports.count }
+                defer { state.reportsInProgress += effects.reports.count + effects.finished.count }
                 if let finished,
                     finishAttempt(finished.job, failure: finished.failure, in: &state, effects: &effects)
                 {
@@ -133,6 +135,7 @@ extension EventBus {
         case .done:
             if observer != nil {
                 effects.reports.append(report(delivery, lane: index, status: .succeeded, error: nil, now: now))
+                finishDelivery(of: delivery.event, in: &state, effects: &effects)
             }
         case .retry(let due):
             state.retries.insert(PendingRetry(due: due, lane: index, delivery: delivery))
@@ -162,6 +165,19 @@ extension EventBus {
             time: now
         ))
         effects.reports.append(report(delivery, lane: index, status: .deadLettered(reason), error: error, now: now))
+        if observer != nil { finishDelivery(of: delivery.event, in: &state, effects: &effects) }
+    }
+
+    /// Counts one delivery of `event` as finished; the last one finishes the event.
+    private func finishDelivery(of event: CloudEvent, in state: inout BusState, effects: inout BusEffects) {
+        let key = event.key
+        guard let remaining = state.unfinished[key] else { return }
+        if remaining > 1 {
+            state.unfinished[key] = remaining - 1
+        } else {
+            state.unfinished[key] = nil
+            effects.finished.append(key)
+        }
     }
 
     private func report(
@@ -186,6 +202,7 @@ extension EventBus {
     func finishEffects(_ effects: BusEffects) {
         if let observer {
             for report in effects.reports { observer.deliveryFinished(report) }
+            for key in effects.finished { observer.eventFinished(key) }
         }
         for report in effects.reports {
             if case .deadLettered(let reason) = report.status {
@@ -199,9 +216,9 @@ extension EventBus {
             }
         }
         var waiters = effects.waiters
-        if !effects.reports.isEmpty {
+        if !effects.reports.isEmpty || !effects.finished.isEmpty {
             waiters += state.withLock { state in
-                state.reportsInProgress -= effects.reports.count
+                state.reportsInProgress -= effects.reports.count + effects.finished.count
                 return state.takeIdleWaitersIfIdle(now: clock.now)
             }
         }

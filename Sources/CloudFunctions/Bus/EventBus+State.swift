@@ -72,6 +72,8 @@ struct BusState: Sendable {
     /// until the observer has heard about everything that happened.
     var reportsInProgress = 0
     var deadLetters: [DeadLetter] = []
+    /// How many deliveries of each accepted event are not finished yet (kept only for an observer).
+    var unfinished: [CloudEvent.Key: Int] = [:]
     let deadLetterCapacity: Int
     var shuttingDown = false
 

@@ -22,7 +22,7 @@ extension EventBus {
         }
         var effects = BusEffects()
         state.withLock { state in
-            defer { state.reportsInProgress += effects.reports.count }
+            defer { state.reportsInProgress += effects.reports.count + effects.finished.count }
             let now = clock.now
             timeOutOverdueAttempts(now: now, in: &state, effects: &effects)
             while let retry = state.retries.earliest, retry.due <= now {

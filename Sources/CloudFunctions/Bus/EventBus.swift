@@ -98,7 +98,7 @@ public final class EventBus: Sendable {
     public func publish(contentsOf events: some Collection<CloudEvent>) -> [PublishResult] {
         let matches = events.map { index.matches($0) }
         let accepted = recent.withLock { recent in
-            events.map { recent.insert($0.source + "\u{0}" + $0.id) }
+            events.map { recent.insert($0.key) }
         }
         // Build the deliveries outside the bus lock; under it, only append them.
         let now = clock.now
@@ -111,13 +111,26 @@ public final class EventBus: Sendable {
                 )
             }
         }
+        var effects = BusEffects()
         let open = state.withLock { state in
             guard !state.shuttingDown else { return false }
+            if observer != nil {
+                for ((event, matches), isNew) in zip(zip(events, matches), accepted) {
+                    let key = event.key
+                    if isNew, !matches.isEmpty {
+                        state.unfinished[key, default: 0] += matches.count
+                    } else if isNew || state.unfinished[key] == nil {
+                        effects.finished.append(key)
+                    }
+                }
+                state.reportsInProgress += effects.finished.count
+            }
             for (lane, deliveries) in deliveriesByLane {
                 enqueue(contentsOf: deliveries, lane: lane, in: &state)
             }
             return true
         }
+        finishEffects(effects)
         return zip(matches, accepted).map { matches, isNew in
             let delivered = open && isNew
             return PublishResult(functions: delivered ? matches.map { lanes[$0.index].name } : [], duplicate: !isNew)
@@ -158,6 +171,7 @@ public final class EventBus: Sendable {
             let params = lanes[lane].function.trigger.match(letter.event) ?? [:]
             let machine = DeliveryStateMachine(origin: clock.now)
             let delivery = Delivery(event: letter.event, params: params, machine: machine)
+            if observer != nil { state.unfinished[letter.event.key, default: 0] += 1 }
             enqueue(contentsOf: [delivery], lane: lane, in: &state)
             return true
         }

@@ -100,11 +100,9 @@ struct EmulatorsStart: AsyncParsableCommand {
         var configuration = EmulatorServer.Configuration(host: host, port: port, maxBodySize: maxBodySize)
         configuration.instanceIdleTimeout = .milliseconds(Int64((instanceIdleTimeout * 1000).rounded()))
         let server = EmulatorServer(emulator: emulator, configuration: configuration, logger: logger)
-        let app = server.application { port in
+        try await server.run { port in
             FileHandle.standardOutput.write(Data("ready: http://\(host):\(port)\n".utf8))
         }
-        defer { server.deployments.stop() }
-        try await app.runService()
     }
 }
 

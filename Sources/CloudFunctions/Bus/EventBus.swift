@@ -178,12 +178,17 @@ public final class EventBus: Sendable {
     }
 
     /// Stops accepting events, finishes what is queued and running, and drops pending retries.
+    /// Cancelling the calling task cancels the handlers still running.
     public func shutdown() async {
         let drainers = state.withLock { state in
             state.shuttingDown = true
             return Array(state.drainers.values)
         }
-        for drainer in drainers { await drainer.value }
+        await withTaskCancellationHandler {
+            for drainer in drainers { await drainer.value }
+        } onCancel: {
+            for drainer in drainers { drainer.cancel() }
+        }
         let timer = state.withLock { state in
             defer { state.timer = nil }
             return state.timer

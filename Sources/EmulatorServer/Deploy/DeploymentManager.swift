@@ -2,6 +2,7 @@ import CloudFunctions
 import FirebaseEmulator
 import Foundation
 import Logging
+import ServiceLifecycle
 import Synchronization
 
 /// The functions deployed to the emulator: a manifest, the worker processes serving it (each
@@ -9,7 +10,11 @@ import Synchronization
 /// deployment replaces the old one without losing events: the new workers start first, then
 /// the emulator switches to them (events not finished by the old ones stay in the outbox and go
 /// to the new ones).
-public final class DeploymentManager: Sendable {
+///
+/// As a `Service` it owns the worker processes for the emulator's lifetime: when the emulator
+/// shuts down (after the bus has finished what it was running, and the HTTP server has
+/// stopped) it stops every worker and waits until the processes are gone.
+public final class DeploymentManager: Service, Sendable {
     /// What is deployed.
     public struct Deployment: Sendable {
         /// The manifest as deployed.
@@ -207,5 +212,19 @@ public final class DeploymentManager: Sendable {
     /// Stops the workers.
     public func stop() {
         current.withLock { $0 }?.stop()
+    }
+
+    /// Stops the workers and waits until their processes are gone.
+    public func stopAndWait() async {
+        guard let deployment = current.withLock({ $0 }) else { return }
+        await withTaskGroup(of: Void.self) { group in
+            for instances in deployment.functions.values { group.addTask { await instances.stopAndWait() } }
+        }
+    }
+
+    /// Keeps the workers until the emulator shuts down, then stops them.
+    public func run() async throws {
+        try? await gracefulShutdown()
+        await stopAndWait()
     }
 }

@@ -156,6 +156,13 @@ public final class FunctionInstances: Sendable {
         for waiter in waiting { waiter.resume(throwing: WorkerError(message: "the function '\(function)' was undeployed")) }
     }
 
+    /// Stops every instance and waits until their processes are gone.
+    func stopAndWait() async {
+        let supervisors = state.withLock { $0.instances.map(\.supervisor) }
+        stop()
+        for supervisor in supervisors { await supervisor.stopAndWait() }
+    }
+
     /// Every second, stops instances idle for longer than the idle timeout, keeping the minimum.
     private func stopIdleInstances() async {
         while !Task.isCancelled {

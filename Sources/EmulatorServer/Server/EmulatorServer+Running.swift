@@ -1,24 +1,60 @@
 import Foundation
 import Hummingbird
+import Logging
 import ServiceLifecycle
+import UnixSignals
 
 extension EmulatorServer {
-    /// Serves on the configured address (port 0 picks a free one) while `body` runs, then stops
-    /// the server and any deployed worker: the emulator inside a test or a tool.
+    /// The emulator's long-running parts as one group: the worker processes, the HTTP server and
+    /// event delivery, started together and stopped in the reverse order: delivery first (running
+    /// handlers finish, still reaching the server and their workers), then the server, then
+    /// the workers.
+    ///
+    /// - Parameters:
+    ///   - signals: the signals that start a graceful shutdown (none in tests and tools).
+    ///   - onReady: gets the port once the server accepts connections.
+    public func serviceGroup(
+        signals: [UnixSignal] = [],
+        onReady: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> ServiceGroup {
+        ServiceGroup(configuration: .init(
+            services: [
+                .init(service: deployments),
+                .init(service: application(onReady: onReady)),
+                .init(service: EventDeliveryService(emulator: emulator)),
+            ],
+            gracefulShutdownSignals: signals,
+            cancellationSignals: [],
+            logger: logger
+        ))
+    }
+
+    /// Serves until SIGTERM or SIGINT, then shuts down in order (see ``serviceGroup(signals:onReady:)``).
+    public func run(onReady: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        try await serviceGroup(signals: [.sigterm, .sigint], onReady: onReady).run()
+    }
+
+    /// Serves on the configured address (port 0 picks a free one) while `body` runs, then shuts
+    /// the emulator down in order: the emulator inside a test or a tool.
     ///
     /// - Parameter body: gets the base URL, e.g. `http://127.0.0.1:53817`, once requests are accepted.
     public func withRunning<T: Sendable>(_ body: @Sendable (URL) async throws -> T) async throws -> T {
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let app = application { portContinuation.yield($0) }
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await app.run() }
-            defer {
-                deployments.stop()
-                group.cancelAll()
-            }
+        let group = serviceGroup { portContinuation.yield($0) }
+        return try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
             var iterator = ports.makeAsyncIterator()
             guard let port = await iterator.next() else { throw CancellationError() }
-            return try await body(URL(string: "http://\(configuration.host):\(port)")!)
+            do {
+                let result = try await body(URL(string: "http://\(configuration.host):\(port)")!)
+                await group.triggerGracefulShutdown()
+                try await tasks.waitForAll()
+                return result
+            } catch {
+                await group.triggerGracefulShutdown()
+                try? await tasks.waitForAll()
+                throw error
+            }
         }
     }
 }

@@ -106,6 +106,14 @@ public final class Emulator: Sendable {
     /// The deployed bus, if any.
     public var bus: EventBus? { deployment.withLock { $0 } }
 
+    /// Stops delivering: committed events stay in the outbox from now on, and the deployed bus
+    /// finishes what it has queued and running (retries it was waiting for stay pending in the
+    /// outbox, for the next start).
+    public func shutdown() async {
+        dispatcher.attach(nil)
+        await bus?.shutdown()
+    }
+
     /// Waits until the deployed functions have nothing queued or running.
     public func waitUntilIdle() async {
         await bus?.waitUntilIdle()

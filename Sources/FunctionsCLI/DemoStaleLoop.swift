@@ -70,6 +70,21 @@ struct DemoStaleLoop: AsyncParsableCommand {
         print("3. published template version \(version) (welcome_message changed)")
         _ = try await api.send("GET", api.emulatorPath("/events"), query: [URLQueryItem(name: "wait", value: "true")],
             timeout: 600)
+        // Device 1's realtime listener fetches the new version as soon as it hears of it (which
+        // clears a stale flag): wait for it first, so that it cannot race the push. A deadline
+        // keeps a broken stream from hanging the demo.
+        let heard = await withTaskGroup(of: Result<RemoteConfigUpdate, RemoteConfigError>?.self) { group in
+            group.addTask {
+                var iterator = updates.makeAsyncIterator()
+                return await iterator.next()
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(60))
+                return nil
+            }
+            defer { group.cancelAll() }
+            return await group.next() ?? nil
+        }
         var pinged = 0
         for device in all { pinged += try await device.receivePushes() > 0 ? 1 : 0 }
         let stale = all.filter { $0.client.isStale }.count
@@ -88,19 +103,6 @@ struct DemoStaleLoop: AsyncParsableCommand {
             print("   device \(index + 1)\(index < devices ? "" : " (not on \(topic))"): \(wasStale ? "stale, " : "")"
                 + "\(source), active version \(device.client.activeTemplateVersion), "
                 + "welcome_message = \"\(device.client["welcome_message"].stringValue)\"")
-        }
-        // The listener has usually heard by now; a deadline keeps a broken stream from hanging the demo.
-        let heard = await withTaskGroup(of: Result<RemoteConfigUpdate, RemoteConfigError>?.self) { group in
-            group.addTask {
-                var iterator = updates.makeAsyncIterator()
-                return await iterator.next()
-            }
-            group.addTask {
-                try? await Task.sleep(for: .seconds(60))
-                return nil
-            }
-            defer { group.cancelAll() }
-            return await group.next() ?? nil
         }
         switch heard {
         case .success(let update)?:

@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .library(name: "CloudEvents", targets: ["CloudEvents"]),
         .library(name: "CloudFunctions", targets: ["CloudFunctions"]),
+        .library(name: "FunctionsBus", targets: ["FunctionsBus"]),
         .library(name: "FunctionsBuiltins", targets: ["FunctionsBuiltins"]),
         .library(name: "CloudFunctionsTesting", targets: ["CloudFunctionsTesting"]),
         .library(name: "FirebaseEmulator", targets: ["FirebaseEmulator"]),
@@ -22,6 +23,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.1.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.0.0"),
@@ -43,6 +45,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "FunctionsBus",
+            dependencies: [
+                "CloudFunctions", "CloudEvents",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "HeapModule", package: "swift-collections"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "FunctionsBuiltins",
             dependencies: ["CloudFunctions", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
@@ -51,7 +63,7 @@ let package = Package(
         .target(
             name: "FirebaseEmulator",
             dependencies: [
-                "CloudFunctions", "CloudEvents",
+                "CloudFunctions", "CloudEvents", "FunctionsBus",
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -62,7 +74,7 @@ let package = Package(
         .target(
             name: "EmulatorServer",
             dependencies: [
-                "FirebaseEmulator", "FirebaseHTTP", "CloudFunctions", "CloudEvents", "CZlib",
+                "FirebaseEmulator", "FirebaseHTTP", "FunctionsBus", "CloudFunctions", "CloudEvents", "CZlib",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -102,7 +114,7 @@ let package = Package(
         ),
         .target(
             name: "CloudFunctionsTesting",
-            dependencies: ["CloudFunctions", "CloudEvents", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CloudFunctions", "CloudEvents", "FunctionsBus", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -137,7 +149,7 @@ let package = Package(
         .executableTarget(
             name: "stale-loop",
             dependencies: [
-                "CloudFunctions", "CloudEvents", "FirebaseEmulator", "FunctionsBuiltins",
+                "CloudFunctions", "CloudEvents", "FirebaseEmulator", "FunctionsBuiltins", "FunctionsBus",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Examples/StaleLoop",
@@ -145,7 +157,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "bus-benchmark",
-            dependencies: ["CloudFunctions", "CloudEvents"],
+            dependencies: ["CloudFunctions", "CloudEvents", "FunctionsBus"],
             path: "Benchmarks/BusBenchmark",
             swiftSettings: swiftSettings
         ),
@@ -157,7 +169,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "emulator-benchmark",
-            dependencies: ["FirebaseEmulator", "CloudFunctions", "CloudFunctionsTesting"],
+            dependencies: ["FirebaseEmulator", "CloudFunctions", "CloudFunctionsTesting", "FunctionsBus"],
             path: "Benchmarks/EmulatorBenchmark",
             swiftSettings: swiftSettings
         ),
@@ -165,12 +177,18 @@ let package = Package(
             name: "RemoteConfigClientTests",
             dependencies: [
                 "RemoteConfigClient", "EmulatorServer", "FirebaseEmulator", "CloudFunctions", "FunctionsBuiltins",
+                "FunctionsBus",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CloudEventsTests", dependencies: ["CloudEvents"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "FunctionsBusTests",
+            dependencies: ["FunctionsBus", "CloudFunctions", "CloudEvents", "CloudFunctionsTesting"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "FunctionsWorkerTests",
             dependencies: [
@@ -185,7 +203,7 @@ let package = Package(
             name: "EmulatorServerTests",
             dependencies: [
                 "EmulatorServer", "FunctionsWorker", "FirebaseEmulator", "FirebaseHTTP", "CloudFunctions", "CloudEvents",
-                "CloudFunctionsTesting",
+                "CloudFunctionsTesting", "FunctionsBus",
                 "FunctionsBuiltins", "CZlib",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -199,12 +217,15 @@ let package = Package(
         ),
         .testTarget(
             name: "FirebaseEmulatorTests",
-            dependencies: ["FirebaseEmulator", "CloudFunctions", "CloudEvents", "CloudFunctionsTesting", "FunctionsBuiltins"],
+            dependencies: [
+                "FirebaseEmulator", "CloudFunctions", "CloudEvents", "CloudFunctionsTesting", "FunctionsBuiltins",
+                "FunctionsBus",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "CloudFunctionsTests",
-            dependencies: ["CloudFunctions", "CloudEvents", "CloudFunctionsTesting", "FunctionsBuiltins"],
+            dependencies: ["CloudFunctions", "CloudEvents", "CloudFunctionsTesting", "FunctionsBuiltins", "FunctionsBus"],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),

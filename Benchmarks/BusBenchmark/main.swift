@@ -12,6 +12,7 @@
 // Latency publishes one event at a time and measures from publish() to the handler's start.
 import CloudEvents
 import CloudFunctions
+import FunctionsBus
 import Foundation
 import Synchronization
 

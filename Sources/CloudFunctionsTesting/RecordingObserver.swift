@@ -1,5 +1,6 @@
 import CloudEvents
 import CloudFunctions
+import FunctionsBus
 import Synchronization
 
 /// A ``DeliveryObserver`` that keeps every report and every finished event, for assertions.

@@ -1,5 +1,6 @@
 import CloudEvents
 import CloudFunctions
+import FunctionsBus
 import CloudFunctionsTesting
 import Foundation
 import FunctionsBuiltins

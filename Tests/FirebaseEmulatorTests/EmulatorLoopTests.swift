@@ -6,6 +6,7 @@ import Foundation
 import FunctionsBuiltins
 import Synchronization
 import Testing
+import FunctionsBus
 
 /// The whole loop in process: services, outbox, bus and functions with emulator-backed clients.
 @Suite("Emulator: the in-process loop")

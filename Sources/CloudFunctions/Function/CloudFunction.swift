@@ -12,7 +12,7 @@ public struct CloudFunction: Sendable {
     public var options: FunctionOptions
     /// Problems found while building it (such as a malformed path pattern), reported at registration.
     public let problems: [String]
-    let handler: @Sendable (CloudEvent, EventContext) async throws -> Void
+    package let handler: @Sendable (CloudEvent, EventContext) async throws -> Void
 
     /// Creates a function that receives raw CloudEvents.
     public init(

@@ -3,6 +3,7 @@ import CloudFunctions
 import FirebaseEmulator
 import Foundation
 import Hummingbird
+import FunctionsBus
 
 /// Dead letters of the deployed functions under `/emulator/v1/projects/{project}`: the events a
 /// function gave up on (failed without retry, retries exhausted, too old), and their replay.

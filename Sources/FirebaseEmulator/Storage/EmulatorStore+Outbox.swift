@@ -1,5 +1,6 @@
 import CloudEvents
 import CloudFunctions
+import FunctionsBus
 import Foundation
 import GRDB
 

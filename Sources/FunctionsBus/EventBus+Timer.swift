@@ -1,20 +1,24 @@
+import CloudFunctions
 import Foundation
+import HeapModule
 import Logging
 import Synchronization
 
 extension EventBus {
-    /// Makes sure the timer wakes up no later than `deadline`.
+    /// Makes sure the timer wakes up no later than `deadline`: a later armed timer is abandoned
+    /// for a new one.
     func armTimer(for deadline: Date, in state: inout BusState) {
-        if let armed = state.timerDeadline, armed <= deadline { return }
-        state.timer?.cancel()
-        state.timerGeneration += 1
-        let generation = state.timerGeneration
-        state.timerDeadline = deadline
-        state.timer = Task { await self.timerFired(generation: generation, deadline: deadline) }
+        if let armed = state.timer {
+            if armed.deadline <= deadline { return }
+            abandon(armed.task, in: &state)?.resume()
+        }
+        let id = state.nextTaskID
+        state.timer = (id, deadline)
+        _ = spawn(&state) { [self] in await timerFired(id: id, deadline: deadline) }
     }
 
     /// Sleeps until `deadline`, then times out overdue attempts and queues due retries.
-    private func timerFired(generation: UInt64, deadline: Date) async {
+    private func timerFired(id: UInt64, deadline: Date) async {
         do {
             try await clock.sleep(until: deadline)
         } catch {
@@ -25,16 +29,15 @@ extension EventBus {
             defer { state.reportsInProgress += effects.reports.count + effects.finished.count }
             let now = clock.now
             timeOutOverdueAttempts(now: now, in: &state, effects: &effects)
-            while let retry = state.retries.earliest, retry.due <= now {
-                var pending = state.retries.popEarliest()!
+            while let retry = state.retries.min, retry.due <= now {
+                var pending = state.retries.removeMin()
                 pending.delivery.machine.retryDue()
                 enqueue(contentsOf: [pending.delivery], lane: pending.lane, in: &state)
             }
-            guard generation == state.timerGeneration else { return }
+            guard state.timer?.task == id else { return }
             state.timer = nil
-            state.timerDeadline = nil
             let nextTimeout = state.inFlight.values.map(\.deadline).min()
-            let nextRetry = state.retries.earliest?.due
+            let nextRetry = state.retries.min?.due
             if let next = [nextTimeout, nextRetry].compactMap({ $0 }).min() {
                 armTimer(for: next, in: &state)
             }
@@ -49,8 +52,9 @@ extension EventBus {
         for (attemptID, entry) in overdue {
             state.inFlight[attemptID] = nil
             state.lanes[entry.lane].running -= 1
-            state.lanes[entry.lane].drainers -= 1
-            state.drainers.removeValue(forKey: entry.drainer)?.cancel()
+            // The drainer running it is abandoned (its handler cancelled); a new one takes over.
+            if let shutdown = state.drainerEnded(lane: entry.lane) { effects.waiters.append(shutdown) }
+            abandon(entry.drainer, in: &state)?.resume()
             let timeout = lanes[entry.lane].function.options.timeout
             conclude(
                 entry.delivery,

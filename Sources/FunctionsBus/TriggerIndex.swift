@@ -1,3 +1,4 @@
+import CloudFunctions
 import CloudEvents
 
 /// Finds the functions whose triggers match an event without trying every trigger: by

@@ -1,3 +1,4 @@
+import CloudFunctions
 import CloudEvents
 
 /// The most recent event keys (source and id), to drop duplicates of an event already accepted.

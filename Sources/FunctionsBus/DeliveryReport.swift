@@ -1,3 +1,4 @@
+import CloudFunctions
 import CloudEvents
 import Foundation
 

@@ -1,3 +1,4 @@
+import CloudFunctions
 import CloudEvents
 import Foundation
 import Logging
@@ -17,7 +18,16 @@ import Synchronization
 /// - what is given up on becomes a ``DeadLetter``, which can be replayed.
 ///
 /// Time comes from a ``BusClock``, so tests drive retries and timeouts exactly.
+///
+/// Its drainers (which run handlers) and its timer (timeouts and retries) are child tasks of
+/// one run loop the bus starts with itself, so ``shutdown()`` ends and awaits all of them.
 public final class EventBus: Sendable {
+    /// One function as the bus sees it.
+    struct LaneDefinition: Sendable {
+        let name: String
+        let function: CloudFunction
+    }
+
     /// Settings of the bus itself.
     public struct Configuration: Sendable {
         /// How many dead letters are kept; the oldest are dropped beyond this.
@@ -48,6 +58,9 @@ public final class EventBus: Sendable {
     let logger: Logger
     let state: Mutex<BusState>
     let recent: Mutex<RecentEventIDs>
+    /// Work for the run loop.
+    let spawns: AsyncStream<Spawn>.Continuation
+    private let runLoop: Task<Void, Never>
 
     /// Creates a bus for the functions of a registry.
     ///
@@ -78,6 +91,15 @@ public final class EventBus: Sendable {
         self.logger = logger
         self.state = Mutex(BusState(laneCount: lanes.count, configuration: configuration))
         self.recent = Mutex(RecentEventIDs(capacity: configuration.deduplicationWindow))
+        let (stream, spawns) = AsyncStream.makeStream(of: Spawn.self)
+        self.spawns = spawns
+        // The one unstructured task of a bus: the scope its drainers and timers live in. It
+        // holds the stream only, so a bus nobody holds goes away and ends it.
+        self.runLoop = Task { await Self.runLoop(stream) }
+    }
+
+    deinit {
+        spawns.finish()
     }
 
     /// The names of the functions, in registration order.
@@ -177,22 +199,26 @@ public final class EventBus: Sendable {
         }
     }
 
-    /// Stops accepting events, finishes what is queued and running, and drops pending retries.
-    /// Cancelling the calling task cancels the handlers still running.
+    /// Stops accepting events, finishes what is queued and running, and drops pending retries;
+    /// returns once every drainer and timer task has ended. Cancelling the calling task
+    /// cancels the handlers still running.
     public func shutdown() async {
-        let drainers = state.withLock { state in
-            state.shuttingDown = true
-            return Array(state.drainers.values)
-        }
         await withTaskCancellationHandler {
-            for drainer in drainers { await drainer.value }
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let done = state.withLock { state -> Bool in
+                    state.shuttingDown = true
+                    guard state.drainerCount > 0 else { return true }
+                    state.drainersGone = continuation
+                    return false
+                }
+                if done { continuation.resume() }
+            }
         } onCancel: {
-            for drainer in drainers { drainer.cancel() }
+            state.withLock { state in
+                for drainer in state.inFlight.values.map(\.drainer) { abandon(drainer, in: &state)?.resume() }
+            }
         }
-        let timer = state.withLock { state in
-            defer { state.timer = nil }
-            return state.timer
-        }
-        timer?.cancel()
+        spawns.finish()
+        await runLoop.value
     }
 }

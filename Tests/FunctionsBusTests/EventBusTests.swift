@@ -1,20 +1,10 @@
 import CloudEvents
 import CloudFunctions
+import FunctionsBus
 import CloudFunctionsTesting
 import Foundation
 import Synchronization
 import Testing
-
-/// Collects what handlers saw, from any task.
-final class Calls: Sendable {
-    private let entries = Mutex<[String]>([])
-    var all: [String] { entries.withLock { $0 } }
-    func add(_ entry: String) { entries.withLock { $0.append(entry) } }
-}
-
-struct HandlerFailure: Error, CustomStringConvertible {
-    var description: String { "boom" }
-}
 
 @Suite("Event bus delivery")
 struct EventBusTests {
@@ -293,5 +283,32 @@ struct EventBusTests {
         await bus.shutdown()
         #expect(calls.all.count == 10)
         #expect(bus.publish(Self.write("a/late")).functions.isEmpty)
+    }
+
+    @Test("shutdown waits for a handler still running and ends a pending retry's timer", .timeLimit(.minutes(1)))
+    func shutdownEndsEveryTask() async throws {
+        let release = AsyncStream.makeStream(of: Void.self)
+        let started = AsyncStream.makeStream(of: Void.self)
+        var functions = FunctionRegistry()
+        functions["retrying"] = Database.ref("r/{x}").options(.retry(true)).onWrite { _, _ in throw HandlerFailure() }
+        functions["held"] = Database.ref("h/{x}").onWrite { _, _ in
+            started.continuation.yield()
+            for await _ in release.stream { break }
+        }
+        let bus = try EventBus(functions: functions, clock: ManualClock())
+        bus.publish(Self.write("r/1"))
+        bus.publish(Self.write("h/1"))
+        for await _ in started.stream { break }
+        let finished = Mutex(false)
+        let shutdown = Task {
+            await bus.shutdown()
+            finished.withLock { $0 = true }
+        }
+        for _ in 0..<100 { await Task.yield() }
+        #expect(!finished.withLock { $0 }, "the held handler is still running")
+        release.continuation.yield()
+        // The retry is due in 10 s on a clock that never moves: its timer is cancelled, not awaited.
+        await shutdown.value
+        #expect(finished.withLock { $0 })
     }
 }

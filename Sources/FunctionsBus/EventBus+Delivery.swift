@@ -1,4 +1,7 @@
+import CloudFunctions
 import CloudEvents
+import DequeModule
+import HeapModule
 import Foundation
 import Logging
 import Synchronization
@@ -34,13 +37,14 @@ extension EventBus {
     /// ones are served by few.
     func startDrainerIfNeeded(lane index: Int, in state: inout BusState) {
         let lane = state.lanes[index]
-        guard lane.drainers < lanes[index].function.options.concurrency, lane.queued > 0,
+        guard lane.drainers < lanes[index].function.options.concurrency, !lane.queue.isEmpty,
             lane.drainers == lane.running
         else { return }
-        let id = state.nextDrainerID
-        state.nextDrainerID += 1
         state.lanes[index].drainers += 1
-        state.drainers[id] = Task { await self.drain(lane: index, drainer: id) }
+        state.drainerCount += 1
+        // The drainer learns its own id (which the timer uses to abandon it) from the spawn.
+        let id = state.nextTaskID
+        _ = spawn(&state) { [self] in await drain(lane: index, drainer: id) }
     }
 
     /// Runs deliveries of one function until its queue is empty or this drainer is abandoned.
@@ -84,7 +88,7 @@ extension EventBus {
         lane index: Int, drainer id: UInt64, in state: inout BusState, effects: inout BusEffects
     ) -> Job? {
         let options = lanes[index].function.options
-        while var delivery = state.lanes[index].pop() {
+        while var delivery = state.lanes[index].queue.popFirst() {
             let now = clock.now
             switch delivery.machine.start(now: now, options: options) {
             case .expire:
@@ -94,14 +98,13 @@ extension EventBus {
                 let attemptID = state.nextAttemptID
                 state.nextAttemptID += 1
                 state.lanes[index].running += 1
-                state.inFlight[attemptID] = InFlight(lane: index, delivery: delivery, deadline: deadline, drainer: id)
+                state.inFlight[attemptID] = BusState.InFlight(lane: index, delivery: delivery, deadline: deadline, drainer: id)
                 armTimer(for: deadline, in: &state)
                 startDrainerIfNeeded(lane: index, in: &state)
                 return Job(attemptID: attemptID, delivery: delivery, attempt: attempt, deadline: deadline)
             }
         }
-        state.lanes[index].drainers -= 1
-        state.drainers[id] = nil
+        if let shutdown = state.drainerEnded(lane: index) { effects.waiters.append(shutdown) }
         effects.waiters += state.takeIdleWaitersIfIdle(now: clock.now)
         return nil
     }
@@ -138,7 +141,7 @@ extension EventBus {
                 finishDelivery(of: delivery.event, in: &state, effects: &effects)
             }
         case .retry(let due):
-            state.retries.insert(PendingRetry(due: due, lane: index, delivery: delivery))
+            state.retries.insert(BusState.PendingRetry(due: due, lane: index, delivery: delivery))
             armTimer(for: due, in: &state)
             effects.reports.append(report(delivery, lane: index, status: .willRetry(at: due), error: error, now: now))
         case .deadLetter(let reason):

@@ -1,3 +1,4 @@
+import CloudFunctions
 import Foundation
 
 /// The delivery of one event to one function, as a value: attempts, retries, timeouts and

@@ -1,4 +1,5 @@
-@testable import CloudFunctions
+import CloudFunctions
+@testable import FunctionsBus
 import Foundation
 import Testing
 

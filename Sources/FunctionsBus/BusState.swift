@@ -1,0 +1,103 @@
+import CloudFunctions
+import CloudEvents
+import DequeModule
+import Foundation
+import HeapModule
+
+/// Everything the bus changes, behind its one lock.
+struct BusState: Sendable {
+    /// The queue and counters of one function.
+    struct Lane: Sendable {
+        var queue = Deque<Delivery>()
+        var drainers = 0
+        var running = 0
+    }
+
+    /// An attempt that is running.
+    struct InFlight: Sendable {
+        let lane: Int
+        var delivery: Delivery
+        let deadline: Date
+        let drainer: UInt64
+    }
+
+    /// A delivery waiting for its retry time, ordered by that time.
+    struct PendingRetry: Sendable, Comparable {
+        let due: Date
+        let lane: Int
+        var delivery: Delivery
+
+        static func < (a: PendingRetry, b: PendingRetry) -> Bool { a.due < b.due }
+        static func == (a: PendingRetry, b: PendingRetry) -> Bool { a.due == b.due }
+    }
+
+    var lanes: [Lane]
+    var retries = Heap<PendingRetry>()
+    var inFlight: [UInt64: InFlight] = [:]
+    var nextAttemptID: UInt64 = 0
+    /// Ids of the bus's child tasks (drainers and timers), see ``EventBus/spawn(_:_:)``.
+    var nextTaskID: UInt64 = 0
+    /// How the bus's child tasks that can be abandoned stand.
+    var abandonments: [UInt64: Abandonment] = [:]
+    /// Drainers of every lane together.
+    var drainerCount = 0
+    /// The armed timer: its task, and the moment it wakes up.
+    var timer: (task: UInt64, deadline: Date)?
+    var idleWaiters: [CheckedContinuation<Void, Never>] = []
+    /// ``EventBus/shutdown()`` waiting for the last drainer to end.
+    var drainersGone: CheckedContinuation<Void, Never>?
+    /// Deliveries queued or running (not those waiting for a retry).
+    var active = 0
+    /// Reports handed to the observer and not yet returned from it: the bus is not idle
+    /// until the observer has heard about everything that happened.
+    var reportsInProgress = 0
+    var deadLetters: [DeadLetter] = []
+    /// How many deliveries of each accepted event are not finished yet (kept only for an observer).
+    var unfinished: [CloudEvent.Key: Int] = [:]
+    let deadLetterCapacity: Int
+    var shuttingDown = false
+
+    init(laneCount: Int, configuration: EventBus.Configuration) {
+        lanes = Array(repeating: Lane(), count: laneCount)
+        deadLetterCapacity = configuration.deadLetterCapacity
+    }
+
+    func isIdle(now: Date) -> Bool {
+        guard active == 0, reportsInProgress == 0 else { return false }
+        guard let due = retries.min?.due else { return true }
+        return due > now
+    }
+
+    /// The waiters to resume when the bus has become idle.
+    mutating func takeIdleWaitersIfIdle(now: Date) -> [CheckedContinuation<Void, Never>] {
+        guard !idleWaiters.isEmpty, isIdle(now: now) else { return [] }
+        defer { idleWaiters = [] }
+        return idleWaiters
+    }
+
+    /// Counts a drainer as ended; the last one during shutdown releases ``drainersGone``.
+    mutating func drainerEnded(lane: Int) -> CheckedContinuation<Void, Never>? {
+        lanes[lane].drainers -= 1
+        drainerCount -= 1
+        guard shuttingDown, drainerCount == 0 else { return nil }
+        defer { drainersGone = nil }
+        return drainersGone
+    }
+
+    mutating func addDeadLetter(_ letter: DeadLetter) {
+        deadLetters.append(letter)
+        if deadLetters.count > deadLetterCapacity {
+            deadLetters.removeFirst(deadLetters.count - deadLetterCapacity)
+        }
+    }
+}
+
+/// Where a child task of the bus that can be abandoned stands.
+enum Abandonment: Sendable {
+    /// Running; nobody waits on it yet.
+    case running
+    /// Its watcher waits to hear that it was abandoned or has ended.
+    case watched(CheckedContinuation<Void, Never>)
+    /// Abandoned (or ended) before its watcher began to wait.
+    case released
+}

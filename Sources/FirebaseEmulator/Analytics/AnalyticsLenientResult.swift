@@ -2,7 +2,7 @@ import Foundation
 import CloudFunctions
 
 /// What the device SDK would record for one `logEvent` call.
-public struct AnalyticsLenientResult: Sendable, Hashable {
+package struct AnalyticsLenientResult: Sendable, Hashable {
     /// The event as kept (bad parameters dropped, `firebase_error` parameters added), or `nil`
     /// when the event is dropped.
     public var event: AnalyticsEvent?

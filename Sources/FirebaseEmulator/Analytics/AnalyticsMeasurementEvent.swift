@@ -2,7 +2,7 @@ import Foundation
 import CloudFunctions
 
 /// One event of a Measurement Protocol request.
-public struct AnalyticsMeasurementEvent: Sendable, Hashable {
+package struct AnalyticsMeasurementEvent: Sendable, Hashable {
     /// The event name.
     public var name: String
     /// The parameters.

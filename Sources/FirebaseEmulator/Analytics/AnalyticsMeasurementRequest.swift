@@ -20,10 +20,10 @@ public struct AnalyticsMeasurementRequest: Sendable, Hashable {
     /// User properties: name → value; `.null` clears the property.
     public var userProperties: [String: JSONValue]
     /// The events, in request order.
-    public var events: [AnalyticsMeasurementEvent]
+    package var events: [AnalyticsMeasurementEvent]
 
     /// Creates a request.
-    public init(
+    package init(
         appInstanceId: String, userId: String? = nil, timestampMicros: Int64? = nil,
         userProperties: [String: JSONValue] = [:], events: [AnalyticsMeasurementEvent]
     ) {

@@ -3,7 +3,7 @@ import CloudFunctions
 
 /// A problem the device SDK tolerates: it drops or trims the input and, for the documented
 /// cases, logs a `firebase_error` code.
-public enum AnalyticsSDKError: Sendable, Hashable {
+package enum AnalyticsSDKError: Sendable, Hashable {
     /// Invalid or reserved event name: the event is dropped (code 2).
     case invalidEventName(String)
     /// Invalid parameter name: the parameter is dropped (code 3).

@@ -25,7 +25,7 @@ public final class AnalyticsService: Sendable {
     ///   - project: the project id (in CloudEvent sources).
     ///   - clock: the only time source (the log time of events without their own timestamp).
     ///   - emit: called with the outbox entries of each committed write.
-    public init(
+    package init(
         store: EmulatorStore,
         project: String,
         clock: any BusClock,

@@ -7,7 +7,7 @@ import CloudFunctions
 /// emulator's validation mode); ``lenient(_:seenEventNames:)`` instead says what the device SDK
 /// would do (drop, trim, and which `firebase_error` code it logs). Lengths are counted in UTF-16
 /// code units, as the Android and Apple SDKs count string length.
-public enum AnalyticsValidation {
+package enum AnalyticsValidation {
     /// Longest event or parameter name.
     public static let maxNameLength = 40
     /// Longest user property name.

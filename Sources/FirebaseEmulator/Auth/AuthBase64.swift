@@ -2,7 +2,7 @@ import Foundation
 import CloudFunctions
 
 /// The base64 forms the Auth wire formats use: standard and URL-safe, padded or not.
-public enum AuthBase64 {
+package enum AuthBase64 {
     /// Decodes standard or URL-safe base64, with or without `=` padding.
     ///
     /// - Returns: the bytes, or `nil` when the text is not base64.

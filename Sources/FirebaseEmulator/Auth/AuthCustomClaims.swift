@@ -3,7 +3,7 @@ import CloudFunctions
 
 /// The rules for custom claims: a JSON object whose text is at most 1000 characters, with no reserved
 /// top-level names.
-public enum AuthCustomClaims {
+package enum AuthCustomClaims {
     /// Which request the claims arrive in; the emulator words its errors differently for each.
     public enum Context: Sendable, Hashable {
         /// `accounts:update` (`set_custom_user_claims`): `INVALID_CLAIMS`, `CLAIMS_TOO_LARGE`,

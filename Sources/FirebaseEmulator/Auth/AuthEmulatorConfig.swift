@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Wire form: `{"signIn": {"allowDuplicateEmails": false}, "emailPrivacyConfig":
 /// {"enableImprovedEmailPrivacy": Bool}}`; duplicate emails are never allowed here.
-public struct AuthEmulatorConfig: Sendable, Hashable, Codable {
+package struct AuthEmulatorConfig: Sendable, Hashable, Codable {
     /// Whether sign-in answers `INVALID_LOGIN_CREDENTIALS` instead of revealing which of email and password
     /// was wrong (off by default, as in the emulator).
     public var enableImprovedEmailPrivacy: Bool

@@ -2,7 +2,7 @@ import Foundation
 import CloudFunctions
 
 /// One user `accounts:batchCreate` could not import: an entry of the response's `error` list.
-public struct AuthImportFailure: Sendable, Hashable {
+package struct AuthImportFailure: Sendable, Hashable {
     /// The user's position in the request's `users` array.
     public var index: Int
     /// The emulator's sentence for the failure.

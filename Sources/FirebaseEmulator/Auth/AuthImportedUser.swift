@@ -2,7 +2,7 @@ import Foundation
 import CloudFunctions
 
 /// A user `accounts:batchCreate` accepted, with its position in the request.
-public struct AuthImportedUser: Sendable, Hashable {
+package struct AuthImportedUser: Sendable, Hashable {
     /// The user's position in the request's `users` array.
     public var index: Int
     /// The user to store.

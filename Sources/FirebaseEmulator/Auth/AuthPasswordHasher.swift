@@ -11,7 +11,7 @@ import HummingbirdBcrypt
 /// (crypt_blowfish's buggy 8-bit mode) is refused. The hasher keeps no state, so it is safe to
 /// share between threads. Passwords are taken as UTF-8 bytes, cut at the first NUL and at
 /// 72 bytes (all bcrypt reads).
-public struct AuthPasswordHasher: Sendable, Hashable {
+package struct AuthPasswordHasher: Sendable, Hashable {
     /// The bcrypt costs accepted (the work is 2^cost rounds).
     public static let costRange = 4...31
     /// The default cost, as most bcrypt libraries use.

@@ -2,7 +2,7 @@ import Foundation
 import CloudFunctions
 
 /// One identity provider linked to an emulated Auth user (`providerUserInfo` on the wire).
-public struct AuthProviderInfo: Sendable, Hashable, Codable {
+package struct AuthProviderInfo: Sendable, Hashable, Codable {
     /// The provider, e.g. `password`, `phone`, `google.com`, `facebook.com`.
     public var providerId: String
     /// The user's id at the provider (`rawId` on the wire, `uid` in the SDKs).

@@ -5,7 +5,7 @@ import CloudFunctions
 ///
 /// Clients see a base64url string; it carries the user, project, sign-in provider, issue time and a random
 /// nonce, so the emulator needs no table of refresh tokens and revocation works through `validSince`.
-public struct AuthRefreshToken: Sendable, Hashable {
+package struct AuthRefreshToken: Sendable, Hashable {
     /// The marker member that tells emulator refresh tokens apart.
     static let marker = "_AuthEmulatorRefreshToken"
 

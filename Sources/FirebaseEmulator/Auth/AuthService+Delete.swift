@@ -2,7 +2,7 @@ import CloudFunctions
 import Foundation
 
 /// One user `accounts:batchDelete` did not delete: `{index, localId, message}`.
-public struct AuthBatchDeleteFailure: Sendable, Hashable, Codable {
+package struct AuthBatchDeleteFailure: Sendable, Hashable, Codable {
     /// The position in the request's `localIds`.
     public var index: Int
     /// The uid.
@@ -55,7 +55,7 @@ extension AuthService {
     ///
     /// - Returns: the users that were not deleted (the response's `errors`).
     /// - Throws: `LOCAL_ID_LIST_EXCEEDS_LIMIT` for no uids or more than 1000.
-    public func batchDelete(localIds: [String], force: Bool) throws -> [AuthBatchDeleteFailure] {
+    package func batchDelete(localIds: [String], force: Bool) throws -> [AuthBatchDeleteFailure] {
         guard !localIds.isEmpty, localIds.count <= Self.maximumBatchDelete else {
             throw ServiceError.invalidArgument("LOCAL_ID_LIST_EXCEEDS_LIMIT")
         }

@@ -3,7 +3,7 @@ import Foundation
 import GRDB
 
 /// What `accounts:batchCreate` did: the users stored and the users refused.
-public struct AuthImportOutcome: Sendable, Hashable {
+package struct AuthImportOutcome: Sendable, Hashable {
     /// The uids stored, in request order.
     public var imported: [String]
     /// The users refused, in index order (the response's `error`).
@@ -27,7 +27,7 @@ extension AuthService {
     /// - Throws: the request-level errors of ``AuthUserImport`` (`MISSING_USER_ACCOUNT`, `DUPLICATE_LOCAL_ID : …`,
     ///   `INVALID_HASH_ALGORITHM : …`, ...).
     @discardableResult
-    public func importUsers(_ body: JSONValue) throws -> AuthImportOutcome {
+    package func importUsers(_ body: JSONValue) throws -> AuthImportOutcome {
         let request = try AuthUserImport(parsing: body, now: clock.now, hasher: hasher)
         return try write { transaction in
             var imported: [String] = []

@@ -2,7 +2,7 @@ import CloudFunctions
 import Foundation
 
 /// One page of `accounts:batchGet`.
-public struct AuthUserPage: Sendable, Hashable {
+package struct AuthUserPage: Sendable, Hashable {
     /// The users, in uid order.
     public var users: [AuthUser]
     /// The token of the next page, `nil` on the last one.
@@ -30,7 +30,7 @@ extension AuthService {
     ///   - maxResults: 1 to 1000 (default 20); `-1` returns everything, as the emulator allows.
     ///   - pageToken: the `nextPageToken` of the previous page (opaque), or `nil` for the first page.
     /// - Throws: `INVALID_PAGE_SELECTION` for another size or a token this service did not make.
-    public func listUsers(maxResults: Int? = nil, pageToken: String? = nil) throws -> AuthUserPage {
+    package func listUsers(maxResults: Int? = nil, pageToken: String? = nil) throws -> AuthUserPage {
         let size = maxResults ?? Self.defaultPageSize
         guard size == -1 || (1...Self.maximumPageSize).contains(size) else {
             throw ServiceError.invalidArgument("INVALID_PAGE_SELECTION")

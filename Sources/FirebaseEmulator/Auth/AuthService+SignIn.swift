@@ -10,7 +10,7 @@ extension AuthService {
     ///
     /// - Throws: `MISSING_EMAIL`, `INVALID_EMAIL`, `MISSING_PASSWORD`, `EMAIL_NOT_FOUND`, `USER_DISABLED`,
     ///   `INVALID_PASSWORD`, `INVALID_LOGIN_CREDENTIALS`.
-    public func signInWithPassword(email: String?, password: String?) throws -> AuthSignInResponse {
+    package func signInWithPassword(email: String?, password: String?) throws -> AuthSignInResponse {
         guard let email else { throw ServiceError.invalidArgument("MISSING_EMAIL") }
         guard AuthUserValidation.isValidEmail(email) else { throw ServiceError.invalidArgument("INVALID_EMAIL") }
         guard let password, !password.isEmpty else { throw ServiceError.invalidArgument("MISSING_PASSWORD") }
@@ -51,7 +51,7 @@ extension AuthService {
     ///   - refreshToken: a token from sign-up, sign-in or an earlier refresh.
     /// - Throws: `MISSING_GRANT_TYPE`, `INVALID_GRANT_TYPE`, `MISSING_REFRESH_TOKEN`, `INVALID_REFRESH_TOKEN`,
     ///   `USER_NOT_FOUND`, `TOKEN_EXPIRED` (revoked through `validSince`), `USER_DISABLED`.
-    public func refresh(grantType: String?, refreshToken: String?) throws -> AuthRefreshResponse {
+    package func refresh(grantType: String?, refreshToken: String?) throws -> AuthRefreshResponse {
         guard let grantType, !grantType.isEmpty else { throw ServiceError.invalidArgument("MISSING_GRANT_TYPE") }
         guard grantType == "refresh_token" else { throw ServiceError.invalidArgument("INVALID_GRANT_TYPE") }
         guard let refreshToken, !refreshToken.isEmpty else {

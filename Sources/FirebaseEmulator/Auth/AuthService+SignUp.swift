@@ -17,7 +17,7 @@ extension AuthService {
     ///   `WEAK_PASSWORD : Password should be at least 6 characters`, `INVALID_LOCAL_ID : …`,
     ///   `INVALID_PHONE_NUMBER : Invalid format.`, `DUPLICATE_LOCAL_ID`, `EMAIL_EXISTS`, `PHONE_NUMBER_EXISTS`.
     @discardableResult
-    public func signUp(_ request: AuthSignUpRequest, privileged: Bool) throws -> AuthSignUpResponse {
+    package func signUp(_ request: AuthSignUpRequest, privileged: Bool) throws -> AuthSignUpResponse {
         let now = clock.now
         var generator = makeGenerator()
         var user = AuthUser(localId: "", createdAt: now)

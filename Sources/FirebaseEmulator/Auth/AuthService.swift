@@ -33,7 +33,7 @@ public final class AuthService: Sendable {
     ///   - emit: called with the outbox entries of each committed write.
     ///   - hasher: the bcrypt hasher for new passwords (tests use cost 4).
     ///   - randomSeed: seeds uid, salt and token randomness (a system-random seed when `nil`).
-    public init(
+    package init(
         store: EmulatorStore,
         project: String,
         clock: any BusClock,
@@ -53,13 +53,13 @@ public final class AuthService: Sendable {
     }
 
     /// The project's emulator settings.
-    public var emulatorConfig: AuthEmulatorConfig { settings.withLock { $0 } }
+    package var emulatorConfig: AuthEmulatorConfig { settings.withLock { $0 } }
 
     /// Changes the emulator settings (`PATCH /emulator/v1/projects/{p}/config`); `nil` leaves a setting as is.
     ///
     /// - Returns: the settings now in force.
     @discardableResult
-    public func updateEmulatorConfig(enableImprovedEmailPrivacy: Bool?) throws -> AuthEmulatorConfig {
+    package func updateEmulatorConfig(enableImprovedEmailPrivacy: Bool?) throws -> AuthEmulatorConfig {
         var config = emulatorConfig
         if let enableImprovedEmailPrivacy { config.enableImprovedEmailPrivacy = enableImprovedEmailPrivacy }
         _ = try store.write { transaction in

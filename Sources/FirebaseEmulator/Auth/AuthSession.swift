@@ -1,7 +1,7 @@
 import Foundation
 
 /// The tokens handed to a signed-in client.
-public struct AuthSession: Sendable, Hashable {
+package struct AuthSession: Sendable, Hashable {
     /// The unsigned emulator ID token.
     public var idToken: String
     /// The opaque refresh token.

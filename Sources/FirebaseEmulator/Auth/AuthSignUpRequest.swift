@@ -47,7 +47,7 @@ public struct AuthSignUpRequest: Sendable, Hashable, Codable {
 
 /// The answer to a sign-up: `{kind, localId, email?, displayName?, idToken?, refreshToken?, expiresIn?}`
 /// (tokens only for client sign-ups).
-public struct AuthSignUpResponse: Sendable, Hashable, Codable {
+package struct AuthSignUpResponse: Sendable, Hashable, Codable {
     /// Always `identitytoolkit#SignupNewUserResponse`.
     public var kind = "identitytoolkit#SignupNewUserResponse"
     /// The new user's uid.
@@ -65,7 +65,7 @@ public struct AuthSignUpResponse: Sendable, Hashable, Codable {
 }
 
 /// The answer to `accounts:signInWithPassword`.
-public struct AuthSignInResponse: Sendable, Hashable, Codable {
+package struct AuthSignInResponse: Sendable, Hashable, Codable {
     /// Always `identitytoolkit#VerifyPasswordResponse`.
     public var kind = "identitytoolkit#VerifyPasswordResponse"
     /// Always `true`.
@@ -85,7 +85,7 @@ public struct AuthSignInResponse: Sendable, Hashable, Codable {
 }
 
 /// The answer of `securetoken.googleapis.com/v1/token` (snake_case on the wire).
-public struct AuthRefreshResponse: Sendable, Hashable, Codable {
+package struct AuthRefreshResponse: Sendable, Hashable, Codable {
     /// The new ID token.
     public var idToken: String
     /// The same as ``idToken``.

@@ -2,7 +2,7 @@ import Foundation
 import CloudFunctions
 
 /// Conversions between `Date` and the timestamp forms of the Auth wire formats.
-public enum AuthTimestamp {
+package enum AuthTimestamp {
     /// The largest magnitude of a JavaScript `Date`, in milliseconds (±100,000,000 days).
     public static let maximumMilliseconds: Int64 = 8_640_000_000_000_000
 

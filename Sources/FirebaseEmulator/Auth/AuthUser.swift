@@ -31,14 +31,14 @@ public struct AuthUser: Sendable, Hashable, Codable {
     public var customClaims: [String: JSONValue]
     /// The linked federated providers (the `password` and `phone` entries are derived, see
     /// ``effectiveProviderData``).
-    public var providerData: [AuthProviderInfo]
+    package var providerData: [AuthProviderInfo]
     /// The bcrypt hash of the password (`$2a$`, `$2b$` or `$2y$` form), if the user has one.
     public var passwordHash: String?
     /// When the password was last set.
     public var passwordUpdatedAt: Date?
 
     /// Creates a user; `validSince` defaults to `createdAt`.
-    public init(
+    package init(
         localId: String,
         email: String? = nil,
         emailVerified: Bool = false,
@@ -82,7 +82,7 @@ public struct AuthUser: Sendable, Hashable, Codable {
 
     /// ``providerData`` plus the entries the emulator derives: `password` for a user with an email and a
     /// password, `phone` for a user with a phone number (unless already present).
-    public var effectiveProviderData: [AuthProviderInfo] {
+    package var effectiveProviderData: [AuthProviderInfo] {
         var providers: [AuthProviderInfo] = []
         let listed = Set(providerData.map(\.providerId))
         if let email, passwordHash != nil, !listed.contains("password") {

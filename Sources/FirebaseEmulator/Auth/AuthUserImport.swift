@@ -6,7 +6,7 @@ import CloudFunctions
 /// Request-level problems throw; per-user problems become ``failures`` (the request still succeeds). Checks
 /// that need the store (`localId` taken, raw id linked elsewhere) are left to the caller, which appends
 /// failures with ``AuthImportFailure/localIdExists`` or ``AuthImportFailure/rawIdExists``.
-public struct AuthUserImport: Sendable, Hashable {
+package struct AuthUserImport: Sendable, Hashable {
     /// The most users one request may carry.
     public static let maximumUsers = 1000
     /// The `hashAlgorithm` values Identity Toolkit knows.

@@ -2,7 +2,7 @@ import Foundation
 import CloudFunctions
 
 /// The input checks of the emulated Identity Toolkit, throwing its exact error messages.
-public enum AuthUserValidation {
+package enum AuthUserValidation {
     /// The longest user id, in UTF-16 code units (as JavaScript counts).
     public static let maximumLocalIdLength = 128
     /// The shortest accepted password, in characters.

@@ -2,7 +2,7 @@ import CloudFunctions
 import Foundation
 
 /// The `context.auth` of functions running in process against the emulator.
-public struct EmulatorAuthClient: AuthClient {
+package struct EmulatorAuthClient: AuthClient {
     let service: AuthService
 
     /// Creates a client managing the users of `service`.

@@ -9,7 +9,7 @@ import CloudFunctions
 /// matter and no sorting is needed; arrays count as index-keyed objects), written as 16
 /// lowercase hex digits. Equal data always gets the same tag. A missing value (`null`) has
 /// the tag `null_etag`.
-public enum DatabaseETag: Sendable {
+package enum DatabaseETag: Sendable {
     /// The tag of a location with no data.
     public static let missing = "null_etag"
 

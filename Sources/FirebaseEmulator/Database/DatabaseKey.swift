@@ -3,7 +3,7 @@ import CloudFunctions
 
 /// Key rules of the Realtime Database: UTF-8, at most 768 bytes, none of `. $ # [ ] /`
 /// and no ASCII control characters (0x00–0x1F, 0x7F).
-public enum DatabaseKey: Sendable {
+package enum DatabaseKey: Sendable {
     /// The longest key, in UTF-8 bytes.
     public static let maximumUTF8Length = 768
 

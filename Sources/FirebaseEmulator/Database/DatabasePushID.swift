@@ -8,7 +8,7 @@ import CloudFunctions
 /// by one instead, so ids from one generator are strictly increasing. A clock that goes
 /// backwards is treated as the same millisecond; if the random part would overflow, the
 /// timestamp part is advanced by one millisecond.
-public struct DatabasePushID: Sendable, Hashable {
+package struct DatabasePushID: Sendable, Hashable {
     /// The 64 symbols, in ASCII order.
     public static let alphabet = "-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz"
 

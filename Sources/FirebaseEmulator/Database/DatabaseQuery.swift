@@ -5,7 +5,7 @@ import CloudFunctions
 ///
 /// Build it from the request's query parameters with ``init(parameters:)`` and apply it to the
 /// stored value at the requested location with ``apply(to:)``.
-public struct DatabaseQuery: Sendable, Hashable {
+package struct DatabaseQuery: Sendable, Hashable {
     /// What children are ordered by.
     public enum Ordering: Sendable, Hashable {
         /// `"$key"`.

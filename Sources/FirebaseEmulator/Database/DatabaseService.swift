@@ -77,7 +77,7 @@ public final class DatabaseService: Sendable {
     ///   - emit: called after each committed write with the events it added to the outbox.
     ///   - snapshotInterval: writes between snapshots (at least 1).
     /// - Throws: when the store cannot be read or holds data that does not parse.
-    public init(
+    package init(
         store: EmulatorStore,
         project: String,
         clock: any BusClock,
@@ -113,7 +113,7 @@ public final class DatabaseService: Sendable {
     ///
     /// - Parameter query: ordering, range, limit or shallow options; `nil` reads the plain value.
     /// - Throws: `ServiceError.invalidArgument` for a bad namespace or path.
-    public func get(namespace: String, path: String, query: DatabaseQuery? = nil) throws(ServiceError) -> JSONValue {
+    package func get(namespace: String, path: String, query: DatabaseQuery? = nil) throws(ServiceError) -> JSONValue {
         let stored = try storedValue(namespace: namespace, path: path)
         return query.map { $0.apply(to: stored) } ?? DatabaseTree.rendered(stored)
     }

@@ -2,7 +2,7 @@ import Foundation
 import CloudFunctions
 
 /// The orderings Realtime Database queries sort children by.
-public enum DatabaseSortOrder: Sendable {
+package enum DatabaseSortOrder: Sendable {
     /// Whether key `lhs` sorts before key `rhs` (`orderBy="$key"`).
     ///
     /// Keys that parse as 32-bit integers come first, numerically (equal numbers: shorter key

@@ -7,7 +7,7 @@ import CloudFunctions
 /// without children does not exist) and no arrays (written arrays become objects keyed
 /// `"0"`, `"1"`, ...). Reads through ``value(at:)`` render index-keyed objects back as arrays
 /// (see ``rendered(_:)``). Writes mutate the tree in place along the written path only.
-public struct DatabaseTree: Sendable, Hashable {
+package struct DatabaseTree: Sendable, Hashable {
     /// The whole database in storage form; `null` when empty.
     public internal(set) var root: JSONValue
 

@@ -7,7 +7,7 @@ import CloudFunctions
 /// arrays stored as objects with index keys. Use ``DatabaseTree/rendered(_:)`` for the wire
 /// form. The change keeps the value after the write plus what each written location held
 /// before, and works out ``before`` on demand, so that writing never copies untouched data.
-public struct DatabaseWriteChange: Sendable, Hashable {
+package struct DatabaseWriteChange: Sendable, Hashable {
     /// What one location held before the write.
     public struct Overwritten: Sendable, Hashable {
         /// The location whose value was replaced: a written location, or a shallower one when

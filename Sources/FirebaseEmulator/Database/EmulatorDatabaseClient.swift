@@ -6,7 +6,7 @@ import CloudFunctions
 /// Writes made while handling an event carry the chain depth of that event plus one, so a
 /// function that keeps writing where it listens is stopped after
 /// ``DatabaseService/maximumChainDepth`` steps instead of looping for ever.
-public struct EmulatorDatabaseClient: DatabaseClient {
+package struct EmulatorDatabaseClient: DatabaseClient {
     let service: DatabaseService
     let namespace: String
     let chainDepth: Int

@@ -19,7 +19,7 @@ public final class Emulator: Sendable {
     /// The store all services keep their state in.
     public let store: EmulatorStore
     /// Moves committed events to the deployed functions.
-    public let dispatcher: OutboxDispatcher
+    package let dispatcher: OutboxDispatcher
     /// Remote Config.
     public let remoteConfig: RemoteConfigService
     /// The Realtime Database.

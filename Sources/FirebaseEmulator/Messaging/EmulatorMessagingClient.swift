@@ -1,7 +1,7 @@
 import CloudFunctions
 
 /// The `context.messaging` of functions running in process against the emulator.
-public struct EmulatorMessagingClient: MessagingClient {
+package struct EmulatorMessagingClient: MessagingClient {
     let service: MessagingService
 
     /// Creates a client sending through `service`.

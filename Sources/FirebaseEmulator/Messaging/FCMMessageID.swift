@@ -4,7 +4,7 @@ import CloudFunctions
 /// The name FCM returns for a sent message: `projects/{project}/messages/{id}`.
 ///
 /// Generated ids look like production ones: `0:<16-digit microseconds>%<16 hex digits>`.
-public struct FCMMessageID: Sendable, Hashable, CustomStringConvertible {
+package struct FCMMessageID: Sendable, Hashable, CustomStringConvertible {
     /// The project id.
     public var projectID: String
     /// The message id, e.g. `0:1500415314455276%31bd1c9631bd1c96`.

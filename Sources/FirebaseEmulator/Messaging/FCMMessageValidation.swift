@@ -5,7 +5,7 @@ import CloudFunctions
 ///
 /// Every failure is `INVALID_ARGUMENT` with an `FcmError` detail and a `BadRequest` field
 /// violation naming the field at fault.
-public struct FCMMessageValidation: Sendable, Hashable {
+package struct FCMMessageValidation: Sendable, Hashable {
     /// Size and time limits.
     public struct Limits: Sendable, Hashable {
         /// The largest payload (data keys and values, notification title and body) in bytes.

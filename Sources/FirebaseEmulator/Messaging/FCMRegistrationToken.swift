@@ -6,7 +6,7 @@ import CloudFunctions
 /// ``isWellFormed(_:)`` accepts what real devices hold: `<instance id>:APA91b<body>` with an
 /// 11–64 character URL-safe instance id and at least 20 body characters, or a bare legacy
 /// `APA91b<body>` token; at most 4096 characters overall.
-public enum FCMRegistrationToken {
+package enum FCMRegistrationToken {
     /// The marker every token body starts with.
     public static let bodyPrefix = "APA91b"
     /// Characters after `APA91b` in a generated token.

@@ -9,7 +9,7 @@ import CloudFunctions
 /// precedence and group to the left (`A || B && C` means `(A || B) && C`); ``Grouping/andBeforeOr``
 /// gives the conventional precedence instead. At most 5 topics may appear (counted per
 /// occurrence).
-public struct FCMTopicCondition: Sendable, Hashable {
+package struct FCMTopicCondition: Sendable, Hashable {
     /// A condition's syntax tree.
     public indirect enum Expression: Sendable, Hashable {
         /// `'name' in topics`.

@@ -5,7 +5,7 @@ import CloudFunctions
 ///
 /// Both directions are hash sets, so subscribing, unsubscribing and the membership tests of
 /// fan-out are O(1); ``tokens(forTopic:)`` hands out the stored set without copying.
-public struct FCMTopicIndex: Sendable, Hashable {
+package struct FCMTopicIndex: Sendable, Hashable {
     /// The most topics one app instance (token) may be subscribed to.
     public static let maxTopicsPerToken = 2000
 

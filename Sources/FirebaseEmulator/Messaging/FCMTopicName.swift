@@ -4,7 +4,7 @@ import CloudFunctions
 /// FCM topic names: the optional `/topics/` prefix and the character rule `[a-zA-Z0-9-_.~%]+`.
 ///
 /// No length limit is enforced: the SDKs enforce none and the service's is not documented.
-public enum FCMTopicName {
+package enum FCMTopicName {
     /// The prefix clients may put before a topic name.
     public static let prefix = "/topics/"
 

@@ -70,7 +70,7 @@ extension MessagingService {
     /// Every message a device has received, oldest first.
     ///
     /// - Throws: `NOT_FOUND` for a token that is not registered.
-    public func inbox(token: String) throws -> [InboxMessage] {
+    package func inbox(token: String) throws -> [InboxMessage] {
         guard isRegistered(token) else {
             throw ServiceError.notFound("no device is registered with token \(token)")
         }
@@ -92,7 +92,7 @@ extension MessagingService {
     }
 
     /// Messages as they arrive at a device, for push-style listeners.
-    public func inboxUpdates(token: String) -> AsyncStream<InboxMessage> {
+    package func inboxUpdates(token: String) -> AsyncStream<InboxMessage> {
         let (stream, continuation) = AsyncStream.makeStream(of: InboxMessage.self)
         let id = UUID()
         state.withLock { $0.listeners[token, default: [:]][id] = continuation }

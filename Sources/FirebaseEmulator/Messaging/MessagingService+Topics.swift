@@ -25,12 +25,12 @@ extension MessagingService {
     /// - Returns: one outcome per token, in order: malformed tokens fail with
     ///   `INVALID_ARGUMENT`, unregistered ones with `NOT_FOUND`.
     /// - Throws: `INVALID_ARGUMENT` for a malformed topic name or more than 1000 tokens.
-    public func subscribe(tokens: [String], to topic: String) throws -> [FCMTopicOutcome] {
+    package func subscribe(tokens: [String], to topic: String) throws -> [FCMTopicOutcome] {
         try changeSubscriptions(tokens: tokens, topic: topic, subscribe: true)
     }
 
     /// Unsubscribes devices from a topic (the IID `batchRemove` and per-token forms).
-    public func unsubscribe(tokens: [String], from topic: String) throws -> [FCMTopicOutcome] {
+    package func unsubscribe(tokens: [String], from topic: String) throws -> [FCMTopicOutcome] {
         try changeSubscriptions(tokens: tokens, topic: topic, subscribe: false)
     }
 

@@ -35,7 +35,7 @@ public final class MessagingService: Sendable {
     let state: Mutex<State>
 
     /// Opens the service on a store, loading devices and subscriptions.
-    public init(
+    package init(
         store: EmulatorStore,
         project: String,
         clock: any BusClock,

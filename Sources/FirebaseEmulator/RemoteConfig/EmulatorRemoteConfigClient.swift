@@ -2,7 +2,7 @@ import CloudFunctions
 import Foundation
 
 /// The `context.remoteConfig` of functions running in process against the emulator.
-public struct EmulatorRemoteConfigClient: RemoteConfigAdminClient {
+package struct EmulatorRemoteConfigClient: RemoteConfigAdminClient {
     let service: RemoteConfigService
 
     /// Creates a client for the `firebase` namespace of `service`'s project.

@@ -6,7 +6,7 @@ import Foundation
 /// Clients treat them as opaque; the emulator makes them deterministic: a template's ETag is
 /// `etag-<project>-<versionNumber>` (the project ID stands in for the project number), so it names
 /// exactly one version of one project, and a never-published template has `etag-<project>-0`.
-public enum RemoteConfigETag {
+package enum RemoteConfigETag {
     /// The ETag of version `versionNumber` of `project`'s template (either namespace).
     public static func template(project: String, versionNumber: Int64) -> String {
         "etag-\(project)-\(versionNumber)"

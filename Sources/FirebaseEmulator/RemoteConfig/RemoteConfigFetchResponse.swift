@@ -6,7 +6,7 @@ import Foundation
 ///
 /// The body is `{"state", "entries", "templateVersion"}`; ``etag`` is sent as the `ETag` header
 /// (not in the body) and comes back as `If-None-Match` on the next fetch.
-public struct RemoteConfigFetchResponse: Sendable, Hashable, Codable {
+package struct RemoteConfigFetchResponse: Sendable, Hashable, Codable {
     /// What the client does with ``entries``.
     public enum State: String, Sendable, Hashable, Codable {
         /// Replace the fetched values with ``entries``.

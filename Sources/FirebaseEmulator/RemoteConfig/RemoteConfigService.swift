@@ -52,7 +52,7 @@ public final class RemoteConfigService: Sendable {
     ///   - emit: called after each committed publish or rollback with the outbox entries it added.
     ///   - fetchLimit: a per-instance fetch rate limit; `nil` (the default) never throttles.
     /// - Throws: a database error when the store cannot be read.
-    public init(
+    package init(
         store: EmulatorStore,
         project: String,
         clock: any BusClock,

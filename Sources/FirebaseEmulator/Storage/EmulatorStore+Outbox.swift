@@ -47,7 +47,7 @@ extension EmulatorStore {
     }
 
     /// Events not yet done, oldest first, after `sequence`.
-    public func pendingEvents(after sequence: Int64 = 0, limit: Int = 1000) throws -> [OutboxEntry] {
+    package func pendingEvents(after sequence: Int64 = 0, limit: Int = 1000) throws -> [OutboxEntry] {
         try read { db in
             try Row.fetchAll(
                 db,
@@ -166,7 +166,7 @@ public struct EventLogEntry: Sendable, Hashable {
     }
 
     /// The event and its place in the outbox.
-    public var entry: OutboxEntry
+    package var entry: OutboxEntry
     /// Whether every function has finished with it.
     public var done: Bool
     /// The deliveries.

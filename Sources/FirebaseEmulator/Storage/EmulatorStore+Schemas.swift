@@ -1,6 +1,6 @@
 extension EmulatorStore {
     /// The schemas of every service, applied in this order.
-    public static let allSchemas: [StoreSchema] = [
+    package static let allSchemas: [StoreSchema] = [
         RemoteConfigVersionTable.schema,
         MessagingService.schema,
         AuthUserStorage.schema,

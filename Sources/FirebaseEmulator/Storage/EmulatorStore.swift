@@ -18,7 +18,7 @@ public final class EmulatorStore: Sendable {
     /// Opens (creating if needed) the store in `directory`, or an in-memory store when `nil`.
     ///
     /// - Throws: when the directory cannot be created or the database cannot be opened.
-    public init(directory: URL?, schemas: [StoreSchema] = EmulatorStore.allSchemas) throws {
+    package init(directory: URL?, schemas: [StoreSchema] = EmulatorStore.allSchemas) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         if let directory {
@@ -48,7 +48,7 @@ public final class EmulatorStore: Sendable {
     ///
     /// - Returns: what `body` returns, and the outbox entries it added.
     /// - Throws: what `body` throws (nothing is written then), or a database error.
-    public func write<T>(_ body: (inout StoreTransaction) throws -> T) throws -> (T, [OutboxEntry]) {
+    package func write<T>(_ body: (inout StoreTransaction) throws -> T) throws -> (T, [OutboxEntry]) {
         try writer.write { db in
             var transaction = StoreTransaction(db: db)
             let value = try body(&transaction)
@@ -63,7 +63,7 @@ public final class EmulatorStore: Sendable {
 }
 
 /// A write transaction: the database, and the events emitted so far.
-public struct StoreTransaction {
+package struct StoreTransaction {
     /// The database, inside the transaction.
     public let db: GRDB.Database
     /// The events emitted in this transaction, in order.

@@ -12,7 +12,7 @@ import Synchronization
 /// goes to the event log, and an event is marked done when the bus says it is finished for
 /// every function it was queued for. Until then it stays pending and is published again
 /// after a restart: delivery is at least once.
-public final class OutboxDispatcher: DeliveryObserver {
+package final class OutboxDispatcher: DeliveryObserver {
     private struct State {
         var bus: EventBus?
         /// The outbox entries of each event published and not yet finished (a duplicate

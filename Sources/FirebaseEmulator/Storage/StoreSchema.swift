@@ -4,7 +4,7 @@ import GRDB
 ///
 /// Each service declares its own schema next to its code; ``EmulatorStore`` applies them all
 /// in order when it opens a data directory.
-public struct StoreSchema: Sendable {
+package struct StoreSchema: Sendable {
     /// The migration's name; never rename one that has shipped.
     public let name: String
     let migrate: @Sendable (GRDB.Database) throws -> Void

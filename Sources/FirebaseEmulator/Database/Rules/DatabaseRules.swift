@@ -52,7 +52,7 @@ public struct DatabaseRules: Sendable {
     ///
     /// - Throws: ``DatabaseRulesError`` with the line and column of the first problem: a syntax
     ///   error, an unknown variable or method, a rule that is not boolean, a bad regular expression.
-    public init(text: String) throws(DatabaseRulesError) {
+    package init(text: String) throws(DatabaseRulesError) {
         self.text = text
         let source = try RulesSource.parse(text)
         guard case .object(let members, _) = source, let rules = members.first(where: { $0.key == "rules" }) else {

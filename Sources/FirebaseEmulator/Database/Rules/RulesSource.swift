@@ -169,7 +169,7 @@ indirect enum RulesSource {
 
 /// A rules file that cannot be used: where, and why, as the Realtime Database reports it
 /// (`3:15: Unknown variable 'tr'.`).
-public struct DatabaseRulesError: Error, Sendable, CustomStringConvertible {
+package struct DatabaseRulesError: Error, Sendable, CustomStringConvertible {
     /// 1-based line in the file.
     public var line: Int
     /// 1-based column in the file.

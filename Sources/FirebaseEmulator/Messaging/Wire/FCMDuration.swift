@@ -2,7 +2,7 @@ import Foundation
 import CloudFunctions
 
 /// A `google.protobuf.Duration` in its JSON form: `"3600s"`, `"1.5s"`, `"-2.000000001s"`.
-public struct FCMDuration: Sendable, Hashable, Comparable {
+package struct FCMDuration: Sendable, Hashable, Comparable {
     /// Whole seconds (negative for negative durations).
     public var seconds: Int64
     /// Nanoseconds, 0..<1_000_000_000, same sign as `seconds` when both are non-zero.

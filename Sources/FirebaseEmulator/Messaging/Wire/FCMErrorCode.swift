@@ -2,7 +2,7 @@ import Foundation
 import CloudFunctions
 
 /// An FCM HTTP v1 `FcmError.errorCode`, carried in the `details` of every FCM error body.
-public enum FCMErrorCode: String, Sendable, Hashable, CaseIterable {
+package enum FCMErrorCode: String, Sendable, Hashable, CaseIterable {
     /// No more information is available about the error.
     case unspecifiedError = "UNSPECIFIED_ERROR"
     /// A request parameter was invalid (400).

@@ -51,7 +51,7 @@ public struct FCMTopicBatchRequest: Sendable, Hashable {
     }
 
     /// `.failure(.invalidArgument)` when the token is malformed, else `nil`.
-    public static func outcomeForMalformedToken(_ token: String) -> FCMTopicOutcome? {
+    package static func outcomeForMalformedToken(_ token: String) -> FCMTopicOutcome? {
         FCMRegistrationToken.isWellFormed(token) ? nil : .failure(.invalidArgument)
     }
 

@@ -5,10 +5,10 @@ import CloudFunctions
 /// entry per request token, in request order.
 public struct FCMTopicBatchResponse: Sendable, Hashable {
     /// The per-token outcomes, index-aligned with the request's tokens.
-    public var results: [FCMTopicOutcome]
+    package var results: [FCMTopicOutcome]
 
     /// Creates a response from per-token outcomes.
-    public init(results: [FCMTopicOutcome]) {
+    package init(results: [FCMTopicOutcome]) {
         self.results = results
     }
 

@@ -2,7 +2,7 @@ import Foundation
 import CloudFunctions
 
 /// Error codes of the Instance ID topic management API.
-public enum FCMTopicErrorCode: String, Sendable, Hashable, CaseIterable {
+package enum FCMTopicErrorCode: String, Sendable, Hashable, CaseIterable {
     /// The registration token is unknown or was deleted.
     case notFound = "NOT_FOUND"
     /// The token or topic is malformed.

@@ -8,7 +8,7 @@ import CloudFunctions
 /// transcoder (`Invalid JSON payload received. Unknown name "x" at 'message': Cannot find
 /// field.`). Map and `Struct` contents (data keys, APNs headers, the APNs payload) are kept
 /// verbatim.
-public enum FCMWireNormalizer {
+package enum FCMWireNormalizer {
     /// Normalizes `value` as a message of `schema`.
     ///
     /// - Parameters:

@@ -6,7 +6,7 @@ import CloudFunctions
 /// Used by ``FCMWireNormalizer`` to accept both JSON names of a field (`collapseKey` and the
 /// proto name `collapse_key`), to check value types and to reject unknown fields the way the
 /// real endpoint does.
-public struct FCMWireSchema: Sendable {
+package struct FCMWireSchema: Sendable {
     /// The kind of value a field holds.
     public indirect enum Kind: Sendable {
         /// A JSON string.

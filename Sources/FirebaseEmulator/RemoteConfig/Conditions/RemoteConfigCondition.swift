@@ -26,7 +26,7 @@ public struct RemoteConfigCondition: Sendable, Hashable {
     /// Parses the expression.
     ///
     /// - Throws: `ServiceError.invalidArgument` naming this condition and the error's position.
-    public func parsedExpression() throws(ServiceError) -> RemoteConfigConditionExpression {
+    package func parsedExpression() throws(ServiceError) -> RemoteConfigConditionExpression {
         try RemoteConfigConditionExpression.parse(expression, conditionName: name)
     }
 }

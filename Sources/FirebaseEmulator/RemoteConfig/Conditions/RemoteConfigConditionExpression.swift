@@ -5,7 +5,7 @@ import CloudFunctions
 ///
 /// Real templates only use conjunctions (`&&`); ``or(_:)`` and parentheses are accepted as an
 /// emulator extension.
-public indirect enum RemoteConfigConditionExpression: Sendable, Hashable {
+package indirect enum RemoteConfigConditionExpression: Sendable, Hashable {
     /// `true` or `false`.
     case constant(Bool)
     /// All elements hold (`a && b && c`).
@@ -19,7 +19,7 @@ public indirect enum RemoteConfigConditionExpression: Sendable, Hashable {
 }
 
 /// The app-instance input a condition element reads.
-public enum RemoteConfigConditionSubject: Sendable, Hashable {
+package enum RemoteConfigConditionSubject: Sendable, Hashable {
     /// `device.os`: `ios`, `android` or `web`.
     case deviceOS
     /// `device.country`: ISO 3166-1 alpha-2 code.
@@ -47,7 +47,7 @@ public enum RemoteConfigConditionSubject: Sendable, Hashable {
 }
 
 /// What a condition element checks about its subject's value.
-public enum RemoteConfigConditionTest: Sendable, Hashable {
+package enum RemoteConfigConditionTest: Sendable, Hashable {
     /// `== 'x'` (or `!= 'x'` when `negated`): exact string comparison.
     case equals(String, negated: Bool)
     /// `in ['a', 'b']`: the value is one of the list (see the evaluator for language matching).

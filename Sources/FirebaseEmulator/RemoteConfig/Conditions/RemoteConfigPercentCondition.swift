@@ -3,7 +3,7 @@ import Foundation
 import CloudFunctions
 
 /// A percentile test, shared by the expression form and server templates' structured form.
-public struct RemoteConfigPercentCondition: Sendable, Hashable {
+package struct RemoteConfigPercentCondition: Sendable, Hashable {
     /// The seed (0–32 characters of `[-_.0-9a-zA-Z]`); empty means unseeded.
     public var seed: String
     /// The operator and its micro-percent bounds.

@@ -3,7 +3,7 @@ import CloudFunctions
 import FunctionsBus
 import Synchronization
 
-/// A ``DeliveryObserver`` that keeps every report and every finished event, for assertions.
+/// A `DeliveryObserver` that keeps every report and every finished event, for assertions.
 public final class RecordingObserver: DeliveryObserver {
     private let reports = Mutex<[DeliveryReport]>([])
     private let finishedKeys = Mutex<[CloudEvent.Key]>([])

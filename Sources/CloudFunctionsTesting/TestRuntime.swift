@@ -4,7 +4,7 @@ import FunctionsBus
 import Foundation
 import Logging
 
-/// The in-process loop for tests: a registry's functions on an ``EventBus`` with a
+/// The in-process loop for tests: a registry's functions on an `EventBus` with a
 /// ``ManualClock`` and a ``RecordingMessaging`` backend.
 ///
 /// ```swift
@@ -26,7 +26,7 @@ public struct TestRuntime: Sendable {
 
     /// Builds the loop for the registry's functions.
     ///
-    /// - Throws: ``RegistryError`` when the registry has problems.
+    /// - Throws: `RegistryError` when the registry has problems.
     public init(
         _ functions: FunctionRegistry,
         project: String = "demo-project",

@@ -17,7 +17,7 @@ import Synchronization
 /// - events older than `maxEventAge` are not delivered;
 /// - what is given up on becomes a ``DeadLetter``, which can be replayed.
 ///
-/// Time comes from a ``BusClock``, so tests drive retries and timeouts exactly.
+/// Time comes from a `BusClock`, so tests drive retries and timeouts exactly.
 ///
 /// Its drainers (which run handlers) and its timer (timeouts and retries) are child tasks of
 /// one run loop the bus starts with itself, so ``shutdown()`` ends and awaits all of them.
@@ -71,7 +71,7 @@ public final class EventBus: Sendable {
     ///   - configuration: settings of the bus.
     ///   - observer: told about every finished attempt.
     ///   - logger: the logger handlers' loggers derive from.
-    /// - Throws: ``RegistryError`` when the registry has problems.
+    /// - Throws: `RegistryError` when the registry has problems.
     public init(
         functions: FunctionRegistry,
         admin: AdminClients = AdminClients(),

@@ -28,9 +28,11 @@ public struct BackoffPolicy: Sendable, Hashable {
         self.jitter = jitter
     }
 
-    /// The delay before the retry that follows failed attempt `attempt` (1-based).
+    /// The delay before the retry that follows a failed attempt.
     ///
-    /// - Parameter random: a number in `0..<1`; the delay is `base × (1 − jitter × random)`.
+    /// - Parameters:
+    ///   - attempt: the failed attempt, from 1.
+    ///   - random: a number in `0..<1`; the delay is `base × (1 − jitter × random)`.
     public func delay(afterAttempt attempt: Int, random: Double) -> Duration {
         let exponent = Double(max(0, attempt - 1))
         let base = min(maximum.seconds, initial.seconds * Foundation.pow(multiplier, exponent))

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The time source of an ``EventBus``: what "now" is, and how to wait for a moment.
+/// The time source of an `EventBus`: what "now" is, and how to wait for a moment.
 ///
 /// Production uses ``SystemClock``; tests inject a manual clock (`ManualClock` in
 /// `CloudFunctionsTesting`) so retries, timeouts and event ages are exact and nothing sleeps.

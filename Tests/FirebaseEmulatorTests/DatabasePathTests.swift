@@ -28,16 +28,16 @@ struct DatabasePathTests {
 
     @Test("uses the documented error texts")
     func errorTexts() {
-        #expect(throws: ServiceError.invalidArgument(
+        #expect(throws: ServiceError(.invalidArgument, 
             "Invalid path: segment \"a.b\" must not contain '/', '.', '#', '$', '[', or ']'")
         ) { try DatabasePath("x/a.b") }
-        #expect(throws: ServiceError.invalidArgument(
+        #expect(throws: ServiceError(.invalidArgument, 
             "Invalid path: segment \"a\u{1F}\" must not contain ASCII control characters")
         ) { try DatabasePath("a\u{1F}") }
-        #expect(throws: ServiceError.invalidArgument("Invalid path: depth 33 exceeds the maximum of 32 levels")) {
+        #expect(throws: ServiceError(.invalidArgument, "Invalid path: depth 33 exceeds the maximum of 32 levels")) {
             try DatabasePath(Array(repeating: "k", count: 33).joined(separator: "/"))
         }
-        #expect(throws: ServiceError.invalidArgument(
+        #expect(throws: ServiceError(.invalidArgument, 
             "Invalid path: segment \"a/b\" must not contain '/', '.', '#', '$', '[', or ']'")
         ) { try DatabasePath(segments: ["a/b"]) }
     }
@@ -82,14 +82,15 @@ struct DatabasePathTests {
     @Test("validates data keys with the documented texts")
     func keys() {
         #expect(DatabaseKey.isValid("user-1_ü ok"))
-        #expect(throws: ServiceError.invalidArgument(
+        #expect(throws: ServiceError(.invalidArgument, 
             "Invalid key: a/b. Keys must not contain '/', '.', '#', '$', '[', or ']'")
         ) { try DatabaseKey.validate("a/b") }
-        #expect(throws: ServiceError.invalidArgument("Invalid key: . Keys must not be empty")) {
+        #expect(throws: ServiceError(.invalidArgument, "Invalid key: . Keys must not be empty")) {
             try DatabaseKey.validate("")
         }
         let long = String(repeating: "x", count: 769)
-        #expect(throws: ServiceError.invalidArgument("Invalid key: \(long). Keys must be at most 768 bytes of UTF-8")) {
+        #expect(throws: ServiceError(.invalidArgument,
+            "Invalid key: \(long). Keys must be at most 768 bytes of UTF-8")) {
             try DatabaseKey.validate(long)
         }
         #expect(DatabaseKey.isValid(String(repeating: "x", count: 768)))

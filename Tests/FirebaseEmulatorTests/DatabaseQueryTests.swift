@@ -68,6 +68,6 @@ struct DatabaseQueryTests {
         (["orderBy": "\"a\"", "endAt": "1", "endBefore": "0"], "endAt and endBefore cannot both be defined"),
     ])
     func errors(parameters: [String: String], message: String) {
-        #expect(throws: ServiceError.invalidArgument(message)) { try DatabaseQuery(parameters: parameters) }
+        #expect(throws: ServiceError(.invalidArgument, message)) { try DatabaseQuery(parameters: parameters) }
     }
 }

@@ -146,10 +146,10 @@ struct DatabaseTreeTests {
     @Test("reports key and data errors with the documented texts")
     func errorTexts() {
         var tree = DatabaseTree()
-        #expect(throws: ServiceError.invalidArgument(
+        #expect(throws: ServiceError(.invalidArgument, 
             "Invalid key: a.b. Keys must not contain '/', '.', '#', '$', '[', or ']'")
         ) { try tree.set(["a.b": 1], at: .root, now: Self.now) }
-        #expect(throws: ServiceError.invalidArgument("Invalid data; numbers must be finite")) {
+        #expect(throws: ServiceError(.invalidArgument, "Invalid data; numbers must be finite")) {
             try tree.set(.number(-.infinity), at: .root, now: Self.now)
         }
     }
@@ -160,7 +160,7 @@ struct DatabaseTreeTests {
         var value: JSONValue = "leaf"
         for _ in 0..<30 { value = ["k": value] }
         _ = try tree.set(value, at: Self.path("a/b"), now: Self.now)  // leaf at depth 32
-        #expect(throws: ServiceError.invalidArgument(
+        #expect(throws: ServiceError(.invalidArgument, 
             "Invalid data; data is nested deeper than the maximum of 32 levels")
         ) { try tree.set(value, at: Self.path("a/b/c"), now: Self.now) }
     }

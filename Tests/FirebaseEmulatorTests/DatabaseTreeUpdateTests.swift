@@ -82,7 +82,7 @@ struct DatabaseTreeUpdateTests {
     @Test("words the overlap error with both paths")
     func overlapText() {
         var tree = DatabaseTree()
-        #expect(throws: ServiceError.invalidArgument("Invalid data; update paths /a and /a/b overlap")) {
+        #expect(throws: ServiceError(.invalidArgument, "Invalid data; update paths /a and /a/b overlap")) {
             try tree.update(["a": 1, "a/b": 2], at: .root, now: Self.now)
         }
     }

@@ -113,7 +113,7 @@ struct RemoteConfigServiceFetchTests {
         _ = try fixture.service.fetch(instance: instance)
         fixture.clock.advance(by: .seconds(10))
         _ = try fixture.service.fetch(instance: instance)
-        let error = ServiceError.resourceExhausted(
+        let error = ServiceError(.resourceExhausted, 
             "[THROTTLED]: Too many fetches from app instance 'fid': the limit is 2 per 60 seconds. "
                 + "Retry after 2025-01-02T03:05:05.678Z",
             details: ["throttleEndTime": "2025-01-02T03:05:05.678Z"])

@@ -100,13 +100,13 @@ struct RemoteConfigServiceTests {
         try fixture.service.publish(Fixture.template("kept"), ifMatch: "*")
         var bad = Fixture.template()
         bad.parameters["welcome"]?.conditionalValues["android"] = .value("x")
-        #expect(throws: ServiceError.invalidArgument(
+        #expect(throws: ServiceError(.invalidArgument, 
             "[VALIDATION_ERROR]: [android] are not valid condition names. "
                 + "Parameter 'welcome' has conditional values for conditions that do not exist")) {
             try fixture.service.publish(bad, ifMatch: "*")
         }
         let long = Fixture.template(description: String(repeating: "d", count: 1025))
-        let tooLong = ServiceError.invalidArgument("[VALIDATION_ERROR]: Version description exceeds 1024 characters")
+        let tooLong = ServiceError(.invalidArgument, "[VALIDATION_ERROR]: Version description exceeds 1024 characters")
         #expect(throws: tooLong) {
             try fixture.service.publish(long, ifMatch: "*", validateOnly: true)
         }
@@ -177,7 +177,7 @@ struct RemoteConfigServiceTests {
     @Test("rejects namespaces that hold no template")
     func unknownNamespace() throws {
         let fixture = try Fixture()
-        let error = ServiceError.invalidArgument(
+        let error = ServiceError(.invalidArgument, 
             "Namespace 'fireperf' does not hold a template: use 'firebase' or 'firebase-server'")
         #expect(throws: error) { try fixture.service.template(namespace: .init(rawValue: "fireperf")) }
         #expect(throws: error) {

@@ -18,13 +18,13 @@ struct RemoteConfigServiceVersionTests {
         #expect(old == first)
         #expect(old.etag == "etag-demo-project-1")
         #expect(try fixture.service.template(version: 2).template.parameters["welcome"]?.defaultValue == .value("two"))
-        #expect(throws: ServiceError.notFound(
+        #expect(throws: ServiceError(.notFound, 
             "[VERSION_NOT_FOUND]: Version 3 of the Remote Config template was not found: it was never published "
                 + "or is older than the last 300 versions")) {
             try fixture.service.template(version: 3)
         }
         #expect(
-            throws: ServiceError.invalidArgument("[VALIDATION_ERROR]: versionNumber must be greater than 0, got 0")
+            throws: ServiceError(.invalidArgument, "[VALIDATION_ERROR]: versionNumber must be greater than 0, got 0")
         ) {
             try fixture.service.template(version: 0)
         }
@@ -77,7 +77,7 @@ struct RemoteConfigServiceVersionTests {
     @Test("rejects bad listing arguments", arguments: [0, -1, 301])
     func badPageSize(_ size: Int) throws {
         let fixture = try Fixture()
-        #expect(throws: ServiceError.invalidArgument("pageSize must be a number between 1 and 300 (inclusive).")) {
+        #expect(throws: ServiceError(.invalidArgument, "pageSize must be a number between 1 and 300 (inclusive).")) {
             try fixture.service.listVersions(pageSize: size)
         }
     }
@@ -85,10 +85,10 @@ struct RemoteConfigServiceVersionTests {
     @Test("rejects a foreign page token and a non-positive endVersionNumber")
     func badArguments() throws {
         let fixture = try Fixture()
-        #expect(throws: ServiceError.invalidArgument("pageToken is not a token this API returned: 'nope!'")) {
+        #expect(throws: ServiceError(.invalidArgument, "pageToken is not a token this API returned: 'nope!'")) {
             try fixture.service.listVersions(pageToken: "nope!")
         }
-        #expect(throws: ServiceError.invalidArgument(
+        #expect(throws: ServiceError(.invalidArgument, 
             "[VALIDATION_ERROR]: endVersionNumber must be greater than 0, got 0")) {
             try fixture.service.listVersions(endVersionNumber: 0)
         }
@@ -128,13 +128,13 @@ struct RemoteConfigServiceVersionTests {
     func badRollback() throws {
         let fixture = try Fixture()
         try fixture.service.publish(Fixture.template(), ifMatch: "*")
-        #expect(throws: ServiceError.notFound(
+        #expect(throws: ServiceError(.notFound, 
             "[VERSION_NOT_FOUND]: Version 2 of the Remote Config template was not found: it was never published "
                 + "or is older than the last 300 versions")) {
             try fixture.service.rollback(to: 2)
         }
         #expect(
-            throws: ServiceError.invalidArgument("[VALIDATION_ERROR]: versionNumber must be greater than 0, got -1")
+            throws: ServiceError(.invalidArgument, "[VALIDATION_ERROR]: versionNumber must be greater than 0, got -1")
         ) {
             try fixture.service.rollback(to: -1)
         }

@@ -29,7 +29,7 @@ enum HTTPDelivery {
             do {
                 trigger = try endpoint.trigger()
             } catch {
-                throw ServiceError.invalidArgument("endpoint '\(name)': \(error)")
+                throw ServiceError(.invalidArgument, "endpoint '\(name)': \(error)")
             }
             guard let trigger else {
                 skipped.append(name)

@@ -71,7 +71,7 @@ struct AuthRoutes {
             let body = try await request.jsonBody(limit: server.configuration.maxBodySize)
             let privacy = body["emailPrivacyConfig"]?["enableImprovedEmailPrivacy"]
             guard privacy == nil || privacy?.boolValue != nil else {
-                throw ServiceError.invalidArgument("emailPrivacyConfig.enableImprovedEmailPrivacy must be a boolean")
+                throw ServiceError(.invalidArgument, "emailPrivacyConfig.enableImprovedEmailPrivacy must be a boolean")
             }
             return Response.json(try service.updateEmulatorConfig(enableImprovedEmailPrivacy: privacy?.boolValue).json)
         }

@@ -57,7 +57,8 @@ struct DatabaseRequest {
         var segments: [String] = []
         for segment in raw {
             guard let decoded = segment.removingPercentEncoding else {
-                throw ServiceError.invalidArgument("Invalid path: segment \"\(segment)\" is not percent-encoded UTF-8")
+                throw ServiceError(.invalidArgument,
+                    "Invalid path: segment \"\(segment)\" is not percent-encoded UTF-8")
             }
             segments.append(decoded)
         }
@@ -71,7 +72,7 @@ struct DatabaseRequest {
             ?? parameters["x-http-method-override"]
         if name == "POST", let override {
             guard let method = Method(rawValue: override.uppercased()) else {
-                throw ServiceError.invalidArgument("Invalid X-HTTP-Method-Override: \(override)")
+                throw ServiceError(.invalidArgument, "Invalid X-HTTP-Method-Override: \(override)")
             }
             return method
         }
@@ -89,7 +90,7 @@ struct DatabaseRequest {
         if request.isAdmin {
             guard let override = parameters["auth_variable_override"] else { return (.admin, nil) }
             guard let auth = try? JSONValue(parsing: override), auth.isNull || auth.objectValue != nil else {
-                throw ServiceError.invalidArgument("auth_variable_override must be a JSON object or null")
+                throw ServiceError(.invalidArgument, "auth_variable_override must be a JSON object or null")
             }
             return (auth["uid"]?.stringValue.map { .user(uid: $0) } ?? .unauthenticated, auth)
         }

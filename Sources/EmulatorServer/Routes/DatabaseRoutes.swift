@@ -60,11 +60,12 @@ struct DatabaseRoutes {
             do {
                 service.rules = try DatabaseRules(text: String(decoding: data, as: UTF8.self))
             } catch {
-                throw DatabaseHTTPError(error: .invalidArgument("\(error)\n"))
+                throw DatabaseHTTPError(error: ServiceError(.invalidArgument, "\(error)\n"))
             }
             return Response.json(["status": "ok"])
         default:
-            throw DatabaseHTTPError(error: ServiceError(.methodNotAllowed, "Method \(request.method.rawValue) not allowed"))
+            throw DatabaseHTTPError(error: ServiceError(.methodNotAllowed,
+                "Method \(request.method.rawValue) not allowed"))
         }
     }
 
@@ -75,7 +76,7 @@ struct DatabaseRoutes {
     static func jsonBody(of request: inout Request, limit: Int) async throws -> JSONValue {
         let data = try await request.bodyData(limit: limit)
         guard let value = try? JSONValue(parsing: data) else {
-            throw ServiceError.invalidArgument("Invalid data; couldn't parse JSON object, array, or value.")
+            throw ServiceError(.invalidArgument, "Invalid data; couldn't parse JSON object, array, or value.")
         }
         return value
     }

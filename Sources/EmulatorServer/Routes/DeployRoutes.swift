@@ -16,19 +16,20 @@ struct DeployRoutes {
         // origins without asking first), and only a binary that `swift build` made.
         group.post("deployments") { request, context in
             guard request.headers[.contentType]?.lowercased().hasPrefix("application/json") == true else {
-                throw ServiceError(.unsupportedMediaType, "A deployment must be sent as Content-Type: application/json.")
+                throw ServiceError(.unsupportedMediaType,
+                    "A deployment must be sent as Content-Type: application/json.")
             }
             var request = request
             let body = try await request.jsonBody(limit: server.configuration.maxBodySize)
             guard let path = body["binary"]?.stringValue, !path.isEmpty else {
-                throw ServiceError.invalidArgument("binary is required: the path of the functions executable")
+                throw ServiceError(.invalidArgument, "binary is required: the path of the functions executable")
             }
             let binary = try Self.builtBinary(path)
             let manifest: FunctionsManifest
             do {
                 manifest = try FunctionsManifest(json: (body["manifest"] ?? .null).serializedData())
             } catch {
-                throw ServiceError.invalidArgument("manifest is not a v1alpha1 functions manifest: \(error)")
+                throw ServiceError(.invalidArgument, "manifest is not a v1alpha1 functions manifest: \(error)")
             }
             let only = body["only"]?.arrayValue?.compactMap(\.stringValue)
             let deployment: DeploymentManager.Deployment
@@ -38,9 +39,9 @@ struct DeployRoutes {
                 await context.onDisconnect { start.cancel() }
                 deployment = try await withTaskCancellationHandler { try await start.value } onCancel: { start.cancel() }
             } catch let error as RegistryError {
-                throw ServiceError.invalidArgument("\(error)")
+                throw ServiceError(.invalidArgument, "\(error)")
             } catch let error as WorkerError {
-                throw ServiceError.failedPrecondition("the functions worker did not start: \(error)")
+                throw ServiceError(.failedPrecondition, "the functions worker did not start: \(error)")
             }
             return Response.json(try Self.describe(deployment))
         }
@@ -62,12 +63,12 @@ struct DeployRoutes {
     /// `workspace-state.json`. Anything else on the machine is refused, so that the route cannot
     /// be used to start an arbitrary program.
     static func builtBinary(_ path: String) throws(ServiceError) -> URL {
-        guard path.hasPrefix("/") else { throw ServiceError.invalidArgument("binary must be an absolute path") }
+        guard path.hasPrefix("/") else { throw ServiceError(.invalidArgument, "binary must be an absolute path") }
         let binary = URL(fileURLWithPath: path).resolvingSymlinksInPath()
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: binary.path, isDirectory: &isDirectory), !isDirectory.boolValue,
             FileManager.default.isExecutableFile(atPath: binary.path)
-        else { throw ServiceError.invalidArgument("binary '\(path)' is not an executable file") }
+        else { throw ServiceError(.invalidArgument, "binary '\(path)' is not an executable file") }
         var folder = binary.deletingLastPathComponent()
         while folder.path != "/" {
             if FileManager.default.fileExists(atPath: folder.appendingPathComponent("workspace-state.json").path) {
@@ -75,7 +76,7 @@ struct DeployRoutes {
             }
             folder = folder.deletingLastPathComponent()
         }
-        throw ServiceError.invalidArgument(
+        throw ServiceError(.invalidArgument, 
             "binary '\(path)' is not inside a Swift package's build folder: deploy what `functions deploy` builds")
     }
 
@@ -83,23 +84,23 @@ struct DeployRoutes {
     /// one (`{"event": {...}}`: a whole CloudEvent, or only some attributes and `data`, the rest
     /// taken from the function's trigger). No retries: the answer says how that one attempt went.
     func trigger(_ call: String, body: JSONValue) async throws -> JSONValue {
-        guard call.hasSuffix(":trigger") else { throw ServiceError.notFound("no route for functions/\(call)") }
+        guard call.hasSuffix(":trigger") else { throw ServiceError(.notFound, "no route for functions/\(call)") }
         let name = String(call.dropLast(":trigger".count))
         guard let deployment = server.deployments.deployment, deployment.deployed.contains(name),
             let endpoint = deployment.manifest.endpoints[name], let pool = deployment.functions[name]
         else {
-            throw ServiceError.notFound("no deployed function named '\(name)'")
+            throw ServiceError(.notFound, "no deployed function named '\(name)'")
         }
         let event: CloudEvent
         if let id = body["eventId"]?.stringValue {
             guard let stored = try server.emulator.store.storedEvent(id: id) else {
-                throw ServiceError.notFound("no event with id '\(id)' in the event log")
+                throw ServiceError(.notFound, "no event with id '\(id)' in the event log")
             }
             event = stored
         } else if let given = body["event"]?.objectValue {
             event = try Self.event(from: given, for: endpoint, project: server.emulator.project)
         } else {
-            throw ServiceError.invalidArgument(
+            throw ServiceError(.invalidArgument, 
                 "give eventId (an event of the event log) or event (a CloudEvent, or its data and attributes)"
             )
         }
@@ -154,7 +155,7 @@ struct DeployRoutes {
         do {
             return try CloudEvent(jsonFormat: JSONValue.object(object).serializedData())
         } catch {
-            throw ServiceError.invalidArgument("event is not a valid CloudEvent: \(error)")
+            throw ServiceError(.invalidArgument, "event is not a valid CloudEvent: \(error)")
         }
     }
 

@@ -30,11 +30,11 @@ struct EmulatorAnalyticsRoutes {
         group.get("analytics/events") { request, _ in
             let query = request.uri.queryParameters
             guard let instance = query.get("appInstanceId"), !instance.isEmpty else {
-                throw ServiceError.invalidArgument("The appInstanceId query parameter is required.")
+                throw ServiceError(.invalidArgument, "The appInstanceId query parameter is required.")
             }
             let limit = try query.get("limit").map { text in
                 guard let limit = Int(text), limit >= 0 else {
-                    throw ServiceError.invalidArgument("limit must be a non-negative integer, not '\(text)'")
+                    throw ServiceError(.invalidArgument, "limit must be a non-negative integer, not '\(text)'")
                 }
                 return limit
             }

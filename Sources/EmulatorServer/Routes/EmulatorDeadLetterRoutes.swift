@@ -22,10 +22,10 @@ struct EmulatorDeadLetterRoutes {
             var request = request
             let body = try await request.jsonBody(limit: server.configuration.maxBodySize)
             guard let id = body["id"]?.stringValue, !id.isEmpty else {
-                throw ServiceError.invalidArgument("The body must be {\"id\": \"<dead letter id>\"}.")
+                throw ServiceError(.invalidArgument, "The body must be {\"id\": \"<dead letter id>\"}.")
             }
             guard let bus = server.emulator.bus, bus.replayDeadLetter(id: id) else {
-                throw ServiceError.notFound("No dead letter with id '\(id)' (it may have been replayed already).")
+                throw ServiceError(.notFound, "No dead letter with id '\(id)' (it may have been replayed already).")
             }
             return Response.json(["id": .string(id), "replayed": true])
         }

@@ -34,7 +34,7 @@ struct EmulatorRoutes {
             guard let count = body["count"]?.numberValue, (1...1_000_000).contains(count), count == count.rounded(),
                 let window = body["windowSeconds"]?.numberValue, window > 0, window <= 31_536_000
             else {
-                throw ServiceError.invalidArgument(
+                throw ServiceError(.invalidArgument, 
                     "count must be an integer from 1 to 1000000 and windowSeconds a number of seconds up to a year")
             }
             server.emulator.remoteConfig.setFetchLimit(
@@ -47,14 +47,14 @@ struct EmulatorRoutes {
             var request = request
             let body = try await request.jsonBody(limit: server.configuration.maxBodySize)
             guard let path = body["path"]?.stringValue, path.hasPrefix("/") else {
-                throw ServiceError.invalidArgument("path must be an absolute directory path")
+                throw ServiceError(.invalidArgument, "path must be an absolute directory path")
             }
             do {
                 try server.emulator.export(to: URL(fileURLWithPath: path, isDirectory: true))
             } catch let error as ServiceError {
                 throw error
             } catch {
-                throw ServiceError.failedPrecondition(
+                throw ServiceError(.failedPrecondition, 
                     "cannot write the export to \(path): \(error.localizedDescription)")
             }
             return Response.json(["path": .string(path)])
@@ -66,7 +66,7 @@ struct EmulatorRoutes {
             var limit = 1000
             if let text = request.uri.queryParameters["limit"] {
                 guard let number = Int(text), (1...1_000_000).contains(number) else {
-                    throw ServiceError.invalidArgument("limit must be a whole number from 1 to 1000000")
+                    throw ServiceError(.invalidArgument, "limit must be a whole number from 1 to 1000000")
                 }
                 limit = number
             }

@@ -63,7 +63,7 @@ struct MessagingRoutes {
             if !subscription.allowMissing, service.isRegistered(subscription.token),
                 !service.topics(forToken: subscription.token).contains(subscription.topic)
             {
-                throw ServiceError.notFound(
+                throw ServiceError(.notFound, 
                     "Requested entity was not found: the token is not subscribed to '\(subscription.topic)'.")
             }
             try Self.check(service.unsubscribe(tokens: [subscription.token], from: subscription.topic))

@@ -71,11 +71,11 @@ extension RemoteConfigRoutes {
             do {
                 body = try LenientJSONParser.parse(data)
             } catch {
-                throw ServiceError.invalidArgument("Invalid JSON payload received. The body is not JSON: \(error).")
+                throw ServiceError(.invalidArgument, "Invalid JSON payload received. The body is not JSON: \(error).")
             }
         }
         guard case .object = body else {
-            throw ServiceError.invalidArgument("The request body must be a JSON object describing the app instance.")
+            throw ServiceError(.invalidArgument, "The request body must be a JSON object describing the app instance.")
         }
         return body
     }

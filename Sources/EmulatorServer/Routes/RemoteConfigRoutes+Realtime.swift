@@ -29,7 +29,7 @@ extension RemoteConfigRoutes {
             default: nil
             }
         guard let lastKnown, lastKnown >= 0 else {
-            throw ServiceError.invalidArgument(
+            throw ServiceError(.invalidArgument, 
                 "lastKnownVersionNumber must be a non-negative integer, as a number or a string.")
         }
         let versions = service.versions(

@@ -43,7 +43,7 @@ struct RemoteConfigRoutes {
             let project = try context.parameters.require("project")
             if let number = request.uri.queryParameters.get("versionNumber") {
                 guard let version = Int64(number) else {
-                    throw ServiceError.invalidArgument("versionNumber must be an integer, not '\(number)'")
+                    throw ServiceError(.invalidArgument, "versionNumber must be an integer, not '\(number)'")
                 }
                 return template(try service.template(version: version, project: project, namespace: namespace(context)))
             }
@@ -87,7 +87,7 @@ struct RemoteConfigRoutes {
             default: nil
             }
             guard let number else {
-                throw ServiceError.invalidArgument(
+                throw ServiceError(.invalidArgument, 
                     "versionNumber is required: a positive integer, as a number or a string")
             }
             return template(try service.rollback(
@@ -124,14 +124,14 @@ struct RemoteConfigRoutes {
 
     static func integer(_ text: String, name: String) throws -> Int {
         guard let value = Int(text) else {
-            throw ServiceError.invalidArgument("\(name) must be an integer, not '\(text)'")
+            throw ServiceError(.invalidArgument, "\(name) must be an integer, not '\(text)'")
         }
         return value
     }
 
     static func time(_ text: String, name: String) throws -> Date {
         guard let date = RFC3339Timestamp.date(from: text) else {
-            throw ServiceError.invalidArgument("\(name) must be an RFC 3339 timestamp, not '\(text)'")
+            throw ServiceError(.invalidArgument, "\(name) must be an RFC 3339 timestamp, not '\(text)'")
         }
         return date
     }

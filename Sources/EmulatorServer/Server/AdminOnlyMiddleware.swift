@@ -44,10 +44,11 @@ struct AdminOnlyMiddleware: RouterMiddleware {
     static func refusal(of request: Request, ownOrigins: [String]) -> ServiceError? {
         let auth = request.uri.path.split(separator: "/").first == "identitytoolkit.googleapis.com"
         if let origin = request.headers[.origin], !ownOrigins.contains(origin) {
-            return .permissionDenied("Requests from web pages of another origin (\(origin)) cannot change the emulator.")
+            return ServiceError(.permissionDenied,
+                "Requests from web pages of another origin (\(origin)) cannot change the emulator.")
         }
         if request.headers[.secFetchSite].map({ $0 != "same-origin" && $0 != "none" }) == true {
-            return .permissionDenied("Cross-site requests cannot change the emulator.")
+            return ServiceError(.permissionDenied, "Cross-site requests cannot change the emulator.")
         }
         if request.isAdmin { return nil }
         guard auth else { return .unauthenticated }

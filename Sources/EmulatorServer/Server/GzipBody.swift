@@ -65,9 +65,10 @@ enum GzipBody {
         case Z_STREAM_END:
             return output
         case tooLarge:
-            throw ServiceError(.payloadTooLarge, "The inflated request body is larger than the limit of \(limit) bytes.")
+            throw ServiceError(.payloadTooLarge,
+                "The inflated request body is larger than the limit of \(limit) bytes.")
         default:
-            throw ServiceError.invalidArgument("The request body is not a valid gzip stream (zlib status \(status)).")
+            throw ServiceError(.invalidArgument, "The request body is not a valid gzip stream (zlib status \(status)).")
         }
     }
 }

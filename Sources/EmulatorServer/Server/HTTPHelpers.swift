@@ -47,7 +47,7 @@ extension Request {
         do {
             return try JSONValue(parsing: data)
         } catch {
-            throw ServiceError.invalidArgument("Invalid JSON payload received. The body is not valid JSON.")
+            throw ServiceError(.invalidArgument, "Invalid JSON payload received. The body is not valid JSON.")
         }
     }
 }

@@ -7,39 +7,40 @@ extension AnalyticsMeasurementRequest {
     /// - Throws: `ServiceError` `INVALID_ARGUMENT` naming the field with the wrong shape.
     public static func parse(_ json: JSONValue) throws(ServiceError) -> AnalyticsMeasurementRequest {
         guard case .object(let body) = json else {
-            throw ServiceError.invalidArgument("Request body must be an object.")
+            throw ServiceError(.invalidArgument, "Request body must be an object.")
         }
         guard case .string(let appInstanceId)? = body["app_instance_id"] else {
-            throw ServiceError.invalidArgument("Missing or invalid 'app_instance_id': expected a string.")
+            throw ServiceError(.invalidArgument, "Missing or invalid 'app_instance_id': expected a string.")
         }
         let userId = try optionalString(body["user_id"], field: "user_id")
         let timestamp = try micros(body["timestamp_micros"], field: "timestamp_micros")
         var properties: [String: JSONValue] = [:]
         if let raw = body["user_properties"], !raw.isNull {
             guard case .object(let members) = raw else {
-                throw ServiceError.invalidArgument("Invalid 'user_properties': expected an object.")
+                throw ServiceError(.invalidArgument, "Invalid 'user_properties': expected an object.")
             }
             for (name, entry) in members {
                 guard case .object(let fields) = entry else {
-                    throw ServiceError.invalidArgument("Invalid 'user_properties.\(name)': expected {\"value\": ...}.")
+                    throw ServiceError(.invalidArgument,
+                        "Invalid 'user_properties.\(name)': expected {\"value\": ...}.")
                 }
                 properties[name] = fields["value"] ?? .null
             }
         }
         guard case .array(let list)? = body["events"] else {
-            throw ServiceError.invalidArgument("Missing or invalid 'events': expected an array.")
+            throw ServiceError(.invalidArgument, "Missing or invalid 'events': expected an array.")
         }
         var events: [AnalyticsMeasurementEvent] = []
         for (index, element) in list.enumerated() {
             let field = "events[\(index)]"
             guard case .object(let fields) = element, case .string(let name)? = fields["name"] else {
-                throw ServiceError.invalidArgument(
+                throw ServiceError(.invalidArgument, 
                     "Invalid '\(field)': expected {\"name\": string, \"params\": {...}}.")
             }
             var params: [String: JSONValue] = [:]
             if let raw = fields["params"], !raw.isNull {
                 guard case .object(let members) = raw else {
-                    throw ServiceError.invalidArgument("Invalid '\(field).params': expected an object.")
+                    throw ServiceError(.invalidArgument, "Invalid '\(field).params': expected an object.")
                 }
                 params = members
             }
@@ -55,7 +56,7 @@ extension AnalyticsMeasurementRequest {
         switch value {
         case nil, .null?: return nil
         case .string(let text)?: return text
-        default: throw ServiceError.invalidArgument("Invalid '\(field)': expected a string.")
+        default: throw ServiceError(.invalidArgument, "Invalid '\(field)': expected a string.")
         }
     }
 
@@ -71,7 +72,7 @@ extension AnalyticsMeasurementRequest {
         default:
             break
         }
-        throw ServiceError.invalidArgument("Invalid '\(field)': expected an integer number of microseconds.")
+        throw ServiceError(.invalidArgument, "Invalid '\(field)': expected an integer number of microseconds.")
     }
 }
 

@@ -58,10 +58,11 @@ public struct AnalyticsMeasurementRequest: Sendable, Hashable {
     /// - Throws: `ServiceError` `INVALID_ARGUMENT` naming the field at fault.
     public func validate(seenEventNames: Set<String> = []) throws(ServiceError) {
         guard Self.isValidAppInstanceID(appInstanceId) else {
-            throw ServiceError.invalidArgument("Invalid app_instance_id \"\(appInstanceId)\": expected 32 hex digits.")
+            throw ServiceError(.invalidArgument,
+                "Invalid app_instance_id \"\(appInstanceId)\": expected 32 hex digits.")
         }
         guard (1...Self.maxEvents).contains(events.count) else {
-            throw ServiceError.invalidArgument(
+            throw ServiceError(.invalidArgument, 
                 "Invalid events: a request carries 1 to \(Self.maxEvents) events, got \(events.count).")
         }
         var seen = seenEventNames
@@ -79,7 +80,7 @@ public struct AnalyticsMeasurementRequest: Sendable, Hashable {
             case .string(let string): text = string
             case .number(let number): text = JSONValue.number(number).serialized()
             default:
-                throw ServiceError.invalidArgument(
+                throw ServiceError(.invalidArgument, 
                     "Invalid user property value at 'user_properties.\(name).value': expected a string or number.")
             }
             try AnalyticsValidation.validateUserProperty(name: name, value: text, field: "user_properties")

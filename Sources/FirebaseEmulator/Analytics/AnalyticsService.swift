@@ -53,7 +53,7 @@ public final class AnalyticsService: Sendable {
     @discardableResult
     public func logEvents(_ request: AnalyticsMeasurementRequest, appId: String) throws -> [AnalyticsEvent] {
         guard !appId.isEmpty else {
-            throw ServiceError.invalidArgument("Missing 'firebase_app_id': the Firebase app id is required.")
+            throw ServiceError(.invalidArgument, "Missing 'firebase_app_id': the Firebase app id is required.")
         }
         let now = clock.now
         let properties = try Self.propertyTexts(request.userProperties)
@@ -122,7 +122,7 @@ public final class AnalyticsService: Sendable {
             case .string(let text): texts[name] = text
             case .number: texts[name] = value.serialized()
             default:
-                throw ServiceError.invalidArgument(
+                throw ServiceError(.invalidArgument, 
                     "Invalid user property value at 'user_properties.\(name).value': expected a string or number."
                 )
             }

@@ -14,7 +14,7 @@ extension AnalyticsValidation {
     {
         try validateEventName(event.name, field: "\(field).name")
         if !seenEventNames.contains(event.name), seenEventNames.count >= maxDistinctEventNames {
-            throw ServiceError.invalidArgument(
+            throw ServiceError(.invalidArgument, 
                 "Too many distinct event names at '\(field).name': an app instance may log at most "
                     + "\(maxDistinctEventNames).")
         }
@@ -26,7 +26,7 @@ extension AnalyticsValidation {
     /// - Throws: `ServiceError` `INVALID_ARGUMENT` naming the field at fault.
     public static func validateParameters(_ params: [String: JSONValue], field: String) throws(ServiceError) {
         guard params.count <= maxParameters else {
-            throw ServiceError.invalidArgument(
+            throw ServiceError(.invalidArgument, 
                 "Too many parameters at '\(field)': \(params.count), the limit is \(maxParameters).")
         }
         for name in params.keys.sorted() {
@@ -42,10 +42,10 @@ extension AnalyticsValidation {
         throws(ServiceError)
     {
         if let problem = nameProblem(name, maxLength: maxUserPropertyNameLength, reserved: reservedUserPropertyNames) {
-            throw ServiceError.invalidArgument("Invalid user property name \"\(name)\" at '\(field)': \(problem).")
+            throw ServiceError(.invalidArgument, "Invalid user property name \"\(name)\" at '\(field)': \(problem).")
         }
         if let value, value.utf16.count > maxUserPropertyValueLength {
-            throw ServiceError.invalidArgument(
+            throw ServiceError(.invalidArgument, 
                 "User property value too long at '\(field).\(name)': \(value.utf16.count) characters, the limit is "
                     + "\(maxUserPropertyValueLength).")
         }
@@ -65,7 +65,7 @@ extension AnalyticsValidation {
         }
         let names = existingNames.union(properties.compactMap { $0.value == nil ? nil : $0.key })
         guard names.count <= maxUserProperties else {
-            throw ServiceError.invalidArgument(
+            throw ServiceError(.invalidArgument, 
                 "Too many user properties at '\(field)': \(names.count), the limit is \(maxUserProperties) "
                     + "per project.")
         }

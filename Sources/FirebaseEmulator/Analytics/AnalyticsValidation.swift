@@ -54,7 +54,7 @@ package enum AnalyticsValidation {
     /// - Throws: `ServiceError` `INVALID_ARGUMENT` naming `field`.
     public static func validateEventName(_ name: String, field: String = "name") throws(ServiceError) {
         if let problem = nameProblem(name, maxLength: maxNameLength, reserved: reservedEventNames) {
-            throw ServiceError.invalidArgument("Invalid event name \"\(name)\" at '\(field)': \(problem).")
+            throw ServiceError(.invalidArgument, "Invalid event name \"\(name)\" at '\(field)': \(problem).")
         }
     }
 
@@ -63,7 +63,7 @@ package enum AnalyticsValidation {
     /// - Throws: `ServiceError` `INVALID_ARGUMENT` naming `field`.
     public static func validateParameterName(_ name: String, field: String) throws(ServiceError) {
         if let problem = nameProblem(name, maxLength: maxNameLength) {
-            throw ServiceError.invalidArgument("Invalid parameter name \"\(name)\" at '\(field)': \(problem).")
+            throw ServiceError(.invalidArgument, "Invalid parameter name \"\(name)\" at '\(field)': \(problem).")
         }
     }
 
@@ -73,7 +73,7 @@ package enum AnalyticsValidation {
     public static func validateParameterValue(_ value: JSONValue, field: String) throws(ServiceError) {
         switch value {
         case .string(let text) where text.utf16.count > maxParameterValueLength:
-            throw ServiceError.invalidArgument(
+            throw ServiceError(.invalidArgument, 
                 "Parameter value too long at '\(field)': \(text.utf16.count) characters, the limit is "
                     + "\(maxParameterValueLength).")
         case .string:
@@ -81,7 +81,7 @@ package enum AnalyticsValidation {
         case .number(let number) where number.isFinite:
             return
         default:
-            throw ServiceError.invalidArgument(
+            throw ServiceError(.invalidArgument, 
                 "Invalid parameter value at '\(field)': only strings, integers and doubles are allowed.")
         }
     }

@@ -59,12 +59,12 @@ package enum AuthCustomClaims {
 
     private static func error(_ problem: Problem, context: Context) -> ServiceError {
         switch (problem, context) {
-        case (.invalid, .update): .invalidArgument("INVALID_CLAIMS")
-        case (.tooLarge, .update): .invalidArgument("CLAIMS_TOO_LARGE")
-        case (.reserved(let name), .update): .invalidArgument("FORBIDDEN_CLAIM : \(name)")
-        case (.invalid, .import): .invalidArgument("Invalid custom claims provided.")
-        case (.tooLarge, .import): .invalidArgument("Custom claims provided are too large.")
-        case (.reserved, .import): .invalidArgument("Custom claims provided include a reserved claim.")
+        case (.invalid, .update): ServiceError(.invalidArgument, "INVALID_CLAIMS")
+        case (.tooLarge, .update): ServiceError(.invalidArgument, "CLAIMS_TOO_LARGE")
+        case (.reserved(let name), .update): ServiceError(.invalidArgument, "FORBIDDEN_CLAIM : \(name)")
+        case (.invalid, .import): ServiceError(.invalidArgument, "Invalid custom claims provided.")
+        case (.tooLarge, .import): ServiceError(.invalidArgument, "Custom claims provided are too large.")
+        case (.reserved, .import): ServiceError(.invalidArgument, "Custom claims provided include a reserved claim.")
         }
     }
 }

@@ -29,7 +29,7 @@ extension AuthIDToken {
             }
         }
         if checksExpiry, AuthTimestamp.seconds(now) >= expires {
-            throw ServiceError.invalidArgument("TOKEN_EXPIRED")
+            throw ServiceError(.invalidArgument, "TOKEN_EXPIRED")
         }
         self.claims = claims
         self.uid = uid
@@ -44,14 +44,14 @@ extension AuthIDToken {
     /// - Throws: `USER_NOT_FOUND` when `user` is `nil`, `TOKEN_EXPIRED` when issued before the user's
     ///   `validSince`, `USER_DISABLED` when the account is disabled.
     public func validate(for user: AuthUser?) throws {
-        guard let user else { throw ServiceError.invalidArgument("USER_NOT_FOUND") }
+        guard let user else { throw ServiceError(.invalidArgument, "USER_NOT_FOUND") }
         guard AuthTimestamp.seconds(issuedAt) >= AuthTimestamp.seconds(user.validSince) else {
-            throw ServiceError.invalidArgument("TOKEN_EXPIRED")
+            throw ServiceError(.invalidArgument, "TOKEN_EXPIRED")
         }
-        guard !user.disabled else { throw ServiceError.invalidArgument("USER_DISABLED") }
+        guard !user.disabled else { throw ServiceError(.invalidArgument, "USER_DISABLED") }
     }
 
-    private static var invalid: ServiceError { .invalidArgument("INVALID_ID_TOKEN") }
+    private static var invalid: ServiceError { ServiceError(.invalidArgument, "INVALID_ID_TOKEN") }
 
     private static func seconds(_ value: JSONValue?) -> Int64? {
         guard let number = value?.numberValue, number.isFinite,

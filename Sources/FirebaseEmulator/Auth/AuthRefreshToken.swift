@@ -61,7 +61,7 @@ package struct AuthRefreshToken: Sendable, Hashable {
             let provider = members["provider"]?.stringValue,
             let issued = members["iat"]?.numberValue, issued.isFinite,
             abs(issued) <= Double(AuthTimestamp.maximumMilliseconds / 1000)
-        else { throw ServiceError.invalidArgument("INVALID_REFRESH_TOKEN") }
+        else { throw ServiceError(.invalidArgument, "INVALID_REFRESH_TOKEN") }
         self.localId = localId
         self.projectId = projectId
         self.signInProvider = provider
@@ -75,11 +75,11 @@ package struct AuthRefreshToken: Sendable, Hashable {
     /// - Throws: `INVALID_REFRESH_TOKEN` for another project, `USER_NOT_FOUND` when `user` is `nil`,
     ///   `TOKEN_EXPIRED` when issued before the user's `validSince`, `USER_DISABLED` when disabled.
     public func validate(projectId: String, user: AuthUser?) throws {
-        guard projectId == self.projectId else { throw ServiceError.invalidArgument("INVALID_REFRESH_TOKEN") }
-        guard let user else { throw ServiceError.invalidArgument("USER_NOT_FOUND") }
+        guard projectId == self.projectId else { throw ServiceError(.invalidArgument, "INVALID_REFRESH_TOKEN") }
+        guard let user else { throw ServiceError(.invalidArgument, "USER_NOT_FOUND") }
         guard AuthTimestamp.seconds(issuedAt) >= AuthTimestamp.seconds(user.validSince) else {
-            throw ServiceError.invalidArgument("TOKEN_EXPIRED")
+            throw ServiceError(.invalidArgument, "TOKEN_EXPIRED")
         }
-        guard !user.disabled else { throw ServiceError.invalidArgument("USER_DISABLED") }
+        guard !user.disabled else { throw ServiceError(.invalidArgument, "USER_DISABLED") }
     }
 }

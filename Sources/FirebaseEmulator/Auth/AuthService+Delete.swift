@@ -31,10 +31,10 @@ extension AuthService {
     /// - Throws: `MISSING_LOCAL_ID`, `USER_NOT_FOUND`.
     @discardableResult
     public func delete(uid: String?) throws -> AuthUser {
-        guard let uid, !uid.isEmpty else { throw ServiceError.invalidArgument("MISSING_LOCAL_ID") }
+        guard let uid, !uid.isEmpty else { throw ServiceError(.invalidArgument, "MISSING_LOCAL_ID") }
         return try write { transaction in
             guard let user = try AuthUserStorage.user(transaction.db, project: project, uid: uid) else {
-                throw ServiceError.invalidArgument("USER_NOT_FOUND")
+                throw ServiceError(.invalidArgument, "USER_NOT_FOUND")
             }
             try AuthUserStorage.delete(transaction.db, project: project, uid: uid)
             try emitUserEvent(FirebaseEventType.authUserDeleted, user, in: &transaction)
@@ -57,7 +57,7 @@ extension AuthService {
     /// - Throws: `LOCAL_ID_LIST_EXCEEDS_LIMIT` for no uids or more than 1000.
     package func batchDelete(localIds: [String], force: Bool) throws -> [AuthBatchDeleteFailure] {
         guard !localIds.isEmpty, localIds.count <= Self.maximumBatchDelete else {
-            throw ServiceError.invalidArgument("LOCAL_ID_LIST_EXCEEDS_LIMIT")
+            throw ServiceError(.invalidArgument, "LOCAL_ID_LIST_EXCEEDS_LIMIT")
         }
         return try write { transaction in
             var failures: [AuthBatchDeleteFailure] = []

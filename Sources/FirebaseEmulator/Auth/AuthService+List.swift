@@ -33,13 +33,13 @@ extension AuthService {
     package func listUsers(maxResults: Int? = nil, pageToken: String? = nil) throws -> AuthUserPage {
         let size = maxResults ?? Self.defaultPageSize
         guard size == -1 || (1...Self.maximumPageSize).contains(size) else {
-            throw ServiceError.invalidArgument("INVALID_PAGE_SELECTION")
+            throw ServiceError(.invalidArgument, "INVALID_PAGE_SELECTION")
         }
         var after: String?
         if let pageToken, !pageToken.isEmpty {
             guard let data = AuthBase64.decode(pageToken), let uid = String(data: data, encoding: .utf8),
                 uid.hasPrefix(Self.pageTokenPrefix)
-            else { throw ServiceError.invalidArgument("INVALID_PAGE_SELECTION") }
+            else { throw ServiceError(.invalidArgument, "INVALID_PAGE_SELECTION") }
             after = String(uid.dropFirst(Self.pageTokenPrefix.count))
         }
         let limit = size == -1 ? nil : size + 1

@@ -64,7 +64,7 @@ extension AuthService {
     }
 
     private func found(_ users: [AuthUser]) throws -> AuthUser {
-        guard let user = users.first else { throw ServiceError.invalidArgument("USER_NOT_FOUND") }
+        guard let user = users.first else { throw ServiceError(.invalidArgument, "USER_NOT_FOUND") }
         return user
     }
 }

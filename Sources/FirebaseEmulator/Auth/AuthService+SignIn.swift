@@ -11,25 +11,25 @@ extension AuthService {
     /// - Throws: `MISSING_EMAIL`, `INVALID_EMAIL`, `MISSING_PASSWORD`, `EMAIL_NOT_FOUND`, `USER_DISABLED`,
     ///   `INVALID_PASSWORD`, `INVALID_LOGIN_CREDENTIALS`.
     package func signInWithPassword(email: String?, password: String?) throws -> AuthSignInResponse {
-        guard let email else { throw ServiceError.invalidArgument("MISSING_EMAIL") }
-        guard AuthUserValidation.isValidEmail(email) else { throw ServiceError.invalidArgument("INVALID_EMAIL") }
-        guard let password, !password.isEmpty else { throw ServiceError.invalidArgument("MISSING_PASSWORD") }
+        guard let email else { throw ServiceError(.invalidArgument, "MISSING_EMAIL") }
+        guard AuthUserValidation.isValidEmail(email) else { throw ServiceError(.invalidArgument, "INVALID_EMAIL") }
+        guard let password, !password.isEmpty else { throw ServiceError(.invalidArgument, "MISSING_PASSWORD") }
         let canonical = try AuthUserValidation.canonicalEmail(email)
         let privacy = emulatorConfig.enableImprovedEmailPrivacy
         let found = try read { db in try AuthUserStorage.user(db, project: project, email: canonical) }
         guard let found else {
-            throw ServiceError.invalidArgument(privacy ? "INVALID_LOGIN_CREDENTIALS" : "EMAIL_NOT_FOUND")
+            throw ServiceError(.invalidArgument, privacy ? "INVALID_LOGIN_CREDENTIALS" : "EMAIL_NOT_FOUND")
         }
-        guard !found.disabled else { throw ServiceError.invalidArgument("USER_DISABLED") }
+        guard !found.disabled else { throw ServiceError(.invalidArgument, "USER_DISABLED") }
         guard let hash = found.passwordHash, hasher.verify(password, against: hash) else {
-            throw ServiceError.invalidArgument(privacy ? "INVALID_LOGIN_CREDENTIALS" : "INVALID_PASSWORD")
+            throw ServiceError(.invalidArgument, privacy ? "INVALID_LOGIN_CREDENTIALS" : "INVALID_PASSWORD")
         }
         let now = clock.now
         let user = try write { transaction in
             guard var user = try AuthUserStorage.user(transaction.db, project: project, uid: found.localId),
                 user.passwordHash == hash
-            else { throw ServiceError.invalidArgument(privacy ? "INVALID_LOGIN_CREDENTIALS" : "INVALID_PASSWORD") }
-            guard !user.disabled else { throw ServiceError.invalidArgument("USER_DISABLED") }
+            else { throw ServiceError(.invalidArgument, privacy ? "INVALID_LOGIN_CREDENTIALS" : "INVALID_PASSWORD") }
+            guard !user.disabled else { throw ServiceError(.invalidArgument, "USER_DISABLED") }
             user.lastLoginAt = now
             user.lastRefreshAt = now
             try AuthUserStorage.save(transaction.db, project: project, user: user)
@@ -52,10 +52,10 @@ extension AuthService {
     /// - Throws: `MISSING_GRANT_TYPE`, `INVALID_GRANT_TYPE`, `MISSING_REFRESH_TOKEN`, `INVALID_REFRESH_TOKEN`,
     ///   `USER_NOT_FOUND`, `TOKEN_EXPIRED` (revoked through `validSince`), `USER_DISABLED`.
     package func refresh(grantType: String?, refreshToken: String?) throws -> AuthRefreshResponse {
-        guard let grantType, !grantType.isEmpty else { throw ServiceError.invalidArgument("MISSING_GRANT_TYPE") }
-        guard grantType == "refresh_token" else { throw ServiceError.invalidArgument("INVALID_GRANT_TYPE") }
+        guard let grantType, !grantType.isEmpty else { throw ServiceError(.invalidArgument, "MISSING_GRANT_TYPE") }
+        guard grantType == "refresh_token" else { throw ServiceError(.invalidArgument, "INVALID_GRANT_TYPE") }
         guard let refreshToken, !refreshToken.isEmpty else {
-            throw ServiceError.invalidArgument("MISSING_REFRESH_TOKEN")
+            throw ServiceError(.invalidArgument, "MISSING_REFRESH_TOKEN")
         }
         let token = try AuthRefreshToken(parsing: refreshToken)
         let now = clock.now
@@ -63,7 +63,7 @@ extension AuthService {
             var user = try AuthUserStorage.user(transaction.db, project: project, uid: token.localId)
             try token.validate(projectId: project, user: user)
             user?.lastRefreshAt = now
-            guard let user else { throw ServiceError.invalidArgument("USER_NOT_FOUND") }
+            guard let user else { throw ServiceError(.invalidArgument, "USER_NOT_FOUND") }
             try AuthUserStorage.save(transaction.db, project: project, user: user)
             return user
         }
@@ -82,11 +82,11 @@ extension AuthService {
     /// - Throws: `MISSING_ID_TOKEN`, `INVALID_ID_TOKEN`, `USER_NOT_FOUND`, `TOKEN_EXPIRED` (issued before
     ///   `validSince`), `USER_DISABLED`. Expiry is not checked, as in the emulator.
     public func verifyIDToken(_ idToken: String?) throws -> AuthUser {
-        guard let idToken, !idToken.isEmpty else { throw ServiceError.invalidArgument("MISSING_ID_TOKEN") }
+        guard let idToken, !idToken.isEmpty else { throw ServiceError(.invalidArgument, "MISSING_ID_TOKEN") }
         let token = try AuthIDToken(parsing: idToken, projectId: project, now: clock.now, checksExpiry: false)
         let user = try read { db in try AuthUserStorage.user(db, project: project, uid: token.uid) }
         try token.validate(for: user)
-        guard let user else { throw ServiceError.invalidArgument("USER_NOT_FOUND") }
+        guard let user else { throw ServiceError(.invalidArgument, "USER_NOT_FOUND") }
         return user
     }
 

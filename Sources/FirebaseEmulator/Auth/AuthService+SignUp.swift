@@ -36,10 +36,11 @@ extension AuthService {
                 user.phoneNumber = phoneNumber
             }
         } else {
-            guard request.localId == nil else { throw ServiceError.invalidArgument("UNEXPECTED_PARAMETER : User ID") }
+            guard request.localId == nil else { throw ServiceError(.invalidArgument, "UNEXPECTED_PARAMETER : User ID") }
             if request.email != nil || request.password != nil {
-                guard !(request.email ?? "").isEmpty else { throw ServiceError.invalidArgument("MISSING_EMAIL") }
-                guard !(request.password ?? "").isEmpty else { throw ServiceError.invalidArgument("MISSING_PASSWORD") }
+                guard !(request.email ?? "").isEmpty else { throw ServiceError(.invalidArgument, "MISSING_EMAIL") }
+                guard !(request.password ?? "").isEmpty else { throw ServiceError(.invalidArgument,
+                    "MISSING_PASSWORD") }
                 provider = "password"
             } else {
                 provider = "anonymous"
@@ -50,7 +51,7 @@ extension AuthService {
         user.displayName = request.displayName
         if let email = request.email, !email.isEmpty || provider != nil {
             guard AuthUserValidation.isValidEmail(email.lowercased()) else {
-                throw ServiceError.invalidArgument("INVALID_EMAIL")
+                throw ServiceError(.invalidArgument, "INVALID_EMAIL")
             }
             user.email = try AuthUserValidation.canonicalEmail(email)
         }
@@ -82,17 +83,17 @@ extension AuthService {
     /// Throws when the user's uid, email or phone number is taken by another stored user.
     func checkUnique(_ user: AuthUser, in db: GRDB.Database, replacing: Bool = false) throws {
         if !replacing, try AuthUserStorage.user(db, project: project, uid: user.localId) != nil {
-            throw ServiceError.invalidArgument("DUPLICATE_LOCAL_ID")
+            throw ServiceError(.invalidArgument, "DUPLICATE_LOCAL_ID")
         }
         if let email = user.email, let other = try AuthUserStorage.user(db, project: project, email: email),
             other.localId != user.localId
         {
-            throw ServiceError.invalidArgument("EMAIL_EXISTS")
+            throw ServiceError(.invalidArgument, "EMAIL_EXISTS")
         }
         if let phone = user.phoneNumber, let other = try AuthUserStorage.user(db, project: project, phoneNumber: phone),
             other.localId != user.localId
         {
-            throw ServiceError.invalidArgument("PHONE_NUMBER_EXISTS")
+            throw ServiceError(.invalidArgument, "PHONE_NUMBER_EXISTS")
         }
     }
 }

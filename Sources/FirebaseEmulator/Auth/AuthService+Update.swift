@@ -14,17 +14,17 @@ extension AuthService {
     @discardableResult
     public func update(_ request: AuthUpdateRequest) throws -> AuthUser {
         guard let localId = request.localId, !localId.isEmpty else {
-            throw ServiceError.invalidArgument("MISSING_LOCAL_ID")
+            throw ServiceError(.invalidArgument, "MISSING_LOCAL_ID")
         }
         let claims = try request.customAttributes.map { try AuthCustomClaims.parse($0, context: .update) }
         let deleted = Set(request.deleteAttribute ?? [])
         let known: Set<String> = ["USER_ATTRIBUTE_NAME_UNSPECIFIED", "DISPLAY_NAME", "PHOTO_URL", "PASSWORD", "EMAIL"]
         if let unknown = deleted.subtracting(known).sorted().first {
-            throw ServiceError.invalidArgument("INVALID_DELETE_ATTRIBUTE : \(unknown)")
+            throw ServiceError(.invalidArgument, "INVALID_DELETE_ATTRIBUTE : \(unknown)")
         }
         let canonicalEmail = try request.email.map { email in
             guard AuthUserValidation.isValidEmail(email.lowercased()) else {
-                throw ServiceError.invalidArgument("INVALID_EMAIL")
+                throw ServiceError(.invalidArgument, "INVALID_EMAIL")
             }
             return try AuthUserValidation.canonicalEmail(email)
         }
@@ -37,7 +37,7 @@ extension AuthService {
         if let phone = request.phoneNumber, !phone.isEmpty { try AuthUserValidation.validatePhoneNumber(phone) }
         return try write { transaction in
             guard var user = try AuthUserStorage.user(transaction.db, project: project, uid: localId) else {
-                throw ServiceError.invalidArgument("USER_NOT_FOUND")
+                throw ServiceError(.invalidArgument, "USER_NOT_FOUND")
             }
             var revoke = request.validSince != nil
             if let canonicalEmail, canonicalEmail != user.email {

@@ -11,10 +11,10 @@ extension AuthUserImport {
         hasher: AuthPasswordHasher
     ) throws -> AuthUser {
         guard let localId = entry["localId"]?.stringValue, !localId.isEmpty else {
-            throw ServiceError.invalidArgument(AuthImportFailure.localIdMissing)
+            throw ServiceError(.invalidArgument, AuthImportFailure.localIdMissing)
         }
         guard AuthUserValidation.isValidLocalId(localId) else {
-            throw ServiceError.invalidArgument(AuthImportFailure.localIdInvalid)
+            throw ServiceError(.invalidArgument, AuthImportFailure.localIdInvalid)
         }
         let uploadTime = AuthTimestamp.date(seconds: AuthTimestamp.seconds(now))
         var user = AuthUser(localId: localId, createdAt: now, validSince: uploadTime)
@@ -29,14 +29,14 @@ extension AuthUserImport {
         user.providerData = try providers(entry["providerUserInfo"])
         if let phoneNumber = entry["phoneNumber"]?.stringValue, !phoneNumber.isEmpty {
             guard AuthUserValidation.isValidPhoneNumber(phoneNumber) else {
-                throw ServiceError.invalidArgument(AuthImportFailure.phoneNumberInvalid)
+                throw ServiceError(.invalidArgument, AuthImportFailure.phoneNumberInvalid)
             }
             user.phoneNumber = phoneNumber
         }
         if let email = entry["email"]?.stringValue, !email.isEmpty {
             let canonical = email.lowercased()
             guard AuthUserValidation.isValidEmail(canonical) else {
-                throw ServiceError.invalidArgument(AuthImportFailure.emailInvalid)
+                throw ServiceError(.invalidArgument, AuthImportFailure.emailInvalid)
             }
             user.email = canonical
         }
@@ -61,7 +61,7 @@ extension AuthUserImport {
     ///   ``AuthImportFailure/passwordHashVariantUnsupported``.
     public static func bcryptString(fromWire value: JSONValue) throws -> String {
         guard let text = value.stringValue else {
-            throw ServiceError.invalidArgument(AuthImportFailure.passwordHashInvalid)
+            throw ServiceError(.invalidArgument, AuthImportFailure.passwordHashInvalid)
         }
         let candidate: String
         if text.hasPrefix("$2") {
@@ -69,13 +69,13 @@ extension AuthUserImport {
         } else if let data = AuthBase64.decode(text), let decoded = String(data: data, encoding: .utf8) {
             candidate = decoded
         } else {
-            throw ServiceError.invalidArgument(AuthImportFailure.passwordHashInvalid)
+            throw ServiceError(.invalidArgument, AuthImportFailure.passwordHashInvalid)
         }
         guard AuthPasswordHasher.bcryptCost(candidate) != nil else {
-            throw ServiceError.invalidArgument(AuthImportFailure.passwordHashInvalid)
+            throw ServiceError(.invalidArgument, AuthImportFailure.passwordHashInvalid)
         }
         guard AuthPasswordHasher.isVerifiable(candidate) else {
-            throw ServiceError.invalidArgument(AuthImportFailure.passwordHashVariantUnsupported)
+            throw ServiceError(.invalidArgument, AuthImportFailure.passwordHashVariantUnsupported)
         }
         return candidate
     }
@@ -92,12 +92,12 @@ extension AuthUserImport {
     private static func providers(_ value: JSONValue?) throws -> [AuthProviderInfo] {
         guard let value, !value.isNull else { return [] }
         guard let entries = value.arrayValue else {
-            throw ServiceError.invalidArgument(AuthImportFailure.providerInfoInvalid)
+            throw ServiceError(.invalidArgument, AuthImportFailure.providerInfoInvalid)
         }
         return try entries.compactMap { entry in
             guard let providerId = entry["providerId"]?.stringValue, !providerId.isEmpty,
                 let rawId = entry["rawId"]?.stringValue, !rawId.isEmpty
-            else { throw ServiceError.invalidArgument(AuthImportFailure.providerInfoInvalid) }
+            else { throw ServiceError(.invalidArgument, AuthImportFailure.providerInfoInvalid) }
             guard providerId != "password", providerId != "phone" else { return nil }
             return AuthProviderInfo(
                 providerId: providerId, rawId: rawId, email: entry["email"]?.stringValue?.lowercased(),

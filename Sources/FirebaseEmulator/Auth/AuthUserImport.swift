@@ -39,10 +39,10 @@ package struct AuthUserImport: Sendable, Hashable {
         hasher: AuthPasswordHasher
     ) throws {
         guard let entries = request["users"]?.arrayValue, !entries.isEmpty else {
-            throw ServiceError.invalidArgument("MISSING_USER_ACCOUNT")
+            throw ServiceError(.invalidArgument, "MISSING_USER_ACCOUNT")
         }
         guard entries.count <= Self.maximumUsers else {
-            throw ServiceError.invalidArgument(
+            throw ServiceError(.invalidArgument, 
                 "MAXIMUM_USER_COUNT_EXCEEDED : A maximum of \(Self.maximumUsers) users can be imported at once."
             )
         }
@@ -74,11 +74,11 @@ package struct AuthUserImport: Sendable, Hashable {
     private static func checkHashAlgorithm(_ value: JSONValue?, entries: [JSONValue]) throws {
         guard let value, !value.isNull else { return }
         guard let algorithm = value.stringValue, knownHashAlgorithms.contains(algorithm) else {
-            throw ServiceError.invalidArgument("INVALID_HASH_ALGORITHM : \(value.stringValue ?? value.serialized())")
+            throw ServiceError(.invalidArgument, "INVALID_HASH_ALGORITHM : \(value.stringValue ?? value.serialized())")
         }
         let hasHashes = entries.contains { !($0["passwordHash"]?.stringValue ?? "").isEmpty }
         guard algorithm == "BCRYPT" || !hasHashes else {
-            throw ServiceError.invalidArgument(
+            throw ServiceError(.invalidArgument, 
                 "UNSUPPORTED_HASH_ALGORITHM : \(algorithm); this emulator only imports BCRYPT password hashes"
             )
         }
@@ -88,7 +88,7 @@ package struct AuthUserImport: Sendable, Hashable {
         var seen: Set<String> = []
         for case let localId? in entries.map({ $0["localId"]?.stringValue }) where !localId.isEmpty {
             guard seen.insert(localId).inserted else {
-                throw ServiceError.invalidArgument("DUPLICATE_LOCAL_ID : \(localId)")
+                throw ServiceError(.invalidArgument, "DUPLICATE_LOCAL_ID : \(localId)")
             }
         }
     }
@@ -99,7 +99,7 @@ package struct AuthUserImport: Sendable, Hashable {
         for entry in entries {
             if let email = entry["email"]?.stringValue?.lowercased(), !email.isEmpty {
                 guard emails.insert(email).inserted else {
-                    throw ServiceError.invalidArgument("DUPLICATE_EMAIL : \(email)")
+                    throw ServiceError(.invalidArgument, "DUPLICATE_EMAIL : \(email)")
                 }
             }
             for provider in entry["providerUserInfo"]?.arrayValue ?? [] {
@@ -107,7 +107,7 @@ package struct AuthUserImport: Sendable, Hashable {
                     let rawId = provider["rawId"]?.stringValue
                 else { continue }
                 guard rawIds.insert([providerId, rawId]).inserted else {
-                    throw ServiceError.invalidArgument(
+                    throw ServiceError(.invalidArgument, 
                         "DUPLICATE_RAW_ID : Provider id(\(providerId)), Raw id(\(rawId))"
                     )
                 }

@@ -14,8 +14,8 @@ package enum AuthUserValidation {
     /// - Throws: `MISSING_EMAIL` when empty, `INVALID_EMAIL` when malformed.
     public static func canonicalEmail(_ email: String) throws -> String {
         let canonical = email.trimmingCharacters(in: .whitespaces).lowercased()
-        guard !canonical.isEmpty else { throw ServiceError.invalidArgument("MISSING_EMAIL") }
-        guard isValidEmail(canonical) else { throw ServiceError.invalidArgument("INVALID_EMAIL") }
+        guard !canonical.isEmpty else { throw ServiceError(.invalidArgument, "MISSING_EMAIL") }
+        guard isValidEmail(canonical) else { throw ServiceError(.invalidArgument, "INVALID_EMAIL") }
         return canonical
     }
 
@@ -31,9 +31,9 @@ package enum AuthUserValidation {
     /// - Throws: `MISSING_PASSWORD` when empty, `WEAK_PASSWORD : Password should be at least 6 characters`
     ///   when shorter than ``minimumPasswordLength``.
     public static func validatePassword(_ password: String) throws {
-        guard !password.isEmpty else { throw ServiceError.invalidArgument("MISSING_PASSWORD") }
+        guard !password.isEmpty else { throw ServiceError(.invalidArgument, "MISSING_PASSWORD") }
         guard password.count >= minimumPasswordLength else {
-            throw ServiceError.invalidArgument("WEAK_PASSWORD : Password should be at least 6 characters")
+            throw ServiceError(.invalidArgument, "WEAK_PASSWORD : Password should be at least 6 characters")
         }
     }
 
@@ -49,7 +49,7 @@ package enum AuthUserValidation {
     /// - Throws: `INVALID_PHONE_NUMBER : Invalid format.` unless it is E.164.
     public static func validatePhoneNumber(_ phoneNumber: String) throws {
         guard isValidPhoneNumber(phoneNumber) else {
-            throw ServiceError.invalidArgument("INVALID_PHONE_NUMBER : Invalid format.")
+            throw ServiceError(.invalidArgument, "INVALID_PHONE_NUMBER : Invalid format.")
         }
     }
 
@@ -63,9 +63,9 @@ package enum AuthUserValidation {
     /// - Throws: `MISSING_LOCAL_ID` when empty, `INVALID_LOCAL_ID : User ID must be at most 128 characters`
     ///   when longer.
     public static func validateLocalId(_ localId: String) throws {
-        guard !localId.isEmpty else { throw ServiceError.invalidArgument("MISSING_LOCAL_ID") }
+        guard !localId.isEmpty else { throw ServiceError(.invalidArgument, "MISSING_LOCAL_ID") }
         guard localId.utf16.count <= maximumLocalIdLength else {
-            throw ServiceError.invalidArgument("INVALID_LOCAL_ID : User ID must be at most 128 characters")
+            throw ServiceError(.invalidArgument, "INVALID_LOCAL_ID : User ID must be at most 128 characters")
         }
     }
 
@@ -81,6 +81,6 @@ package enum AuthUserValidation {
     ///
     /// - Throws: `INVALID_PHOTO_URL` unless ``isValidPhotoURL(_:)``.
     public static func validatePhotoURL(_ url: String) throws {
-        guard isValidPhotoURL(url) else { throw ServiceError.invalidArgument("INVALID_PHOTO_URL") }
+        guard isValidPhotoURL(url) else { throw ServiceError(.invalidArgument, "INVALID_PHOTO_URL") }
     }
 }

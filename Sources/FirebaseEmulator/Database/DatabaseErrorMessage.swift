@@ -10,26 +10,27 @@ enum DatabaseErrorMessage {
 
     /// A path segment that is not a valid key.
     static func invalidPathSegment(_ segment: String, reason: String) -> ServiceError {
-        .invalidArgument("Invalid path: segment \"\(segment)\" \(reason)")
+        ServiceError(.invalidArgument, "Invalid path: segment \"\(segment)\" \(reason)")
     }
 
     /// A path deeper than the maximum depth.
     static func pathTooDeep(_ depth: Int) -> ServiceError {
-        .invalidArgument("Invalid path: depth \(depth) exceeds the maximum of \(DatabasePath.maximumDepth) levels")
+        ServiceError(.invalidArgument,
+            "Invalid path: depth \(depth) exceeds the maximum of \(DatabasePath.maximumDepth) levels")
     }
 
     /// A key in written data that is not valid.
     static func invalidKey(_ key: String, reason: String) -> ServiceError {
-        .invalidArgument("Invalid key: \(key). \(reason)")
+        ServiceError(.invalidArgument, "Invalid key: \(key). \(reason)")
     }
 
     /// Written data that breaks a rule other than key syntax.
     static func invalidData(_ reason: String) -> ServiceError {
-        .invalidArgument("Invalid data; \(reason)")
+        ServiceError(.invalidArgument, "Invalid data; \(reason)")
     }
 
     /// A query parameter problem.
     static func invalidQuery(_ message: String) -> ServiceError {
-        .invalidArgument(message)
+        ServiceError(.invalidArgument, message)
     }
 }

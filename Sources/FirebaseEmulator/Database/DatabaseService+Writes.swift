@@ -122,7 +122,7 @@ extension DatabaseService {
     ) throws -> DatabaseWriteResult {
         try Self.validate(namespace: namespace)
         guard chainDepth <= Self.maximumChainDepth else {
-            throw ServiceError.failedPrecondition(
+            throw ServiceError(.failedPrecondition, 
                 "a chain of \(Self.maximumChainDepth) writes made by functions, each triggered by the one "
                     + "before, reached \(location): a function keeps writing where it (or another) listens, so "
                     + "this write was refused to stop the loop"

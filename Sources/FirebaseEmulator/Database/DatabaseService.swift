@@ -156,7 +156,7 @@ public final class DatabaseService: Sendable {
             let rules = self.rules, !rules.hasIndex(at: location, orderBy: orderBy)
         {
             let field = orderBy == "$value" ? ".value" : orderBy
-            throw ServiceError.invalidArgument(
+            throw ServiceError(.invalidArgument, 
                 "Index not defined, add \".indexOn\": \"\(field)\", for path \"\(location)\", to the rules")
         }
     }
@@ -205,7 +205,7 @@ public final class DatabaseService: Sendable {
                 }
             }
         guard valid else {
-            throw ServiceError.invalidArgument(
+            throw ServiceError(.invalidArgument, 
                 "Invalid namespace \"\(namespace)\": use 1 to 128 letters, digits, '-' or '_'")
         }
     }

@@ -42,7 +42,7 @@ extension Emulator {
     public func importState(from directory: URL) throws {
         let metadata = try read(directory, "emulator-export.json")
         guard metadata["version"]?.numberValue == Double(Self.exportFormatVersion) else {
-            throw ServiceError.invalidArgument(
+            throw ServiceError(.invalidArgument, 
                 "emulator-export.json: unsupported export version \(metadata["version"]?.serialized() ?? "none")"
             )
         }
@@ -54,7 +54,7 @@ extension Emulator {
             do {
                 _ = try DatabaseTree(tree, now: clock.now)
             } catch {
-                throw ServiceError.invalidArgument("\(file): \(error.message)")
+                throw ServiceError(.invalidArgument, "\(file): \(error.message)")
             }
             trees.append((instance, tree))
         }
@@ -67,7 +67,7 @@ extension Emulator {
         } catch let error as ServiceError {
             throw error
         } catch {
-            throw ServiceError.invalidArgument("auth/users.json: \(error)")
+            throw ServiceError(.invalidArgument, "auth/users.json: \(error)")
         }
 
         _ = try store.write { transaction in
@@ -95,12 +95,12 @@ extension Emulator {
     private func read(_ directory: URL, _ file: String) throws -> JSONValue {
         let url = directory.appendingPathComponent(file)
         guard let data = FileManager.default.contents(atPath: url.path) else {
-            throw ServiceError.invalidArgument("\(file): missing from the export in \(directory.path)")
+            throw ServiceError(.invalidArgument, "\(file): missing from the export in \(directory.path)")
         }
         do {
             return try JSONValue(parsing: data)
         } catch {
-            throw ServiceError.invalidArgument("\(file): not valid JSON")
+            throw ServiceError(.invalidArgument, "\(file): not valid JSON")
         }
     }
 }

@@ -77,39 +77,4 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
     public var httpStatus: Int { code.httpStatus }
 
     public var description: String { "\(status): \(message)" }
-
-    /// 400 `INVALID_ARGUMENT`.
-    public static func invalidArgument(_ message: String, details: JSONValue? = nil) -> ServiceError {
-        ServiceError(.invalidArgument, message, details: details)
-    }
-
-    /// 400 `FAILED_PRECONDITION`.
-    public static func failedPrecondition(_ message: String, details: JSONValue? = nil) -> ServiceError {
-        ServiceError(.failedPrecondition, message, details: details)
-    }
-
-    /// 404 `NOT_FOUND`.
-    public static func notFound(_ message: String, details: JSONValue? = nil) -> ServiceError {
-        ServiceError(.notFound, message, details: details)
-    }
-
-    /// 409 `ALREADY_EXISTS`.
-    public static func alreadyExists(_ message: String, details: JSONValue? = nil) -> ServiceError {
-        ServiceError(.alreadyExists, message, details: details)
-    }
-
-    /// 409 `ABORTED`, e.g. a version mismatch.
-    public static func aborted(_ message: String, details: JSONValue? = nil) -> ServiceError {
-        ServiceError(.aborted, message, details: details)
-    }
-
-    /// 403 `PERMISSION_DENIED`.
-    public static func permissionDenied(_ message: String, details: JSONValue? = nil) -> ServiceError {
-        ServiceError(.permissionDenied, message, details: details)
-    }
-
-    /// 429 `RESOURCE_EXHAUSTED`.
-    public static func resourceExhausted(_ message: String, details: JSONValue? = nil) -> ServiceError {
-        ServiceError(.resourceExhausted, message, details: details)
-    }
 }

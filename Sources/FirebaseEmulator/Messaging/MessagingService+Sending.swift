@@ -72,7 +72,7 @@ extension MessagingService {
     /// - Throws: `NOT_FOUND` for a token that is not registered.
     package func inbox(token: String) throws -> [InboxMessage] {
         guard isRegistered(token) else {
-            throw ServiceError.notFound("no device is registered with token \(token)")
+            throw ServiceError(.notFound, "no device is registered with token \(token)")
         }
         return try store.read { db in
             try String.fetchAll(

@@ -39,7 +39,7 @@ extension MessagingService {
     {
         let topic = try FCMTopicName.validated(FCMTopicName.stripPrefix(rawTopic), field: "to")
         guard tokens.count <= 1000 else {
-            throw ServiceError.invalidArgument("at most 1000 registration tokens may be given at once")
+            throw ServiceError(.invalidArgument, "at most 1000 registration tokens may be given at once")
         }
         // Decided and applied inside the store's write (one write at a time), with the state
         // lock held only for the deciding and the applying, not across the SQLite write.

@@ -60,6 +60,6 @@ public enum ParseClassExport {
     }
 
     private static func invalid(_ reason: String) -> ServiceError {
-        .invalidArgument("INVALID_PARSE_EXPORT : \(reason)")
+        ServiceError(.invalidArgument, "INVALID_PARSE_EXPORT : \(reason)")
     }
 }

@@ -14,7 +14,8 @@ public enum ParseConfigExport {
     /// - Throws: `INVALID_PARSE_EXPORT : …` when the export has no `params` object.
     public static func parameters(from export: JSONValue, includeMasterKeyOnly: Bool = false) throws -> JSONValue {
         guard let params = export["params"]?.objectValue else {
-            throw ServiceError.invalidArgument("INVALID_PARSE_EXPORT : expected {\"params\": {...}} from /parse/config")
+            throw ServiceError(.invalidArgument,
+                "INVALID_PARSE_EXPORT : expected {\"params\": {...}} from /parse/config")
         }
         let masterOnly = export["masterKeyOnly"]?.objectValue ?? [:]
         var parameters: [String: JSONValue] = [:]

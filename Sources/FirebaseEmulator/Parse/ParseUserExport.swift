@@ -83,6 +83,6 @@ public enum ParseUserExport {
     }
 
     private static func invalid(_ reason: String) -> ServiceError {
-        .invalidArgument("INVALID_PARSE_EXPORT : \(reason)")
+        ServiceError(.invalidArgument, "INVALID_PARSE_EXPORT : \(reason)")
     }
 }

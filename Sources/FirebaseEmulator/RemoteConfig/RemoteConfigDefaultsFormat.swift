@@ -15,10 +15,10 @@ public enum RemoteConfigDefaultsFormat: String, Sendable, Hashable, CaseIterable
     /// - Throws: `ServiceError.invalidArgument` when it is missing, `FORMAT_UNSPECIFIED` or unknown.
     public init(queryValue: String?) throws(ServiceError) {
         guard let queryValue, !queryValue.isEmpty, queryValue != "FORMAT_UNSPECIFIED" else {
-            throw ServiceError.invalidArgument("[VALIDATION_ERROR]: format must be one of XML, PLIST or JSON")
+            throw ServiceError(.invalidArgument, "[VALIDATION_ERROR]: format must be one of XML, PLIST or JSON")
         }
         guard let format = RemoteConfigDefaultsFormat(rawValue: queryValue) else {
-            throw ServiceError.invalidArgument("Invalid value at 'format' (TYPE_ENUM), \"\(queryValue)\"")
+            throw ServiceError(.invalidArgument, "Invalid value at 'format' (TYPE_ENUM), \"\(queryValue)\"")
         }
         self = format
     }

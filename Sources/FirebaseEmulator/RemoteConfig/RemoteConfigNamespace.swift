@@ -35,7 +35,7 @@ public struct RemoteConfigNamespace: RawRepresentable, Sendable, Hashable, Codab
     /// - Throws: `ServiceError.invalidArgument` for any namespace but `firebase` and `firebase-server`.
     func requireManaged() throws(ServiceError) {
         guard Self.managed.contains(self) else {
-            throw ServiceError.invalidArgument(
+            throw ServiceError(.invalidArgument, 
                 "Namespace '\(rawValue)' does not hold a template: use 'firebase' or 'firebase-server'")
         }
     }

@@ -30,7 +30,7 @@ extension RemoteConfigService {
 
     /// 404 for a version that was never published or is no longer kept.
     static func versionNotFound(_ versionNumber: Int64) -> ServiceError {
-        ServiceError.notFound(
+        ServiceError(.notFound, 
             "[VERSION_NOT_FOUND]: Version \(versionNumber) of the Remote Config template was not found: it was "
                 + "never published or is older than the last \(RemoteConfigVersionTable.retainedVersions) versions")
     }
@@ -40,7 +40,7 @@ extension RemoteConfigService {
     /// - Throws: `INVALID_ARGUMENT` `[VALIDATION_ERROR]: <name> must be greater than 0`.
     static func requirePositive(_ value: Int64, name: String) throws(ServiceError) {
         guard value > 0 else {
-            throw ServiceError.invalidArgument("[VALIDATION_ERROR]: \(name) must be greater than 0, got \(value)")
+            throw ServiceError(.invalidArgument, "[VALIDATION_ERROR]: \(name) must be greater than 0, got \(value)")
         }
     }
 }

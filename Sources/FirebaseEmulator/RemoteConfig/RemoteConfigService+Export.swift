@@ -27,21 +27,21 @@ extension RemoteConfigService {
     /// - Throws: `INVALID_ARGUMENT` naming `file` for a malformed entry; nothing changes then.
     func importVersions(_ versions: JSONValue, file: String, in db: GRDB.Database) throws {
         guard case .array(let entries) = versions else {
-            throw ServiceError.invalidArgument("\(file): expected an array of versions")
+            throw ServiceError(.invalidArgument, "\(file): expected an array of versions")
         }
         try db.execute(sql: "DELETE FROM remote_config_versions WHERE project = ?", arguments: [project])
         for (index, entry) in entries.enumerated() {
             guard let name = entry["namespace"]?.stringValue, let json = entry["template"] else {
-                throw ServiceError.invalidArgument("\(file): version \(index) needs a namespace and a template")
+                throw ServiceError(.invalidArgument, "\(file): version \(index) needs a namespace and a template")
             }
             let template: RemoteConfigTemplate
             do {
                 template = try RemoteConfigTemplate.decode(from: json.serializedData())
             } catch {
-                throw ServiceError.invalidArgument("\(file): version \(index): \(error)")
+                throw ServiceError(.invalidArgument, "\(file): version \(index): \(error)")
             }
             guard template.versionNumber > 0 else {
-                throw ServiceError.invalidArgument("\(file): version \(index) has no version number")
+                throw ServiceError(.invalidArgument, "\(file): version \(index) has no version number")
             }
             try RemoteConfigVersionTable.insert(
                 db,

@@ -58,7 +58,7 @@ extension RemoteConfigService {
             return retryAt.map { (limit, $0) }
         }
         guard let retryAt else { return }
-        throw ServiceError.resourceExhausted(
+        throw ServiceError(.resourceExhausted, 
             "[THROTTLED]: Too many fetches from app instance '\(instance.installationID ?? "")': the limit is "
                 + "\(retryAt.limit.count) per \(Int(retryAt.limit.windowSeconds.rounded(.up))) seconds. "
                 + "Retry after \(RFC3339Timestamp.millisecondString(from: retryAt.date))",

@@ -49,7 +49,7 @@ extension RemoteConfigService {
         try namespace.requireManaged()
         let size = pageSize ?? Self.maxPageSize
         guard (1...Self.maxPageSize).contains(size) else {
-            throw ServiceError.invalidArgument("pageSize must be a number between 1 and 300 (inclusive).")
+            throw ServiceError(.invalidArgument, "pageSize must be a number between 1 and 300 (inclusive).")
         }
         if let endVersionNumber { try Self.requirePositive(endVersionNumber, name: "endVersionNumber") }
         var upTo = endVersionNumber ?? .max
@@ -87,7 +87,7 @@ extension RemoteConfigService {
         guard let data = Data(base64Encoded: base64), let text = String(data: data, encoding: .utf8),
             text.hasPrefix("v1:"), let number = Int64(text.dropFirst(3)), number > 0
         else {
-            throw ServiceError.invalidArgument("pageToken is not a token this API returned: '\(token)'")
+            throw ServiceError(.invalidArgument, "pageToken is not a token this API returned: '\(token)'")
         }
         return number
     }

@@ -29,7 +29,7 @@ extension RemoteConfigTemplate {
     /// Checks run in a fixed order (counts, version, conditions in template order, groups and then
     /// parameters in key order) and the first failure is reported. Lengths count Unicode scalars.
     ///
-    /// - Throws: `ServiceError.invalidArgument("[VALIDATION_ERROR]: ...")` naming the offending
+    /// - Throws: `ServiceError(.invalidArgument, "[VALIDATION_ERROR]: ...")` naming the offending
     ///   parameter key, condition or group.
     public func validate() throws(ServiceError) {
         let all = allParameterEntries
@@ -164,6 +164,6 @@ extension RemoteConfigTemplate {
     }
 
     private static func fail(_ message: String) throws(ServiceError) -> Never {
-        throw ServiceError.invalidArgument("[VALIDATION_ERROR]: \(message)")
+        throw ServiceError(.invalidArgument, "[VALIDATION_ERROR]: \(message)")
     }
 }

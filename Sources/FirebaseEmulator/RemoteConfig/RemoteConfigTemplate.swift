@@ -82,23 +82,23 @@ extension RemoteConfigTemplate: Codable {
     /// Decodes a template from a request body: strict JSON, with only the fields the REST API
     /// knows (snake_case spellings accepted).
     ///
-    /// - Throws: `ServiceError.invalidArgument("Invalid JSON payload received. ...")` when the body is
+    /// - Throws: `ServiceError(.invalidArgument, "Invalid JSON payload received. ...")` when the body is
     ///   not JSON, names an unknown field, or does not have the template's shape.
     public static func decode(from data: Data) throws(ServiceError) -> RemoteConfigTemplate {
         let body: JSONValue
         do {
             body = try JSONValue(parsing: data)
         } catch {
-            throw ServiceError.invalidArgument("Invalid JSON payload received. \(error).")
+            throw ServiceError(.invalidArgument, "Invalid JSON payload received. \(error).")
         }
         guard body.objectValue != nil else {
-            throw ServiceError.invalidArgument("Invalid JSON payload received. The template must be a JSON object.")
+            throw ServiceError(.invalidArgument, "Invalid JSON payload received. The template must be a JSON object.")
         }
         let checked = try RemoteConfigTemplateFields.checked(body)
         do {
             return try checked.decode(as: RemoteConfigTemplate.self)
         } catch {
-            throw ServiceError.invalidArgument("Invalid JSON payload received. \(Self.describe(error))")
+            throw ServiceError(.invalidArgument, "Invalid JSON payload received. \(Self.describe(error))")
         }
     }
 

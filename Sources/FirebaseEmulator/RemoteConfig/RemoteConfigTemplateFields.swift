@@ -46,7 +46,7 @@ enum RemoteConfigTemplateFields {
             for key in members.keys.sorted() {
                 let name = camelCase(key)
                 guard let field = fields[name] else {
-                    throw ServiceError.invalidArgument(
+                    throw ServiceError(.invalidArgument, 
                         "Invalid JSON payload received. Unknown name \"\(key)\" at '\(path)': Cannot find field.")
                 }
                 result[name] = try check(members[key]!, as: field, at: path.isEmpty ? name : "\(path).\(name)")

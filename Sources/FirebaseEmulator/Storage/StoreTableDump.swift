@@ -27,17 +27,17 @@ enum StoreTableDump {
     /// - Throws: `INVALID_ARGUMENT` naming `file` when the rows are not objects of scalar columns.
     static func insert(_ db: GRDB.Database, table: String, rows: JSONValue, file: String) throws {
         guard case .array(let list) = rows else {
-            throw ServiceError.invalidArgument("\(file): '\(table)' must be an array of rows")
+            throw ServiceError(.invalidArgument, "\(file): '\(table)' must be an array of rows")
         }
         for (index, row) in list.enumerated() {
             guard case .object(let columns) = row, !columns.isEmpty else {
-                throw ServiceError.invalidArgument("\(file): row \(index) of '\(table)' is not an object")
+                throw ServiceError(.invalidArgument, "\(file): row \(index) of '\(table)' is not an object")
             }
             let names = columns.keys.sorted()
             var values: [(any DatabaseValueConvertible)?] = []
             for name in names {
                 guard let value = databaseValue(columns[name]!) else {
-                    throw ServiceError.invalidArgument(
+                    throw ServiceError(.invalidArgument, 
                         "\(file): column '\(name)' of row \(index) in '\(table)' is not a scalar")
                 }
                 values.append(value)

@@ -19,15 +19,15 @@ public struct APNSTokenImportRequest: Sendable, Hashable {
     /// - Throws: `INVALID_ARGUMENT` naming what is wrong.
     public static func parse(_ body: JSONValue) throws -> APNSTokenImportRequest {
         guard let application = body["application"]?.stringValue, !application.isEmpty else {
-            throw ServiceError.invalidArgument("application is required: the iOS app's bundle id")
+            throw ServiceError(.invalidArgument, "application is required: the iOS app's bundle id")
         }
         guard let tokens = body["apns_tokens"]?.arrayValue, !tokens.isEmpty, tokens.count <= maximumTokens else {
-            throw ServiceError.invalidArgument("apns_tokens must hold 1 to \(maximumTokens) APNs tokens")
+            throw ServiceError(.invalidArgument, "apns_tokens must hold 1 to \(maximumTokens) APNs tokens")
         }
         let texts = try tokens.enumerated().map { index, token in
             guard let text = token.stringValue, (16...200).contains(text.count), text.count.isMultiple(of: 2),
                 text.allSatisfy(\.isHexDigit)
-            else { throw ServiceError.invalidArgument("apns_tokens[\(index)] is not a hex APNs device token") }
+            else { throw ServiceError(.invalidArgument, "apns_tokens[\(index)] is not a hex APNs device token") }
             return text.lowercased()
         }
         return APNSTokenImportRequest(application: application, sandbox: body["sandbox"]?.boolValue ?? false,

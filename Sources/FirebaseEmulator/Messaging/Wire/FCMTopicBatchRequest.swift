@@ -25,25 +25,25 @@ public struct FCMTopicBatchRequest: Sendable, Hashable {
     ///   format problems are not request errors: see ``outcomeForMalformedToken(_:)``.
     public static func parse(_ json: JSONValue) throws(ServiceError) -> FCMTopicBatchRequest {
         guard case .object(let body) = json else {
-            throw ServiceError.invalidArgument("Request body must be an object.")
+            throw ServiceError(.invalidArgument, "Request body must be an object.")
         }
         guard case .string(let to)? = body["to"] else {
-            throw ServiceError.invalidArgument("Missing \"to\": the topic, e.g. \"/topics/news\".")
+            throw ServiceError(.invalidArgument, "Missing \"to\": the topic, e.g. \"/topics/news\".")
         }
         let topic = FCMTopicName.stripPrefix(to)
-        guard FCMTopicName.isValid(topic) else { throw ServiceError.invalidArgument("Invalid topic name \"\(to)\".") }
+        guard FCMTopicName.isValid(topic) else { throw ServiceError(.invalidArgument, "Invalid topic name \"\(to)\".") }
         guard case .array(let list)? = body["registration_tokens"] ?? body["registrationTokens"], !list.isEmpty else {
-            throw ServiceError.invalidArgument("Missing \"registration_tokens\": at least one token is required.")
+            throw ServiceError(.invalidArgument, "Missing \"registration_tokens\": at least one token is required.")
         }
         guard list.count <= maxTokens else {
-            throw ServiceError.invalidArgument(
+            throw ServiceError(.invalidArgument, 
                 "Too many registration tokens: \(list.count), the limit is \(maxTokens).")
         }
         var tokens: [String] = []
         tokens.reserveCapacity(list.count)
         for element in list {
             guard case .string(let token) = element else {
-                throw ServiceError.invalidArgument("Registration tokens must be strings.")
+                throw ServiceError(.invalidArgument, "Registration tokens must be strings.")
             }
             tokens.append(token)
         }

@@ -28,11 +28,11 @@ package enum FCMTopicErrorCode: String, Sendable, Hashable, CaseIterable {
         case .invalidArgument:
             FCMErrorCode.invalidArgument(FCMRegistrationToken.invalidMessage)
         case .tooManyTopics:
-            ServiceError.resourceExhausted("TOO_MANY_TOPICS: an app instance can subscribe to at most 2000 topics.")
+            ServiceError(.resourceExhausted, "TOO_MANY_TOPICS: an app instance can subscribe to at most 2000 topics.")
         case .resourceExhausted:
-            ServiceError.resourceExhausted("Topic subscription quota exceeded.")
+            ServiceError(.resourceExhausted, "Topic subscription quota exceeded.")
         case .permissionDenied:
-            ServiceError.permissionDenied("The caller does not have permission")
+            ServiceError(.permissionDenied, "The caller does not have permission")
         case .deadlineExceeded:
             ServiceError(.deadlineExceeded, "Deadline exceeded.")
         case .internal:

@@ -16,7 +16,7 @@ extension RemoteConfigConditionExpression {
             return try RemoteConfigConditionParser.parse(expression)
         } catch {
             let subject = conditionName.map { "Condition '\($0)' expression" } ?? "Condition expression"
-            throw ServiceError.invalidArgument(
+            throw ServiceError(.invalidArgument, 
                 "[VALIDATION_ERROR]: \(subject): \(error.text)"
             )
         }

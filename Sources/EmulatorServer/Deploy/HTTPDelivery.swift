@@ -46,23 +46,9 @@ enum HTTPDelivery {
         return (functions, skipped)
     }
 
-    /// Posts an event to an instance of the function with room for it (see ``FunctionInstances``).
-    @discardableResult
-    static func deliver(
-        _ event: CloudEvent,
-        to function: String,
-        attempt: Int,
-        deadline: Date,
-        clock: any BusClock,
-        via instances: FunctionInstances
-    ) async throws -> String? {
-        let instance = try await instances.acquire()
-        defer { instances.release(instance) }
-        return try await deliver(event, to: function, attempt: attempt, deadline: deadline, clock: clock, via: instance)
-    }
-
-    /// Posts an event to the worker; when the worker cannot be reached it waits for the
-    /// supervisor to bring it back, until the deadline.
+    /// Posts an event to an instance of the function with room for it (see ``FunctionInstances``);
+    /// when that worker cannot be reached it waits for the supervisor to bring it back, until
+    /// the deadline.
     ///
     /// - Returns: `nil` when the function ran; the worker's reason when it acknowledged the event
     ///   without running it (outside the function's path pattern).
@@ -73,8 +59,10 @@ enum HTTPDelivery {
         attempt: Int,
         deadline: Date,
         clock: any BusClock,
-        via supervisor: WorkerSupervisor
+        via instances: FunctionInstances
     ) async throws -> String? {
+        let supervisor = try await instances.acquire()
+        defer { instances.release(supervisor) }
         let message = event.binaryHTTPMessage()
         let headers = message.headers.map { ($0.name, $0.value) } + [("ce-attempt", String(attempt))]
         while true {

@@ -1,5 +1,5 @@
-import Foundation
 import CloudFunctions
+import Foundation
 
 /// A user of the emulated Authentication service, as stored.
 ///
@@ -112,5 +112,88 @@ public struct AuthUser: Sendable, Hashable, Codable {
             characters.append(localIdAlphabet[Int.random(in: 0..<localIdAlphabet.count, using: &generator)])
         }
         return String(characters)
+    }
+}
+
+extension AuthUser {
+    /// The Identity Toolkit `UserInfo` wire form, as `accounts:lookup` and `accounts:batchGet` return it.
+    ///
+    /// Timestamps `createdAt`/`lastLoginAt` are epoch milliseconds as strings, `validSince` epoch seconds as a
+    /// string, `customAttributes` the claims as a JSON string (absent when there are none), `passwordHash` the
+    /// standard base64 of the bcrypt string (the salt is inside it, so no `salt` is written).
+    ///
+    /// - Parameter includePasswordHash: whether to write `passwordHash` (the emulator does; production redacts).
+    public func userInfo(includePasswordHash: Bool = true) -> JSONValue {
+        var members: [String: JSONValue] = [
+            "localId": .string(localId),
+            "emailVerified": .bool(emailVerified),
+            "disabled": .bool(disabled),
+            "createdAt": .string(String(AuthTimestamp.milliseconds(createdAt))),
+            "validSince": .string(String(AuthTimestamp.seconds(validSince))),
+            "providerUserInfo": .array(effectiveProviderData.map(\.userInfo)),
+        ]
+        members["email"] = email.map(JSONValue.string)
+        members["displayName"] = displayName.map(JSONValue.string)
+        members["photoUrl"] = photoURL.map(JSONValue.string)
+        members["phoneNumber"] = phoneNumber.map(JSONValue.string)
+        members["lastLoginAt"] = lastLoginAt.map { .string(String(AuthTimestamp.milliseconds($0))) }
+        members["lastRefreshAt"] = lastRefreshAt.map { .string(AuthTimestamp.rfc3339($0)) }
+        if !customClaims.isEmpty {
+            members["customAttributes"] = .string(JSONValue.object(customClaims).serialized(sortedKeys: true))
+        }
+        if includePasswordHash, let passwordHash {
+            members["passwordHash"] = .string(Data(passwordHash.utf8).base64EncodedString())
+            members["passwordUpdatedAt"] = passwordUpdatedAt.map { .number(Double(AuthTimestamp.milliseconds($0))) }
+        }
+        return .object(members)
+    }
+}
+
+extension AuthUser {
+    /// The firebase-functions `UserRecord` JSON the Auth emulator sends with `user.create`/`user.delete` events.
+    ///
+    /// `{uid, email?, emailVerified, displayName?, photoURL?, phoneNumber?, disabled,
+    /// metadata: {creationTime, lastSignInTime?}, providerData: [{uid, providerId, email?, ...}], customClaims}`,
+    /// times in RFC 3339 with milliseconds. Like the emulator it leaves out the password hash and `validSince`.
+    public var userRecord: JSONValue {
+        var metadata: [String: JSONValue] = ["creationTime": .string(AuthTimestamp.rfc3339(createdAt))]
+        metadata["lastSignInTime"] = lastLoginAt.map { .string(AuthTimestamp.rfc3339($0)) }
+        var members: [String: JSONValue] = [
+            "uid": .string(localId),
+            "emailVerified": .bool(emailVerified),
+            "disabled": .bool(disabled),
+            "metadata": .object(metadata),
+            "providerData": .array(effectiveProviderData.map(\.userRecordInfo)),
+            "customClaims": .object(customClaims),
+        ]
+        members["email"] = email.map(JSONValue.string)
+        members["displayName"] = displayName.map(JSONValue.string)
+        members["photoURL"] = photoURL.map(JSONValue.string)
+        members["phoneNumber"] = phoneNumber.map(JSONValue.string)
+        return .object(members)
+    }
+}
+
+extension AuthUser {
+    /// The user as the `CloudFunctions.UserRecord` that `user.v1.created`/`deleted` events carry: the same fields
+    /// as ``userRecord`` (no password hash, salt or `validSince`), with the derived `password`/`phone` providers.
+    public var cloudUserRecord: UserRecord {
+        UserRecord(
+            uid: localId,
+            email: email,
+            emailVerified: emailVerified,
+            displayName: displayName,
+            photoURL: photoURL,
+            phoneNumber: phoneNumber,
+            disabled: disabled,
+            metadata: UserMetadata(creationTime: createdAt, lastSignInTime: lastLoginAt),
+            providerData: effectiveProviderData.map {
+                UserProviderInfo(
+                    uid: $0.rawId, providerId: $0.providerId, email: $0.email, displayName: $0.displayName,
+                    photoURL: $0.photoURL, phoneNumber: $0.phoneNumber
+                )
+            },
+            customClaims: customClaims
+        )
     }
 }

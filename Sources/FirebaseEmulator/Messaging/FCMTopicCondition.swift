@@ -1,5 +1,5 @@
-import Foundation
 import CloudFunctions
+import Foundation
 
 /// A parsed FCM topic condition such as `'A' in topics && ('B' in topics || 'C' in topics)`.
 ///
@@ -69,6 +69,41 @@ package struct FCMTopicCondition: Sendable, Hashable {
         let index = Dictionary(topics.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         return (0..<(1 << topics.count)).map { mask in
             expression.evaluate { topic in index[topic].map { mask & (1 << $0) != 0 } ?? false }
+        }
+    }
+}
+
+extension FCMTopicCondition.Expression: CustomStringConvertible {
+    /// Evaluates the expression with a subscription test per topic.
+    public func evaluate(_ isSubscribed: (String) -> Bool) -> Bool {
+        switch self {
+        case .topic(let name): isSubscribed(name)
+        case .not(let operand): !operand.evaluate(isSubscribed)
+        case .and(let lhs, let rhs): lhs.evaluate(isSubscribed) && rhs.evaluate(isSubscribed)
+        case .or(let lhs, let rhs): lhs.evaluate(isSubscribed) || rhs.evaluate(isSubscribed)
+        }
+    }
+
+    /// Appends the topics not yet in `topics`, in order of appearance.
+    func collectTopics(into topics: inout [String]) {
+        switch self {
+        case .topic(let name):
+            if !topics.contains(name) { topics.append(name) }
+        case .not(let operand):
+            operand.collectTopics(into: &topics)
+        case .and(let lhs, let rhs), .or(let lhs, let rhs):
+            lhs.collectTopics(into: &topics)
+            rhs.collectTopics(into: &topics)
+        }
+    }
+
+    /// The expression in FCM syntax, fully parenthesised.
+    public var description: String {
+        switch self {
+        case .topic(let name): "'\(name)' in topics"
+        case .not(let operand): "!(\(operand))"
+        case .and(let lhs, let rhs): "(\(lhs) && \(rhs))"
+        case .or(let lhs, let rhs): "(\(lhs) || \(rhs))"
         }
     }
 }

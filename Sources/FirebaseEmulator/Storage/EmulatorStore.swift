@@ -88,3 +88,14 @@ package struct StoreTransaction {
         emitted.append(OutboxEntry(sequence: db.lastInsertedRowID, event: event, createdAt: now))
     }
 }
+
+extension EmulatorStore {
+    /// The schemas of every service, applied in this order.
+    package static let allSchemas: [StoreSchema] = [
+        RemoteConfigVersionTable.schema,
+        MessagingService.schema,
+        AuthUserStorage.schema,
+        AnalyticsStorage.schema,
+        DatabaseService.schema,
+    ]
+}

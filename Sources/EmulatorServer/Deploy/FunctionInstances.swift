@@ -21,6 +21,8 @@ public final class FunctionInstances: Sendable {
         var waiting: [CheckedContinuation<WorkerSupervisor, any Error>] = []
         var stopped = false
         var task: Task<Void, Never>?
+        /// The idle reaper, waiting for an instance to become idle.
+        var idleWatcher: CheckedContinuation<ContinuousClock.Instant?, Never>?
     }
 
     /// The function.
@@ -137,7 +139,11 @@ public final class FunctionInstances: Sendable {
             guard let index = state.instances.firstIndex(where: { $0.supervisor === supervisor }) else { return nil }
             if !state.waiting.isEmpty { return state.waiting.removeFirst() }
             state.instances[index].inFlight -= 1
-            if state.instances[index].inFlight == 0 { state.instances[index].idleSince = .now }
+            if state.instances[index].inFlight == 0 {
+                state.instances[index].idleSince = .now
+                state.idleWatcher?.resume(returning: nil)
+                state.idleWatcher = nil
+            }
             return nil
         }
         // The slot passes straight to the next waiting event.
@@ -163,10 +169,14 @@ public final class FunctionInstances: Sendable {
         for supervisor in supervisors { await supervisor.stopAndWait() }
     }
 
-    /// Every second, stops instances idle for longer than the idle timeout, keeping the minimum.
+    /// Stops instances idle for longer than the idle timeout, keeping the minimum. It sleeps
+    /// until the first idle instance above the minimum is due, or, when there is none, until an
+    /// instance becomes idle: no polling.
     private func stopIdleInstances() async {
         while !Task.isCancelled {
-            try? await Task.sleep(for: min(.seconds(1), idleTimeout))
+            if let due = await nextIdleDeadline() {
+                try? await Task.sleep(until: due, clock: .continuous)
+            }
             let now = ContinuousClock.now
             let idle = state.withLock { state -> [WorkerSupervisor] in
                 var stopped: [WorkerSupervisor] = []
@@ -183,6 +193,31 @@ public final class FunctionInstances: Sendable {
             for supervisor in idle {
                 logger.info("stopping an idle instance", metadata: ["function": "\(function)"])
                 supervisor.stop()
+            }
+        }
+    }
+
+    /// When the first idle instance above the minimum may be stopped; with none, waits until an
+    /// instance becomes idle (or the reaper is cancelled) and returns `nil` to look again.
+    private func nextIdleDeadline() async -> ContinuousClock.Instant? {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<ContinuousClock.Instant?, Never>) in
+                let due = state.withLock { state -> ContinuousClock.Instant? in
+                    if state.instances.count > minimum,
+                        let oldest = state.instances.filter({ $0.inFlight == 0 }).map(\.idleSince).min()
+                    {
+                        return oldest + idleTimeout
+                    }
+                    if Task.isCancelled { return .now }
+                    state.idleWatcher = continuation
+                    return nil
+                }
+                if let due { continuation.resume(returning: due) }
+            }
+        } onCancel: {
+            state.withLock { state in
+                state.idleWatcher?.resume(returning: nil)
+                state.idleWatcher = nil
             }
         }
     }

@@ -1,3 +1,4 @@
+import CloudEvents
 import FirebaseEmulator
 import Foundation
 import CloudFunctions
@@ -20,13 +21,13 @@ struct AuthTimestampTests {
 
     @Test("formats and parses RFC 3339")
     func rfc3339() {
-        #expect(AuthTimestamp.rfc3339(AuthFixtures.created) == "2020-05-26T10:42:27.123Z")
-        let parsed = AuthTimestamp.parseISO8601("2020-05-26T10:42:27.123Z")
+        #expect(RFC3339Timestamp.millisecondString(from: AuthFixtures.created) == "2020-05-26T10:42:27.123Z")
+        let parsed = RFC3339Timestamp.date(from: "2020-05-26T10:42:27.123Z")
         #expect(parsed.map(AuthTimestamp.milliseconds) == 1_590_489_747_123)
-        #expect(AuthTimestamp.parseISO8601("2020-05-26T10:42:27Z") == AuthTimestamp.date(seconds: 1_590_489_747))
-        #expect(AuthTimestamp.parseISO8601("yesterday") == nil)
-        #expect(AuthTimestamp.rfc3339(AuthTimestamp.date(milliseconds: -1)) == "1969-12-31T23:59:59.999Z")
-        #expect(AuthTimestamp.rfc3339(AuthTimestamp.date(milliseconds: 5)) == "1970-01-01T00:00:00.005Z")
+        #expect(RFC3339Timestamp.date(from: "2020-05-26T10:42:27Z") == AuthTimestamp.date(seconds: 1_590_489_747))
+        #expect(RFC3339Timestamp.date(from: "yesterday") == nil)
+        #expect(RFC3339Timestamp.millisecondString(from: AuthTimestamp.date(milliseconds: -1)) == "1969-12-31T23:59:59.999Z")
+        #expect(RFC3339Timestamp.millisecondString(from: AuthTimestamp.date(milliseconds: 5)) == "1970-01-01T00:00:00.005Z")
     }
 
     @Test("clamps dates out of the JavaScript range instead of trapping")

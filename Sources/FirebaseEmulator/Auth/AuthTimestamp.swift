@@ -1,7 +1,8 @@
 import Foundation
 import CloudFunctions
 
-/// Conversions between `Date` and the timestamp forms of the Auth wire formats.
+/// Conversions between `Date` and the epoch forms of the Auth wire formats (milliseconds or
+/// seconds since 1970, as numbers or strings); its RFC 3339 times are `RFC3339Timestamp`'s.
 package enum AuthTimestamp {
     /// The largest magnitude of a JavaScript `Date`, in milliseconds (±100,000,000 days).
     public static let maximumMilliseconds: Int64 = 8_640_000_000_000_000
@@ -42,27 +43,6 @@ package enum AuthTimestamp {
         default:
             return nil
         }
-    }
-
-    /// The RFC 3339 form with milliseconds in UTC, as JavaScript's `toISOString` writes it
-    /// (`2020-05-26T10:42:27.000Z`).
-    public static func rfc3339(_ date: Date) -> String {
-        let total = milliseconds(date)
-        var seconds = total / 1000
-        var fraction = total % 1000
-        if fraction < 0 {
-            seconds -= 1
-            fraction += 1000
-        }
-        let whole = Date.ISO8601FormatStyle().format(AuthTimestamp.date(seconds: seconds))
-        let digits = String(fraction)
-        return whole.dropLast() + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
-    }
-
-    /// Parses an ISO 8601 / RFC 3339 timestamp, with or without fractional seconds.
-    public static func parseISO8601(_ text: String) -> Date? {
-        if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) { return date }
-        return try? Date.ISO8601FormatStyle().parse(text)
     }
 
     private static func clamp(_ value: Double, limit: Int64) -> Int64 {

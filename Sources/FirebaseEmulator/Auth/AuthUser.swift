@@ -1,3 +1,4 @@
+import CloudEvents
 import CloudFunctions
 import Foundation
 
@@ -137,7 +138,7 @@ extension AuthUser {
         members["photoUrl"] = photoURL.map(JSONValue.string)
         members["phoneNumber"] = phoneNumber.map(JSONValue.string)
         members["lastLoginAt"] = lastLoginAt.map { .string(String(AuthTimestamp.milliseconds($0))) }
-        members["lastRefreshAt"] = lastRefreshAt.map { .string(AuthTimestamp.rfc3339($0)) }
+        members["lastRefreshAt"] = lastRefreshAt.map { .string(RFC3339Timestamp.millisecondString(from: $0)) }
         if !customClaims.isEmpty {
             members["customAttributes"] = .string(JSONValue.object(customClaims).serialized(sortedKeys: true))
         }
@@ -156,8 +157,8 @@ extension AuthUser {
     /// metadata: {creationTime, lastSignInTime?}, providerData: [{uid, providerId, email?, ...}], customClaims}`,
     /// times in RFC 3339 with milliseconds. Like the emulator it leaves out the password hash and `validSince`.
     public var userRecord: JSONValue {
-        var metadata: [String: JSONValue] = ["creationTime": .string(AuthTimestamp.rfc3339(createdAt))]
-        metadata["lastSignInTime"] = lastLoginAt.map { .string(AuthTimestamp.rfc3339($0)) }
+        var metadata: [String: JSONValue] = ["creationTime": .string(RFC3339Timestamp.millisecondString(from: createdAt))]
+        metadata["lastSignInTime"] = lastLoginAt.map { .string(RFC3339Timestamp.millisecondString(from: $0)) }
         var members: [String: JSONValue] = [
             "uid": .string(localId),
             "emailVerified": .bool(emailVerified),

@@ -1,3 +1,4 @@
+import CloudEvents
 import Foundation
 import CloudFunctions
 
@@ -75,9 +76,9 @@ public enum ParseUserExport {
     }
 
     private static func parseDate(_ value: JSONValue) -> Date? {
-        if let text = value.stringValue { return AuthTimestamp.parseISO8601(text) }
+        if let text = value.stringValue { return RFC3339Timestamp.date(from: text) }
         if value["__type"]?.stringValue == "Date", let iso = value["iso"]?.stringValue {
-            return AuthTimestamp.parseISO8601(iso)
+            return RFC3339Timestamp.date(from: iso)
         }
         return nil
     }

@@ -35,10 +35,6 @@ struct BusState: Sendable {
     var retries = Heap<PendingRetry>()
     var inFlight: [UInt64: InFlight] = [:]
     var nextAttemptID: UInt64 = 0
-    /// Ids of the bus's child tasks (drainers and timers), see ``EventBus/spawn(_:_:)``.
-    var nextTaskID: UInt64 = 0
-    /// How the bus's child tasks that can be abandoned stand.
-    var abandonments: [UInt64: Abandonment] = [:]
     /// Drainers of every lane together.
     var drainerCount = 0
     /// The armed timer: its task, and the moment it wakes up.
@@ -90,14 +86,4 @@ struct BusState: Sendable {
             deadLetters.removeFirst(deadLetters.count - deadLetterCapacity)
         }
     }
-}
-
-/// Where a child task of the bus that can be abandoned stands.
-enum Abandonment: Sendable {
-    /// Running; nobody waits on it yet.
-    case running
-    /// Its watcher waits to hear that it was abandoned or has ended.
-    case watched(CheckedContinuation<Void, Never>)
-    /// Abandoned (or ended) before its watcher began to wait.
-    case released
 }

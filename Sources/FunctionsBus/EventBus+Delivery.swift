@@ -42,12 +42,11 @@ extension EventBus {
         else { return }
         state.lanes[index].drainers += 1
         state.drainerCount += 1
-        // The drainer learns its own id (which the timer uses to abandon it) from the spawn.
-        let id = state.nextTaskID
-        _ = spawn(&state) { [self] in await drain(lane: index, drainer: id) }
+        // The drainer's task id is how the timer cancels it when its handler times out.
+        tasks.spawn { [self] id in await drain(lane: index, drainer: id) }
     }
 
-    /// Runs deliveries of one function until its queue is empty or this drainer is abandoned.
+    /// Runs deliveries of one function until its queue is empty or this drainer is cancelled.
     ///
     /// Recording one attempt's end and taking the next delivery share one lock acquisition.
     func drain(lane index: Int, drainer id: UInt64) async {

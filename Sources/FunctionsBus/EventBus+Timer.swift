@@ -5,16 +5,15 @@ import Logging
 import Synchronization
 
 extension EventBus {
-    /// Makes sure the timer wakes up no later than `deadline`: a later armed timer is abandoned
+    /// Makes sure the timer wakes up no later than `deadline`: a later armed timer is cancelled
     /// for a new one.
     func armTimer(for deadline: Date, in state: inout BusState) {
         if let armed = state.timer {
             if armed.deadline <= deadline { return }
-            abandon(armed.task, in: &state)?.resume()
+            tasks.cancel(armed.task)
         }
-        let id = state.nextTaskID
+        let id = tasks.spawn { [self] id in await timerFired(id: id, deadline: deadline) }
         state.timer = (id, deadline)
-        _ = spawn(&state) { [self] in await timerFired(id: id, deadline: deadline) }
     }
 
     /// Sleeps until `deadline`, then times out overdue attempts and queues due retries.
@@ -52,9 +51,9 @@ extension EventBus {
         for (attemptID, entry) in overdue {
             state.inFlight[attemptID] = nil
             state.lanes[entry.lane].running -= 1
-            // The drainer running it is abandoned (its handler cancelled); a new one takes over.
+            // The drainer running it is cancelled (and its handler); a new one takes over.
             if let shutdown = state.drainerEnded(lane: entry.lane) { effects.waiters.append(shutdown) }
-            abandon(entry.drainer, in: &state)?.resume()
+            tasks.cancel(entry.drainer)
             let timeout = lanes[entry.lane].function.options.timeout
             conclude(
                 entry.delivery,

@@ -19,8 +19,8 @@ import Synchronization
 ///
 /// Time comes from a `BusClock`, so tests drive retries and timeouts exactly.
 ///
-/// Its drainers (which run handlers) and its timer (timeouts and retries) are child tasks of
-/// one run loop the bus starts with itself, so ``shutdown()`` ends and awaits all of them.
+/// Its drainers (which run handlers) and its timer (timeouts and retries) are children of one
+/// task scope the bus runs from its start, so ``shutdown()`` ends and awaits all of them.
 public final class EventBus: Sendable {
     /// One function as the bus sees it.
     struct LaneDefinition: Sendable {
@@ -58,8 +58,8 @@ public final class EventBus: Sendable {
     let logger: Logger
     let state: Mutex<BusState>
     let recent: Mutex<RecentEventIDs>
-    /// Work for the run loop.
-    let spawns: AsyncStream<Spawn>.Continuation
+    /// The drainers and the timer.
+    let tasks = TaskScope()
     private let runLoop: Task<Void, Never>
 
     /// Creates a bus for the functions of a registry.
@@ -91,15 +91,13 @@ public final class EventBus: Sendable {
         self.logger = logger
         self.state = Mutex(BusState(laneCount: lanes.count, configuration: configuration))
         self.recent = Mutex(RecentEventIDs(capacity: configuration.deduplicationWindow))
-        let (stream, spawns) = AsyncStream.makeStream(of: Spawn.self)
-        self.spawns = spawns
-        // The one unstructured task of a bus: the scope its drainers and timers live in. It
-        // holds the stream only, so a bus nobody holds goes away and ends it.
-        self.runLoop = Task { await Self.runLoop(stream) }
+        // The one unstructured task of a bus: the scope its drainers and timer live in. It holds
+        // the scope only, so a bus nobody holds goes away and ends it.
+        self.runLoop = Task { [tasks] in await tasks.run() }
     }
 
     deinit {
-        spawns.finish()
+        tasks.finish()
     }
 
     /// The names of the functions, in registration order.
@@ -215,10 +213,10 @@ public final class EventBus: Sendable {
             }
         } onCancel: {
             state.withLock { state in
-                for drainer in state.inFlight.values.map(\.drainer) { abandon(drainer, in: &state)?.resume() }
+                for drainer in state.inFlight.values.map(\.drainer) { tasks.cancel(drainer) }
             }
         }
-        spawns.finish()
+        tasks.finish()
         await runLoop.value
     }
 }

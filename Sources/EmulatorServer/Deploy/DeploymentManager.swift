@@ -1,6 +1,7 @@
 import CloudFunctions
 import FirebaseEmulator
 import Foundation
+import FunctionsBus
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -41,6 +42,8 @@ public final class DeploymentManager: Service, Sendable {
     let startTimeout: Duration
     let idleTimeout: Duration
     let logger: Logger
+    /// Where every worker supervisor, instance start and idle reaper runs: children of ``run()``.
+    let tasks = TaskScope()
     private let current = Mutex<Deployment?>(nil)
     /// Deploys run one at a time (a restore at start-up included), so the last one wins whole.
     private let turn = Mutex((busy: false, waiting: [CheckedContinuation<Void, Never>]()))
@@ -104,7 +107,8 @@ public final class DeploymentManager: Service, Sendable {
                 minimum: options.minInstances ?? 0,
                 maximum: options.maxInstances ?? FunctionInstances.defaultMaximum,
                 idleTimeout: idleTimeout,
-                logger: logger
+                logger: logger,
+                tasks: tasks
             ) { [self] in supervisor(binary: binary, function: name) }
         }
         var (functions, skipped) = try HTTPDelivery.registry(manifest: manifest, instances: pools, clock: emulator.clock)
@@ -148,7 +152,7 @@ public final class DeploymentManager: Service, Sendable {
         var environment = workerEnvironment()
         environment["FUNCTION_TARGET"] = function
         return WorkerSupervisor(binary: binary, environment: environment, startTimeout: startTimeout,
-            logger: logger, onProcessChange: { pid, running in
+            logger: logger, tasks: tasks, onProcessChange: { pid, running in
                 _ = try? running ? store.recordWorkerProcess(pid, binary: binary.path) : store.forgetWorkerProcess(pid)
             })
     }
@@ -222,9 +226,14 @@ public final class DeploymentManager: Service, Sendable {
         }
     }
 
-    /// Keeps the workers until the emulator shuts down, then stops them.
+    /// Runs the worker supervisors (as children of this call) until the emulator shuts down,
+    /// then stops every worker and waits until its process is gone. Deploys need it running.
     public func run() async throws {
-        try? await gracefulShutdown()
-        await stopAndWait()
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.tasks.run() }
+            try? await gracefulShutdown()
+            await stopAndWait()
+            tasks.finish()
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import FunctionsBus
 import Logging
 import Synchronization
 
@@ -20,7 +21,8 @@ public final class FunctionInstances: Sendable {
         var instances: [Instance] = []
         var waiting: [CheckedContinuation<WorkerSupervisor, any Error>] = []
         var stopped = false
-        var task: Task<Void, Never>?
+        /// The idle reaper, a child of the deployments' task scope.
+        var task: TaskScope.ID?
         /// The idle reaper, waiting for an instance to become idle.
         var idleWatcher: CheckedContinuation<ContinuousClock.Instant?, Never>?
     }
@@ -36,6 +38,8 @@ public final class FunctionInstances: Sendable {
     let idleTimeout: Duration
     let makeSupervisor: @Sendable () -> WorkerSupervisor
     let logger: Logger
+    /// Where the reaper and instance starts run.
+    let tasks: TaskScope
     private let state = Mutex(State())
 
     /// The most instances a function gets when its options do not say (Cloud Run's default is 100).
@@ -48,8 +52,10 @@ public final class FunctionInstances: Sendable {
         maximum: Int,
         idleTimeout: Duration,
         logger: Logger,
+        tasks: TaskScope,
         makeSupervisor: @escaping @Sendable () -> WorkerSupervisor
     ) {
+        self.tasks = tasks
         self.function = function
         self.concurrency = max(1, concurrency)
         self.minimum = max(1, minimum)
@@ -84,8 +90,9 @@ public final class FunctionInstances: Sendable {
             stop()
             throw error
         }
-        let task = Task { await self.stopIdleInstances() }
-        state.withLock { $0.task = task }
+        state.withLock { state in
+            state.task = tasks.spawn { _ in await self.stopIdleInstances() }
+        }
     }
 
     /// An instance with room for one more event (started now when all are full and the maximum
@@ -118,7 +125,7 @@ public final class FunctionInstances: Sendable {
                 logger.info("starting another instance", metadata: ["function": "\(function)"])
                 // Its first event waits for it to serve (the delivery asks for its address); one
                 // that cannot start leaves the pool.
-                Task {
+                tasks.spawn { _ in
                     do {
                         try await supervisor.start()
                     } catch {
@@ -157,7 +164,7 @@ public final class FunctionInstances: Sendable {
             defer { state.waiting = [] }
             return (state.instances.map(\.supervisor), state.waiting, state.task)
         }
-        task?.cancel()
+        if let task { tasks.cancel(task) }
         for supervisor in supervisors { supervisor.stop() }
         for waiter in waiting { waiter.resume(throwing: WorkerError(message: "the function '\(function)' was undeployed")) }
     }

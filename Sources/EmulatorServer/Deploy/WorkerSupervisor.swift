@@ -1,5 +1,6 @@
 import CloudFunctions
 import Foundation
+import FunctionsBus
 import Logging
 import Subprocess
 import Synchronization
@@ -49,7 +50,8 @@ public final class WorkerSupervisor: Sendable {
         var everReady = false
         /// Why the worker stopped before it was ever ready.
         var failure: String?
-        var task: Task<Void, Never>?
+        /// The supervising loop, a child of the deployments' task scope.
+        var task: TaskScope.ID?
     }
 
     /// The binary.
@@ -58,16 +60,19 @@ public final class WorkerSupervisor: Sendable {
     public let startTimeout: Duration
     let environment: [String: String]
     let logger: Logger
+    /// Where the supervising loop runs.
+    let tasks: TaskScope
     /// Told each launched process id (`true`), and when that process has exited (`false`).
     let onProcessChange: @Sendable (Int32, Bool) -> Void
     private let state = Mutex(State())
 
     /// Creates a supervisor; call ``start()``.
-    public init(
+    init(
         binary: URL, environment: [String: String], startTimeout: Duration = .seconds(30), logger: Logger,
-        onProcessChange: @escaping @Sendable (Int32, Bool) -> Void = { _, _ in }
+        tasks: TaskScope, onProcessChange: @escaping @Sendable (Int32, Bool) -> Void = { _, _ in }
     ) {
         self.binary = binary
+        self.tasks = tasks
         self.environment = environment
         self.startTimeout = startTimeout
         self.logger = logger
@@ -90,8 +95,9 @@ public final class WorkerSupervisor: Sendable {
     ///   or prints no ready line within ``startTimeout`` (it is killed then); also when the
     ///   calling task is cancelled (the worker is stopped).
     public func start() async throws {
-        let task = Task { await self.supervise() }
-        state.withLock { $0.task = task }
+        state.withLock { state in
+            state.task = tasks.spawn { _ in await self.supervise() }
+        }
         do {
             // Every launch has its start deadline (see supervise()): a launch that misses it ends
             // this wait with the reason.
@@ -196,14 +202,14 @@ public final class WorkerSupervisor: Sendable {
             defer { state.readyWaiters = [:] }
             return (state.task, state.readyWaiters.values)
         }
-        task?.cancel()
+        if let task { tasks.cancel(task) }
         for waiter in waiters { waiter.resume(throwing: WorkerError(message: "the worker was stopped")) }
     }
 
     /// Stops the worker and waits until its process is gone.
     public func stopAndWait() async {
         stop()
-        await state.withLock { $0.task }?.value
+        if let task = state.withLock({ $0.task }) { await tasks.wait(for: task) }
     }
 
     /// Launches the binary again and again until stopped, or until a launch fails before it

@@ -96,7 +96,7 @@ struct FCMMessageDecodingTests {
     @Test("a request without a message lacks a recipient")
     func absentMessage() throws {
         let error = FCMTestFixtures.error { () throws(ServiceError) in
-            try FCMSendRequest.parse(JSONValue.object([:]))
+            _ = try FCMSendRequest.parse(JSONValue.object([:]))
         }
         #expect(error?.message == "Recipient of the message is not set.")
     }

@@ -29,7 +29,7 @@ struct FCMMessageValidationTests {
     @Test("a message without a recipient is rejected")
     func noTarget() throws {
         let error = try #require(FCMTestFixtures.error { () throws(ServiceError) in
-            try Message.parseFCM(["data": ["a": "b"]])
+            _ = try Message.parseFCM(["data": ["a": "b"]])
         })
         #expect(error.message == "Recipient of the message is not set.")
         #expect(FCMTestFixtures.fcmErrorCode(error) == "INVALID_ARGUMENT")

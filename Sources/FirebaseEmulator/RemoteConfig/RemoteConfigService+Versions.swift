@@ -66,7 +66,7 @@ extension RemoteConfigService {
             if let startTime, time < startTime { continue }
             if let endTime, time >= endTime { continue }
             if page.count == size {
-                let token = Self.pageToken(version.versionNumber ?? 0)
+                let token = Self.pageToken(version.versionNumber)
                 return RemoteConfigVersionList(versions: page, nextPageToken: token)
             }
             page.append(version)

@@ -9,6 +9,9 @@ acknowledged write is stored; every committed event is done, delivered to every 
 function with success; each player's leaderboard entry is the best non-cheat score stored; and
 it reports how many events a restart sent again (at least once allows duplicates). In every
 other round only the emulator is killed, and its worker must stop by itself.
+
+The SIGTERM test does the same with an orderly stop: the emulator must exit 0 after its workers,
+and every event must be delivered exactly once.
 """
 
 import http.client
@@ -93,6 +96,65 @@ def kill(pid):
         pass
 
 
+def deploy_functions(binary, host, port):
+    """Deploys the sample functions/ package to the emulator at host:port."""
+    subprocess.run(
+        [binary, "deploy", "--source", str(ROOT / "functions"),
+         "--configuration", os.environ.get("CONFIGURATION", "debug"),
+         "--scratch-path", os.environ.get("SCRATCH_PATH", str(ROOT / ".build")),
+         "--emulator", f"http://{host}:{port}", "--project", PROJECT],
+        check=True, capture_output=True,
+    )
+
+
+def start_writers(host, port, rng, acknowledged, lock, count=6):
+    """Starts `count` score writers; returns the event that stops them and their threads."""
+    stop = threading.Event()
+    threads = [threading.Thread(target=writer, args=(host, port, rng.random(), stop, acknowledged, lock))
+               for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    return stop, threads
+
+
+def worker_pids_of(process):
+    return [int(pid) for pid in subprocess.run(["pgrep", "-P", str(process.pid)], capture_output=True,
+                                               text=True).stdout.split()]
+
+
+def drain(binary, data):
+    """Starts the emulator on `data`, waits until every event is done, and returns the event log,
+    the stored scores and the leaderboard; the emulator is stopped with SIGTERM and must exit 0."""
+    process, host, port = start(binary, data)
+    try:
+        status, log = call(host, port, "GET", f"/emulator/v1/projects/{PROJECT}/events?wait=true&limit=1000000",
+                           timeout=600)
+        assert status == 200
+        _, scores = call(host, port, "GET", f"/scores.json?ns={NS}")
+        _, leaderboard = call(host, port, "GET", f"/leaderboard.json?ns={NS}")
+    finally:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=60) == 0
+    return log["events"], scores or {}, leaderboard or {}
+
+
+def check_nothing_lost(acknowledged, events, scores, leaderboard):
+    """Every acknowledged write is stored, every event done, one event per score, and each
+    player's leaderboard entry is their best non-cheat score. Returns the score events."""
+    missing = [name for name in acknowledged if scores.get(name) != acknowledged[name]]
+    assert not missing, f"{len(missing)} acknowledged writes are missing, e.g. {missing[:5]}"
+    score_events = [e for e in events if e["subject"] and e["subject"].startswith("refs/scores/")]
+    assert len(score_events) == len(scores), "one committed event per stored score"
+    undone = [e["id"] for e in events if not e["done"]]
+    assert not undone, f"{len(undone)} events were never finished"
+    best = {}
+    for entry in scores.values():
+        if not entry.get("cheatMode"):
+            best[entry["playerName"]] = max(best.get(entry["playerName"], -1), entry["score"])
+    assert leaderboard == best
+    return score_events
+
+
 def test_sigkill_under_load_loses_no_acknowledged_write_or_event(tmp_path):
     binary = os.environ.get("FUNCTIONS_BIN", str(ROOT / ".build" / "debug" / "functions"))
     data = tmp_path / "data"
@@ -103,13 +165,7 @@ def test_sigkill_under_load_loses_no_acknowledged_write_or_event(tmp_path):
     for round_number in range(ROUNDS):
         process, host, port = start(binary, data)
         if round_number == 0:
-            subprocess.run(
-                [binary, "deploy", "--source", str(ROOT / "functions"),
-                 "--configuration", os.environ.get("CONFIGURATION", "debug"),
-                 "--scratch-path", os.environ.get("SCRATCH_PATH", str(ROOT / ".build")),
-                 "--emulator", f"http://{host}:{port}", "--project", PROJECT],
-                check=True, capture_output=True,
-            )
+            deploy_functions(binary, host, port)
         status, functions = call(host, port, "GET", f"/emulator/v1/projects/{PROJECT}/functions")
         # Each of the three functions runs in processes of its own; one with many recovered events
         # pending may already be starting more instances.
@@ -118,14 +174,9 @@ def test_sigkill_under_load_loses_no_acknowledged_write_or_event(tmp_path):
                    for function in functions["functions"].values()), functions
         worker_restarted += round_number > 0
         worker_url = functions["functions"]["onScoreWrite"]["instances"][0]["url"]
-        stop = threading.Event()
-        threads = [threading.Thread(target=writer, args=(host, port, rng.random(), stop, acknowledged, lock))
-                   for _ in range(6)]
-        for thread in threads:
-            thread.start()
+        stop, threads = start_writers(host, port, rng, acknowledged, lock)
         time.sleep(rng.uniform(0.2, 1.5))   # the random moment of the crash
-        worker_pids = [int(pid) for pid in subprocess.run(["pgrep", "-P", str(process.pid)], capture_output=True,
-                                                          text=True).stdout.split()]
+        worker_pids = worker_pids_of(process)
         assert len(worker_pids) >= 3, worker_pids
         kill(process.pid)
         if round_number % 2:
@@ -141,33 +192,11 @@ def test_sigkill_under_load_loses_no_acknowledged_write_or_event(tmp_path):
         process.wait(timeout=30)
         assert worker_url
 
-    process, host, port = start(binary, data)
-    try:
-        status, log = call(host, port, "GET", f"/emulator/v1/projects/{PROJECT}/events?wait=true&limit=1000000",
-                           timeout=600)
-        assert status == 200
-        events = log["events"]
-        _, scores = call(host, port, "GET", f"/scores.json?ns={NS}")
-        _, leaderboard = call(host, port, "GET", f"/leaderboard.json?ns={NS}")
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
-
-    scores = scores or {}
-    missing = [name for name in acknowledged if scores.get(name) != acknowledged[name]]
-    assert not missing, f"{len(missing)} acknowledged writes are missing, e.g. {missing[:5]}"
-    score_events = [e for e in events if e["subject"] and e["subject"].startswith("refs/scores/")]
-    assert len(score_events) == len(scores), "one committed event per stored score"
-    undone = [e["id"] for e in events if not e["done"]]
-    assert not undone, f"{len(undone)} events were never finished"
+    events, scores, leaderboard = drain(binary, data)
+    score_events = check_nothing_lost(acknowledged, events, scores, leaderboard)
     failed = [e for e in score_events if [d["status"] for d in e["deliveries"]] != ["succeeded"]
               or e["deliveries"][0]["function"] != "onScoreWrite"]
     assert not failed, f"{len(failed)} events not delivered to onScoreWrite, e.g. {failed[:2]}"
-    best = {}
-    for entry in scores.values():
-        if not entry.get("cheatMode"):
-            best[entry["playerName"]] = max(best.get(entry["playerName"], -1), entry["score"])
-    assert (leaderboard or {}) == best
     resent = sum(1 for e in events if e["recoveries"] > 0)
     extra_attempts = sum(d["attempts"] - 1 for e in events for d in e["deliveries"])
     print(f"crash: seed {SEED}, {ROUNDS} rounds of SIGKILL, {len(acknowledged)} acknowledged writes "
@@ -192,21 +221,10 @@ def test_sigterm_under_load_stops_in_order_and_loses_nothing(tmp_path):
     for round_number in range(rounds):
         process, host, port = start(binary, data)
         if round_number == 0:
-            subprocess.run(
-                [binary, "deploy", "--source", str(ROOT / "functions"),
-                 "--configuration", os.environ.get("CONFIGURATION", "debug"),
-                 "--scratch-path", os.environ.get("SCRATCH_PATH", str(ROOT / ".build")),
-                 "--emulator", f"http://{host}:{port}", "--project", PROJECT],
-                check=True, capture_output=True,
-            )
-        stop = threading.Event()
-        threads = [threading.Thread(target=writer, args=(host, port, rng.random(), stop, acknowledged, lock))
-                   for _ in range(6)]
-        for thread in threads:
-            thread.start()
+            deploy_functions(binary, host, port)
+        stop, threads = start_writers(host, port, rng, acknowledged, lock)
         time.sleep(rng.uniform(0.5, 1.5))
-        worker_pids = [int(pid) for pid in subprocess.run(["pgrep", "-P", str(process.pid)], capture_output=True,
-                                                          text=True).stdout.split()]
+        worker_pids = worker_pids_of(process)
         assert len(worker_pids) >= 3, worker_pids
         began = time.monotonic()
         process.send_signal(signal.SIGTERM)
@@ -218,34 +236,12 @@ def test_sigterm_under_load_stops_in_order_and_loses_nothing(tmp_path):
         for thread in threads:
             thread.join(timeout=30)
 
-    process, host, port = start(binary, data)
-    try:
-        status, log = call(host, port, "GET", f"/emulator/v1/projects/{PROJECT}/events?wait=true&limit=1000000",
-                           timeout=600)
-        assert status == 200
-        events = log["events"]
-        _, scores = call(host, port, "GET", f"/scores.json?ns={NS}")
-        _, leaderboard = call(host, port, "GET", f"/leaderboard.json?ns={NS}")
-    finally:
-        process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=60) == 0
-
-    scores = scores or {}
-    missing = [name for name in acknowledged if scores.get(name) != acknowledged[name]]
-    assert not missing, f"{len(missing)} acknowledged writes are missing, e.g. {missing[:5]}"
-    score_events = [e for e in events if e["subject"] and e["subject"].startswith("refs/scores/")]
-    assert len(score_events) == len(scores), "one committed event per stored score"
-    undone = [e["id"] for e in events if not e["done"]]
-    assert not undone, f"{len(undone)} events were never finished"
+    events, scores, leaderboard = drain(binary, data)
+    score_events = check_nothing_lost(acknowledged, events, scores, leaderboard)
     not_once = [e for e in score_events
                 if [(d["function"], d["status"], d["attempts"]) for d in e["deliveries"]]
                 != [("onScoreWrite", "succeeded", 1)]]
     assert not not_once, f"{len(not_once)} events not delivered exactly once with success, e.g. {not_once[:2]}"
-    best = {}
-    for entry in scores.values():
-        if not entry.get("cheatMode"):
-            best[entry["playerName"]] = max(best.get(entry["playerName"], -1), entry["score"])
-    assert (leaderboard or {}) == best
     recovered = sum(1 for e in events if e["recoveries"] > 0)
     print(f"sigterm: {rounds} rounds, {len(acknowledged)} acknowledged writes, {len(events)} events all done, "
           f"each delivered once; {recovered} committed while stopping and delivered by the next start; "

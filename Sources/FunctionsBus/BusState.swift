@@ -40,8 +40,8 @@ struct BusState: Sendable {
     /// The armed timer: its task, and the moment it wakes up.
     var timer: (task: UInt64, deadline: Date)?
     var idleWaiters: [CheckedContinuation<Void, Never>] = []
-    /// ``EventBus/shutdown()`` waiting for the last drainer to end.
-    var drainersGone: CheckedContinuation<Void, Never>?
+    /// ``EventBus/shutdown()`` calls waiting for the last drainer to end.
+    var drainersGone: [CheckedContinuation<Void, Never>] = []
     /// Deliveries queued or running (not those waiting for a retry).
     var active = 0
     /// Reports handed to the observer and not yet returned from it: the bus is not idle
@@ -71,12 +71,17 @@ struct BusState: Sendable {
         return idleWaiters
     }
 
-    /// Counts a drainer as ended; the last one during shutdown releases ``drainersGone``.
-    mutating func drainerEnded(lane: Int) -> CheckedContinuation<Void, Never>? {
+    /// Counts a drainer as ended.
+    mutating func drainerEnded(lane: Int) {
         lanes[lane].drainers -= 1
         drainerCount -= 1
-        guard shuttingDown, drainerCount == 0 else { return nil }
-        defer { drainersGone = nil }
+    }
+
+    /// The shutdown calls to resume: when shutting down and no drainer is left. Called at the
+    /// end of a locked section, after any replacement drainer has been started.
+    mutating func takeDrainersGoneIfDone() -> [CheckedContinuation<Void, Never>] {
+        guard shuttingDown, drainerCount == 0 else { return [] }
+        defer { drainersGone = [] }
         return drainersGone
     }
 

@@ -103,7 +103,8 @@ extension EventBus {
                 return Job(attemptID: attemptID, delivery: delivery, attempt: attempt, deadline: deadline)
             }
         }
-        if let shutdown = state.drainerEnded(lane: index) { effects.waiters.append(shutdown) }
+        state.drainerEnded(lane: index)
+        effects.waiters += state.takeDrainersGoneIfDone()
         effects.waiters += state.takeIdleWaitersIfIdle(now: clock.now)
         return nil
     }

@@ -25,10 +25,14 @@ extension EventBus {
         }
         var effects = BusEffects()
         state.withLock { state in
-            defer { state.reportsInProgress += effects.reports.count + effects.finished.count }
+            defer {
+                state.reportsInProgress += effects.reports.count + effects.finished.count
+                effects.waiters += state.takeDrainersGoneIfDone()
+            }
             let now = clock.now
             timeOutOverdueAttempts(now: now, in: &state, effects: &effects)
-            while let retry = state.retries.min, retry.due <= now {
+            // Retries not yet run when the bus shuts down are dropped (they stay unfinished).
+            while !state.shuttingDown, let retry = state.retries.min, retry.due <= now {
                 var pending = state.retries.removeMin()
                 pending.delivery.machine.retryDue()
                 enqueue(contentsOf: [pending.delivery], lane: pending.lane, in: &state)
@@ -52,7 +56,7 @@ extension EventBus {
             state.inFlight[attemptID] = nil
             state.lanes[entry.lane].running -= 1
             // The drainer running it is cancelled (and its handler); a new one takes over.
-            if let shutdown = state.drainerEnded(lane: entry.lane) { effects.waiters.append(shutdown) }
+            state.drainerEnded(lane: entry.lane)
             tasks.cancel(entry.drainer)
             let timeout = lanes[entry.lane].function.options.timeout
             conclude(

@@ -184,7 +184,7 @@ public final class EventBus: Sendable {
     @discardableResult
     public func replayDeadLetter(id: String) -> Bool {
         state.withLock { state in
-            guard let index = state.deadLetters.firstIndex(where: { $0.id == id }),
+            guard !state.shuttingDown, let index = state.deadLetters.firstIndex(where: { $0.id == id }),
                 let lane = lanes.firstIndex(where: { $0.name == state.deadLetters[index].function })
             else { return false }
             let letter = state.deadLetters.remove(at: index)
@@ -198,15 +198,16 @@ public final class EventBus: Sendable {
     }
 
     /// Stops accepting events, finishes what is queued and running, and drops pending retries;
-    /// returns once every drainer and timer task has ended. Cancelling the calling task
-    /// cancels the handlers still running.
+    /// returns once every drainer and timer task has ended, including the drainers of handlers
+    /// that timed out (cancelled, they end when their handler returns). Cancelling the calling
+    /// task cancels the handlers still running.
     public func shutdown() async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let done = state.withLock { state -> Bool in
                     state.shuttingDown = true
                     guard state.drainerCount > 0 else { return true }
-                    state.drainersGone = continuation
+                    state.drainersGone.append(continuation)
                     return false
                 }
                 if done { continuation.resume() }

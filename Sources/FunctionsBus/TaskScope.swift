@@ -45,7 +45,10 @@ package final class TaskScope: Sendable {
             state.children[state.nextID] = Child()
             return state.nextID
         }
-        spawns.yield(Spawn(id: id, work: work))
+        if case .terminated = spawns.yield(Spawn(id: id, work: work)) {
+            // The scope has finished: the work never runs, and nobody may wait for it.
+            ended(id)
+        }
         return id
     }
 
@@ -71,8 +74,9 @@ package final class TaskScope: Sendable {
         }
     }
 
-    /// Runs the children until ``finish()``; those still running then are cancelled, and it
-    /// returns once every child has ended.
+    /// Runs the children until ``finish()`` (or until the calling task is cancelled); those still
+    /// running then are cancelled, and it returns once every child has ended. Children started
+    /// after that never run.
     package func run() async {
         await withDiscardingTaskGroup { group in
             for await spawn in stream {
@@ -90,6 +94,7 @@ package final class TaskScope: Sendable {
             }
             group.cancelAll()
         }
+        spawns.finish()   // a run ended by cancellation takes no more children either
     }
 
     /// Ends ``run()``: no child starts from now on, and those running are cancelled.

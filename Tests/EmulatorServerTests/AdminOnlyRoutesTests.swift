@@ -78,6 +78,10 @@ struct AdminOnlyRoutesTests {
             try await client.execute(uri: "/emulator/v1/projects/demo/deadLetters", method: .get) {
                 #expect($0.status == .ok)
             }
+            // Database REST paths that look like Admin routes are the database's.
+            for path in ["/iid/anything.json", "/v1/projects/demo/remoteConfig.json"] {
+                try await client.execute(uri: path, method: .get) { #expect($0.status == .ok, "\(path)") }
+            }
         }
     }
 }

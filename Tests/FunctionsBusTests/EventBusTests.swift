@@ -311,4 +311,32 @@ struct EventBusTests {
         await shutdown.value
         #expect(finished.withLock { $0 })
     }
+
+    @Test("a handler timing out during shutdown is replaced, and what was queued still runs", .timeLimit(.minutes(1)))
+    func timeoutDuringShutdown() async throws {
+        let clock = ManualClock()
+        let started = AsyncStream.makeStream(of: Void.self)
+        let ran = Mutex<[String]>([])
+        var functions = FunctionRegistry()
+        functions["one"] = Database.ref("a/{x}").options(.timeout(.seconds(5)), .concurrency(1)).onWrite { _, context in
+            if context.params["x"] == "stuck" {
+                started.continuation.yield()
+                let (forever, _) = AsyncStream.makeStream(of: Void.self)
+                for await _ in forever {}   // until cancelled by the timeout
+                return
+            }
+            ran.withLock { $0.append("\(context.params["x"]!) cancelled=\(Task.isCancelled)") }
+        }
+        let bus = try EventBus(functions: functions, clock: clock)
+        bus.publish(Self.write("a/stuck", time: clock.now))
+        for await _ in started.stream { break }
+        bus.publish(Self.write("a/b", time: clock.now))
+        bus.publish(Self.write("a/c", time: clock.now))
+        let shutdown = Task { await bus.shutdown() }
+        for _ in 0..<100 { await Task.yield() }
+        clock.advance(by: .seconds(5))
+        await shutdown.value
+        #expect(ran.withLock { $0 } == ["b cancelled=false", "c cancelled=false"])
+        #expect(!bus.replayDeadLetter(id: bus.deadLetters.first?.id ?? ""), "a stopped bus replays nothing")
+    }
 }

@@ -39,4 +39,16 @@ struct TaskScopeTests {
         await runner.value
         #expect(ended.withLock { $0 } == 5)
     }
+
+    @Test("a child started after finish never runs, and waiting for it returns at once")
+    func spawnAfterFinish() async {
+        let scope = TaskScope()
+        let runner = Task { await scope.run() }
+        scope.finish()
+        await runner.value
+        let ran = Mutex(false)
+        let late = scope.spawn { _ in ran.withLock { $0 = true } }
+        await scope.wait(for: late)
+        #expect(!ran.withLock { $0 })
+    }
 }

@@ -91,6 +91,8 @@ public final class FunctionInstances: Sendable {
             throw error
         }
         state.withLock { state in
+            // Not when the pool was stopped while it started.
+            guard !state.stopped else { return }
             state.task = tasks.spawn { _ in await self.stopIdleInstances() }
         }
     }

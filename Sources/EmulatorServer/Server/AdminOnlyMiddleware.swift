@@ -27,7 +27,10 @@ struct AdminOnlyMiddleware: RouterMiddleware {
     ) async throws -> Response {
         // Segments as the router sees them: `//emulator//v1/...` is the same route.
         let parts = request.uri.path.split(separator: "/")
-        guard Self.isAdminOnly(request.method, parts) else { return try await next(request, context) }
+        // Realtime Database REST paths (`/iid/x.json`, ...) are the database's, under its rules.
+        guard !DatabaseRequest.isDatabasePath(request.uri.path), Self.isAdminOnly(request.method, parts) else {
+            return try await next(request, context)
+        }
         if let refusal = Self.refusal(of: request, ownOrigins: ownOrigins()) {
             // Each API family answers in its own error dialect.
             switch parts.first {

@@ -1,5 +1,6 @@
 import CloudFunctions
 import Foundation
+import GRDB
 import Synchronization
 
 extension DatabaseService {
@@ -22,18 +23,21 @@ extension DatabaseService {
         _ = try store.write { transaction in
             let sequence = state.withLock { ($0.namespaces[namespace]?.sequence ?? 0) + 1 }
             try Self.saveSnapshot(tree, namespace: namespace, sequence: sequence, in: transaction.db)
-            state.withLock { state in
-                var space = state.namespaces[namespace] ?? Namespace()
-                let old = space.tree
-                space.tree = tree
-                space.sequence = sequence
-                space.writesSinceSnapshot = 0
-                state.namespaces[namespace] = space
-                for listener in state.listeners.values where listener.namespace == namespace {
-                    let after = tree.storedValue(at: listener.path)
-                    guard old.storedValue(at: listener.path) != after else { continue }
-                    listener.continuation.yield(
-                        DatabaseChangeEvent(event: .put, path: "/", data: DatabaseTree.rendered(after)))
+            // Applied once committed, on the store's writer, before any later write.
+            transaction.db.afterNextTransaction { [self] _ in
+                state.withLock { state in
+                    var space = state.namespaces[namespace] ?? Namespace()
+                    let old = space.tree
+                    space.tree = tree
+                    space.sequence = sequence
+                    space.writesSinceSnapshot = 0
+                    state.namespaces[namespace] = space
+                    for listener in state.listeners.values where listener.namespace == namespace {
+                        let after = tree.storedValue(at: listener.path)
+                        guard old.storedValue(at: listener.path) != after else { continue }
+                        listener.continuation.yield(
+                            DatabaseChangeEvent(event: .put, path: "/", data: DatabaseTree.rendered(after)))
+                    }
                 }
             }
         }

@@ -129,10 +129,10 @@ extension DatabaseService {
             )
         }
         let now = clock.now
-        // The store's writer runs one write at a time. Inside it the state lock is taken twice
-        // for moments: to apply the operation to the tree, and once the SQLite rows are written
-        // to tell the listeners (or to take the change back when the write failed). It is
-        // never held across the SQLite write.
+        // The store's writer runs one write at a time. Inside it the state lock is taken for
+        // moments: to apply the operation to the tree, and, once the transaction has committed,
+        // to tell the listeners (or, when it rolled back, to take the change back). It is never
+        // held across the SQLite write. Readers may see the change a moment before its commit.
         let (result, emitted) = try store.write { transaction -> DatabaseWriteResult in
             let plan = try state.withLock { state -> CommitPlan in
                 var space = state.namespaces.removeValue(forKey: namespace) ?? Namespace()
@@ -184,26 +184,32 @@ extension DatabaseService {
             }
             guard let sequence = plan.sequence else { return plan.result }
             let change = plan.outcome.change
-            do {
-                try Self.append(DatabaseLogEntry(change: change, isUpdate: plan.outcome.isUpdate),
-                    namespace: namespace, sequence: sequence, in: transaction.db)
-                if let snapshot = plan.snapshot {
-                    try Self.saveSnapshot(snapshot, namespace: namespace, sequence: sequence, in: transaction.db)
+            let isUpdate = plan.outcome.isUpdate
+            let previous = plan.previous
+            // Both run on the store's writer, before any later write: listeners hear of writes
+            // in commit order, and a rolled-back write (a failed statement or commit) is undone.
+            transaction.db.afterNextTransaction(
+                onCommit: { [self] _ in
+                    state.withLock { state in
+                        guard let tree = state.namespaces[namespace]?.tree else { return }
+                        notifyListeners(state.listeners, namespace: namespace, change: change, isUpdate: isUpdate,
+                            tree: tree)
+                    }
+                },
+                onRollback: { [self] _ in
+                    state.withLock { state in
+                        state.namespaces[namespace]?.tree.revert(change)
+                        state.namespaces[namespace]?.sequence = previous.sequence
+                        state.namespaces[namespace]?.writesSinceSnapshot = previous.writesSinceSnapshot
+                    }
                 }
-                for event in plan.events { try transaction.emit(event) }
-            } catch {
-                state.withLock { state in
-                    state.namespaces[namespace]?.tree.revert(change)
-                    state.namespaces[namespace]?.sequence = plan.previous.sequence
-                    state.namespaces[namespace]?.writesSinceSnapshot = plan.previous.writesSinceSnapshot
-                }
-                throw error
+            )
+            try Self.append(DatabaseLogEntry(change: change, isUpdate: isUpdate),
+                namespace: namespace, sequence: sequence, in: transaction.db)
+            if let snapshot = plan.snapshot {
+                try Self.saveSnapshot(snapshot, namespace: namespace, sequence: sequence, in: transaction.db)
             }
-            state.withLock { state in
-                guard let tree = state.namespaces[namespace]?.tree else { return }
-                notifyListeners(state.listeners, namespace: namespace, change: change,
-                    isUpdate: plan.outcome.isUpdate, tree: tree)
-            }
+            for event in plan.events { try transaction.emit(event) }
             return plan.result
         }
         if !emitted.isEmpty { emit(emitted) }

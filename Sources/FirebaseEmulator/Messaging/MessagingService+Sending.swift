@@ -16,11 +16,12 @@ extension MessagingService {
         let now = clock.now
         let name = FCMMessageID.generate(projectID: project, at: now, using: &generator).name
         if request.validateOnly { return SendResult(name: name, recipients: 0) }
-        // The store's writer runs one write at a time: deciding under it which devices get
-        // the message, and applying the new sequence number at its end, keeps the message
-        // order and the subscription history consistent, while the state lock is only held
-        // for moments, never across the SQLite write.
-        let (sent, _) = try store.write { transaction in
+        // The store's writer runs one write at a time: deciding under it which devices get the
+        // message, and applying the new sequence number and telling listeners once it has
+        // committed (still on the writer, before any later write), keeps the message order and
+        // the subscription history consistent. The state lock is only held for moments, never
+        // across the SQLite write.
+        let (count, _) = try store.write { transaction in
             let (sequence, recipients, topic, count) = try state.withLock { state in
                 let recipients: [String]
                 var topic: String?
@@ -47,18 +48,19 @@ extension MessagingService {
             )
             let statement = try transaction.db.makeStatement(sql: "INSERT INTO fcm_inbox (token, seq) VALUES (?, ?)")
             for token in recipients { try statement.execute(arguments: [token, sequence]) }
-            let listeners = state.withLock { state in
-                state.nextSequence = sequence + 1
-                if let topic {
-                    return state.listeners.filter { state.index.topics(forToken: $0.key).contains(topic) }
-                        .flatMap(\.value.values)
+            transaction.db.afterNextTransaction { [self] _ in
+                state.withLock { state in
+                    state.nextSequence = sequence + 1
+                    let listeners = topic.map { topic in
+                        state.listeners.filter { state.index.topics(forToken: $0.key).contains(topic) }
+                            .flatMap(\.value.values)
+                    } ?? recipients.flatMap { state.listeners[$0]?.values.map { $0 } ?? [] }
+                    for listener in listeners { listener.yield(inbox) }
                 }
-                return recipients.flatMap { state.listeners[$0]?.values.map { $0 } ?? [] }
             }
-            return (inbox, count, listeners)
+            return count
         }
-        for listener in sent.2 { listener.yield(sent.0) }
-        return SendResult(name: name, recipients: sent.1)
+        return SendResult(name: name, recipients: count)
     }
 
     /// Sends (or only validates) a message.

@@ -41,8 +41,8 @@ extension MessagingService {
         guard tokens.count <= 1000 else {
             throw ServiceError(.invalidArgument, "at most 1000 registration tokens may be given at once")
         }
-        // Decided and applied inside the store's write (one write at a time), with the state
-        // lock held only for the deciding and the applying, not across the SQLite write.
+        // Decided inside the store's write (one write at a time) and applied once it commits,
+        // with the state lock held only for the deciding and the applying, not across the write.
         let (outcomes, _) = try store.write { transaction in
             let (outcomes, changed, sequence) = state.withLock { state in
                 var outcomes: [FCMTopicOutcome] = []
@@ -73,13 +73,16 @@ extension MessagingService {
             for token in changed {
                 try statement.execute(arguments: subscribe ? [token, topic, sequence] : [sequence, token, topic])
             }
-            // Applied to the index in place (copying it would cost a pass over every subscription).
-            state.withLock { state in
-                for token in changed {
-                    if subscribe {
-                        _ = state.index.subscribe(token: token, to: topic)
-                    } else {
-                        _ = state.index.unsubscribe(token: token, from: topic)
+            // Applied to the index in place (copying it would cost a pass over every subscription),
+            // once committed, on the store's writer, before any later write.
+            transaction.db.afterNextTransaction { [self] _ in
+                state.withLock { state in
+                    for token in changed {
+                        if subscribe {
+                            _ = state.index.subscribe(token: token, to: topic)
+                        } else {
+                            _ = state.index.unsubscribe(token: token, from: topic)
+                        }
                     }
                 }
             }

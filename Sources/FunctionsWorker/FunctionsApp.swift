@@ -105,6 +105,9 @@ extension FunctionsWorker {
     /// The entry point of a functions binary, given its environment; returns the exit status.
     ///
     /// - Parameters:
+    ///   - functions: the functions the binary serves.
+    ///   - admin: the Admin clients handlers get.
+    ///   - environment: the process environment (`PORT`, `K_SERVICE`, `FUNCTION_TARGET`, ...).
     ///   - standardOutput: receives the `ready:` line, and the log lines when they are JSON.
     ///   - standardError: receives errors that stop the binary.
     public static func main(

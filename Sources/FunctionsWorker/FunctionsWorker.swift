@@ -49,7 +49,7 @@ public struct FunctionsWorker: Sendable {
 
     /// Creates a worker for a registry.
     ///
-    /// - Throws: ``RegistryError`` when the registry has problems.
+    /// - Throws: `RegistryError` when the registry has problems.
     public init(
         functions: FunctionRegistry,
         admin: AdminClients = AdminClients(),
@@ -101,6 +101,8 @@ public struct FunctionsWorker: Sendable {
     /// each of which shuts down gracefully (see ``FunctionsWorker``), or until cancelled.
     ///
     /// - Parameters:
+    ///   - host: the address to listen on.
+    ///   - port: the port; 0 picks a free one.
     ///   - stopWhenStandardInputCloses: also shut down when standard input reaches end of file:
     ///     the emulator starts workers with a pipe there, which closes when it dies.
     ///   - shutdownGracePeriod: how long running handlers may take to finish once shutdown begins.

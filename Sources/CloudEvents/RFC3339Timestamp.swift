@@ -31,7 +31,7 @@ public enum RFC3339Timestamp {
                 scale /= 10
                 digits += 1
             }
-            guard (1...9).contains(digits) else { return nil }
+            guard digits > 0 else { return nil }
         }
         var offsetSeconds = 0
         if reader.skip("Z") || reader.skip("z") {

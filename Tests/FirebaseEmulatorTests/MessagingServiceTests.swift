@@ -143,4 +143,24 @@ struct MessagingServiceTests {
         let name = try await EmulatorMessagingClient(service: service).send(Message(.token(token), data: ["a": "b"]))
         #expect(try service.inbox(token: token).map(\.name) == [name])
     }
+
+    @Test("a message built in code meets the same wire rules as one sent over HTTP")
+    func inProcessSendsAreChecked() throws {
+        let service = try Self.service()
+        let token = try service.registerDevice()
+        var android = AndroidConfig(notification: AndroidNotification(title: "t"))
+        android.notification?.visibility = "SOMETIMES"
+        #expect(throws: ServiceError.self) { try service.send(Message(.token(token), android: android)) }
+        #expect(throws: ServiceError.self) {
+            try service.send(Message(.token(token), apns: APNSConfig(payload: "not an object")))
+        }
+        var message = Message(.topic("news"))
+        message.target = .topic("/topics/news")
+        try service.send(message)
+        _ = try service.subscribe(tokens: [token], to: "other")
+        #expect(try service.inbox(token: token).isEmpty)
+        _ = try service.subscribe(tokens: [token], to: "news")
+        try service.send(message)
+        #expect(try service.inbox(token: token).map(\.topic) == ["news"], "the inbox shows the validated topic")
+    }
 }

@@ -116,6 +116,7 @@ struct RemoteConfigTemplateCodingTests {
         arguments: [
             "not json", #"{"conditions": {}}"#, #"{"parameters": {"k": {"defaultValue": "x"}}}"#,
             #"{"version": {"versionNumber": "abc"}}"#, #"{"version": {"updateTime": "yesterday"}}"#,
+            #"{"version": {"updateTime": 1735787045000}}"#, #"{"version": {"updateTime": "2025-01-02T03:04:05.1234567890Z"}}"#,
             #"{"parameters": {"k": {"defaultValue": {"value": 5}}}}"#,
             #"{"parameters": {"k": {"defaultValue": {"useInAppDefault": "yes"}}}}"#,
         ])

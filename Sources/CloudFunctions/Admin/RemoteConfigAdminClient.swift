@@ -27,8 +27,15 @@ public struct RemoteConfigTemplateSnapshot: Sendable, Hashable {
         (try? template["version"]?.decode(as: TemplateVersion.self)) ?? TemplateVersion(versionNumber: 0)
     }
 
-    /// The version number, 0 for a template never published.
-    public var versionNumber: Int64 { version.versionNumber }
+    /// The version number, 0 for a template never published (read on its own, so that another
+    /// malformed version field does not hide it).
+    public var versionNumber: Int64 {
+        switch template["version"]?["versionNumber"] {
+        case .string(let text)?: Int64(text) ?? 0
+        case .number(let number)?: Int64(exactly: number) ?? 0
+        default: 0
+        }
+    }
 
     /// Each parameter's default value (top level and in groups); parameters whose default is
     /// the in-app default are left out.

@@ -40,7 +40,7 @@ extension MessagingService {
                 let count = topic.map { state.index.subscriberCount(forTopic: $0) } ?? recipients.count
                 return (state.nextSequence, recipients, topic, count)
             }
-            let inbox = InboxMessage(name: name, message: request.message, sendTime: now)
+            let inbox = InboxMessage(name: name, message: request.message, target: target, sendTime: now)
             try transaction.db.execute(
                 sql: "INSERT INTO fcm_messages (seq, name, topic, message, send_time) VALUES (?, ?, ?, ?, ?)",
                 arguments: [sequence, name, topic, try JSONValue(encoding: inbox).serialized(),
@@ -63,10 +63,13 @@ extension MessagingService {
         return SendResult(name: name, recipients: count)
     }
 
-    /// Sends (or only validates) a message.
+    /// Sends (or only validates) a message built in code, checked by the same wire rules as one
+    /// sent over HTTP (enum names, durations, number ranges and object shapes the typed fields
+    /// cannot express).
     @discardableResult
     public func send(_ message: Message, validateOnly: Bool = false) throws -> SendResult {
-        try send(FCMSendRequest(message: message, validateOnly: validateOnly))
+        _ = try FCMWireNormalizer.normalize(JSONValue(encoding: message), as: .message, path: "message")
+        return try send(FCMSendRequest(message: message, validateOnly: validateOnly))
     }
 
     /// Every message a device has received, oldest first.
@@ -89,7 +92,11 @@ extension MessagingService {
                     ORDER BY m.seq
                     """,
                 arguments: [token]
-            ).map { try JSONValue(parsing: $0).decode(as: InboxMessage.self) }
+            ).compactMap { row in
+                // A row that does not decode (say, from a hand-edited import) is left out, not
+                // allowed to hide the rest of the inbox.
+                try? JSONValue(parsing: row).decode(as: InboxMessage.self)
+            }
         }
     }
 
@@ -109,10 +116,11 @@ extension MessagingService {
 }
 
 extension InboxMessage {
-    init(name: String, message: Message, sendTime: Date) {
+    /// `target` is the message's validated target (a topic without `/topics/`).
+    init(name: String, message: Message, target: Message.Target, sendTime: Date) {
         var topic: String?
         var condition: String?
-        switch message.target {
+        switch target {
         case .topic(let name): topic = name
         case .condition(let text): condition = text
         case .token: break

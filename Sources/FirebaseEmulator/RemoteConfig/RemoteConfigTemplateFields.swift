@@ -1,3 +1,4 @@
+import CloudEvents
 import CloudFunctions
 
 /// The field names a Remote Config template may have, at each place in it, as the REST API
@@ -13,6 +14,8 @@ enum RemoteConfigTemplateFields {
         case list(Shape)
         /// Anything (a scalar, or content the emulator keeps as it is).
         case any
+        /// An RFC 3339 timestamp string, at most nanosecond precision (a proto `Timestamp`).
+        case timestamp
     }
 
     private static let value: Shape = .object([
@@ -26,7 +29,7 @@ enum RemoteConfigTemplateFields {
         "parameters": .map(parameter),
         "parameterGroups": .map(.object(["description": .any, "parameters": .map(parameter)])),
         "version": .object([
-            "versionNumber": .any, "updateTime": .any, "description": .any, "updateOrigin": .any,
+            "versionNumber": .any, "updateTime": .timestamp, "description": .any, "updateOrigin": .any,
             "updateType": .any, "rollbackSource": .any, "isLegacy": .any,
             "updateUser": .object(["email": .any, "name": .any, "imageUrl": .any]),
         ]),
@@ -62,6 +65,17 @@ enum RemoteConfigTemplateFields {
                 result.append(try check(member, as: element, at: "\(path)[\(index)]"))
             }
             return .array(result)
+        case (.timestamp, .null):
+            return value
+        case (.timestamp, _):
+            let text = value.stringValue ?? value.serialized()
+            let fraction = text.split(separator: ".", maxSplits: 1).dropFirst().first?.prefix(while: \.isNumber)
+            guard value.stringValue != nil, (fraction?.count ?? 0) <= 9, RFC3339Timestamp.date(from: text) != nil else {
+                throw ServiceError(.invalidArgument,
+                    "Invalid JSON payload received. Invalid value at '\(path)' "
+                        + "(type.googleapis.com/google.protobuf.Timestamp), \(value.serialized())")
+            }
+            return value
         default:
             // Wrong types are reported by the decoder, with the field's path.
             return value

@@ -213,13 +213,8 @@ public final class DeploymentManager: Service, Sendable {
         return environment
     }
 
-    /// Stops the workers.
-    public func stop() {
-        current.withLock { $0 }?.stop()
-    }
-
     /// Stops the workers and waits until their processes are gone.
-    public func stopAndWait() async {
+    func stopAndWait() async {
         guard let deployment = current.withLock({ $0 }) else { return }
         await withTaskGroup(of: Void.self) { group in
             for instances in deployment.functions.values { group.addTask { await instances.stopAndWait() } }

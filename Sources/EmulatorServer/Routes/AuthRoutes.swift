@@ -44,7 +44,9 @@ struct AuthRoutes {
             try authResponse {
                 let query = request.uri.queryParameters
                 let maxResults = try query.get("maxResults").map { text in
-                    guard let number = Int(text) else { throw AuthRoutes.error("INVALID_ARGUMENT : maxResults") }
+                    guard let number = Int(text) else {
+                        throw ServiceError(.invalidArgument, "INVALID_ARGUMENT : maxResults")
+                    }
                     return number
                 }
                 return try service.listUsers(maxResults: maxResults, pageToken: query.get("nextPageToken")).json
@@ -161,20 +163,17 @@ struct AuthRoutes {
         return .json(body, status: .init(code: error.httpStatus))
     }
 
-    static func error(_ message: String, status: Int = 400) -> ServiceError {
-        let code: ServiceError.Code = status == 400 ? .invalidArgument : status == 401 ? .unauthenticated : .permissionDenied
-        return ServiceError(code, message)
-    }
-
     private func requireAPIKey(_ request: Request) throws {
         let key = request.uri.queryParameters.get("key") ?? request.headers[HTTPField.Name("X-Goog-Api-Key")!]
         guard let key, !key.isEmpty else {
-            throw Self.error("The request is missing a valid API key.", status: 403)
+            throw ServiceError(.permissionDenied, "The request is missing a valid API key.")
         }
     }
 
     private func idToken(_ body: JSONValue) throws -> String {
-        guard let token = body["idToken"]?.stringValue, !token.isEmpty else { throw Self.error("MISSING_ID_TOKEN") }
+        guard let token = body["idToken"]?.stringValue, !token.isEmpty else {
+            throw ServiceError(.invalidArgument, "MISSING_ID_TOKEN")
+        }
         return token
     }
 
@@ -182,7 +181,8 @@ struct AuthRoutes {
         do {
             return try JSONDecoder().decode(T.self, from: json.serializedData())
         } catch {
-            throw Self.error("INVALID_ARGUMENT : Invalid JSON payload received" + (field.map { " in \($0)" } ?? "")
+            throw ServiceError(.invalidArgument,
+                "INVALID_ARGUMENT : Invalid JSON payload received" + (field.map { " in \($0)" } ?? "")
                 + ": \(Self.describe(error))")
         }
     }

@@ -31,7 +31,8 @@ struct AdminOnlyMiddleware: RouterMiddleware {
         guard !DatabaseRequest.isDatabasePath(request.uri.path), Self.isAdminOnly(request.method, parts) else {
             return try await next(request, context)
         }
-        if let refusal = Self.refusal(of: request, ownOrigins: ownOrigins()) {
+        let auth = parts.first == "identitytoolkit.googleapis.com"
+        if let refusal = Self.refusal(of: request, inAuthAPI: auth, ownOrigins: ownOrigins()) {
             // Each API family answers in its own error dialect.
             switch parts.first {
             case "iid":
@@ -43,9 +44,9 @@ struct AdminOnlyMiddleware: RouterMiddleware {
         return try await next(request, context)
     }
 
-    /// Why a request to an admin-only route is refused, or `nil` when it may go on.
-    static func refusal(of request: Request, ownOrigins: [String]) -> ServiceError? {
-        let auth = request.uri.path.split(separator: "/").first == "identitytoolkit.googleapis.com"
+    /// Why a request to an admin-only route is refused, or `nil` when it may go on; the Auth API
+    /// (`inAuthAPI`) words it its own way.
+    static func refusal(of request: Request, inAuthAPI auth: Bool, ownOrigins: [String]) -> ServiceError? {
         if let origin = request.headers[.origin], !ownOrigins.contains(origin) {
             return ServiceError(.permissionDenied,
                 "Requests from web pages of another origin (\(origin)) cannot change the emulator.")
@@ -56,9 +57,10 @@ struct AdminOnlyMiddleware: RouterMiddleware {
         if request.isAdmin { return nil }
         guard auth else { return .unauthenticated }
         if request.headers[.authorization] != nil {
-            return AuthRoutes.error("UNAUTHENTICATED : the bearer token is not the emulator's (use 'owner')", status: 401)
+            return ServiceError(.unauthenticated,
+                "UNAUTHENTICATED : the bearer token is not the emulator's (use 'owner')")
         }
-        return AuthRoutes.error("INSUFFICIENT_PERMISSION : this call needs Authorization: Bearer owner", status: 403)
+        return ServiceError(.permissionDenied, "INSUFFICIENT_PERMISSION : this call needs Authorization: Bearer owner")
     }
 
     /// Whether a route needs the owner credential.

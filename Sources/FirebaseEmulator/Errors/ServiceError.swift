@@ -35,8 +35,6 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let notFound = Code("NOT_FOUND", 404)
         /// 405 for an HTTP method a route does not take.
         public static let methodNotAllowed = Code("METHOD_NOT_ALLOWED", 405)
-        /// 409 `ALREADY_EXISTS`.
-        public static let alreadyExists = Code("ALREADY_EXISTS", 409)
         /// 409 `ABORTED`, e.g. a version mismatch.
         public static let aborted = Code("ABORTED", 409)
         /// 412 `FAILED_PRECONDITION`: an `If-Match` that does not match.
@@ -53,8 +51,6 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let unknown = Code("UNKNOWN", 500)
         /// 503 `UNAVAILABLE`.
         public static let unavailable = Code("UNAVAILABLE", 503)
-        /// 504 `DEADLINE_EXCEEDED`.
-        public static let deadlineExceeded = Code("DEADLINE_EXCEEDED", 504)
     }
 
     /// The status pair.

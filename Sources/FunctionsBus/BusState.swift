@@ -35,8 +35,6 @@ struct BusState: Sendable {
     var retries = Heap<PendingRetry>()
     var inFlight: [UInt64: InFlight] = [:]
     var nextAttemptID: UInt64 = 0
-    /// Drainers of every lane together.
-    var drainerCount = 0
     /// The armed timer: its task, and the moment it wakes up.
     var timer: (task: UInt64, deadline: Date)?
     var idleWaiters: [CheckedContinuation<Void, Never>] = []
@@ -74,13 +72,15 @@ struct BusState: Sendable {
     /// Counts a drainer as ended.
     mutating func drainerEnded(lane: Int) {
         lanes[lane].drainers -= 1
-        drainerCount -= 1
     }
+
+    /// Whether no lane has a drainer left.
+    var noDrainers: Bool { lanes.allSatisfy { $0.drainers == 0 } }
 
     /// The shutdown calls to resume: when shutting down and no drainer is left. Called at the
     /// end of a locked section, after any replacement drainer has been started.
     mutating func takeDrainersGoneIfDone() -> [CheckedContinuation<Void, Never>] {
-        guard shuttingDown, drainerCount == 0 else { return [] }
+        guard shuttingDown, noDrainers else { return [] }
         defer { drainersGone = [] }
         return drainersGone
     }

@@ -41,7 +41,6 @@ extension EventBus {
             lane.drainers == lane.running
         else { return }
         state.lanes[index].drainers += 1
-        state.drainerCount += 1
         // The drainer's task id is how the timer cancels it when its handler times out.
         tasks.spawn { [self] id in await drain(lane: index, drainer: id) }
     }

@@ -206,7 +206,7 @@ public final class EventBus: Sendable {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let done = state.withLock { state -> Bool in
                     state.shuttingDown = true
-                    guard state.drainerCount > 0 else { return true }
+                    guard !state.noDrainers else { return true }
                     state.drainersGone.append(continuation)
                     return false
                 }

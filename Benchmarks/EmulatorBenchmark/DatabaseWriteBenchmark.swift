@@ -52,7 +52,7 @@ enum DatabaseWriteBenchmark {
             defer { try? FileManager.default.removeItem(at: directory) }
             let store = try EmulatorStore(directory: onDisk ? directory : nil)
             let service = try DatabaseService(store: store, project: "bench", clock: SystemClock())
-            let trigger = Database.ref("/scores/{id}").onWrite { _, _ in }.trigger
+            let trigger = Database.ref("/scores/{id}").onWrite { _, _ in }.eventTrigger!
             service.setTriggers([trigger])
             let namespace = "bench-default-rtdb"
             let start = ContinuousClock.now

@@ -16,6 +16,8 @@ public struct WrappedFunction: Sendable {
     public let name: String
     /// The function.
     public let function: CloudFunction
+    /// Its event trigger.
+    public let trigger: EventTrigger
     /// The Admin clients its context gets.
     public let admin: AdminClients
     /// The project used in event sources.
@@ -28,7 +30,7 @@ public struct WrappedFunction: Sendable {
         let context = EventContext(
             functionName: name,
             event: event,
-            params: params ?? function.trigger.match(event) ?? [:],
+            params: params ?? trigger.match(event) ?? [:],
             admin: admin,
             logger: Logger(label: "cloud-functions.test")
         )
@@ -42,7 +44,7 @@ public struct WrappedFunction: Sendable {
 
     /// Runs an Auth function with a user.
     public func callAsFunction(_ user: UserRecord) async throws {
-        try await self(CloudEvent.authUser(function.trigger.eventType, user: user, project: project))
+        try await self(CloudEvent.authUser(trigger.eventType, user: user, project: project))
     }
 
     /// Runs a database `onWrite`/`onUpdate` function with a change.
@@ -57,7 +59,7 @@ public struct WrappedFunction: Sendable {
     /// Runs a database `onCreate` (or `onDelete`) function with the created (or deleted) data.
     public func callAsFunction(_ snapshot: DataSnapshot, params: [String: String] = [:]) async throws {
         let ref = snapshot.path.isEmpty ? try refFromPattern(params) : snapshot.path
-        let deleted = function.trigger.eventType == FirebaseEventType.databaseDeleted
+        let deleted = trigger.eventType == FirebaseEventType.databaseDeleted
         try await self(databaseEvent(
             ref: ref,
             before: deleted ? snapshot.val() : .null,
@@ -67,7 +69,7 @@ public struct WrappedFunction: Sendable {
 
     private func databaseEvent(ref: String, before: JSONValue, after: JSONValue) -> CloudEvent {
         CloudEvent.databaseWrite(
-            type: function.trigger.eventType,
+            type: trigger.eventType,
             instance: instance,
             ref: ref,
             before: before,
@@ -76,7 +78,7 @@ public struct WrappedFunction: Sendable {
     }
 
     private func refFromPattern(_ params: [String: String]) throws -> String {
-        guard let pattern = function.trigger.pathPatterns["ref"] else { return "" }
+        guard let pattern = trigger.pathPatterns["ref"] else { return "" }
         return try pattern.segments.map { segment throws -> String in
             switch segment {
             case .literal(let text): return text
@@ -102,7 +104,7 @@ public struct WrapError: Error, Sendable, CustomStringConvertible {
 extension FunctionRegistry {
     /// Wraps a registered function for direct calls in tests.
     ///
-    /// - Throws: ``WrapError`` when no function has that name.
+    /// - Throws: ``WrapError`` when no function has that name, or it is a request function.
     public func wrap(
         _ name: String,
         admin: AdminClients = AdminClients(),
@@ -112,6 +114,10 @@ extension FunctionRegistry {
         guard let function = self[name] else {
             throw WrapError(message: "no function named '\(name)'; registered: \(names.joined(separator: ", "))")
         }
-        return WrappedFunction(name: name, function: function, admin: admin, project: project, instance: instance)
+        guard let trigger = function.eventTrigger else {
+            throw WrapError(message: "'\(name)' answers \(function.trigger.summary) requests: use wrapRequest")
+        }
+        return WrappedFunction(name: name, function: function, trigger: trigger, admin: admin, project: project,
+            instance: instance)
     }
 }

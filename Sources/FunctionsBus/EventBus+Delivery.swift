@@ -74,7 +74,7 @@ extension EventBus {
                 logger: logger
             )
             do {
-                try await definition.function.handler(job.delivery.event, context)
+                try await definition.function.invoke(job.delivery.event, context: context)
                 finished = (job, nil)
             } catch {
                 finished = (job, error)

@@ -26,6 +26,7 @@ public final class EventBus: Sendable {
     struct LaneDefinition: Sendable {
         let name: String
         let function: CloudFunction
+        let trigger: EventTrigger
     }
 
     /// Settings of the bus itself.
@@ -81,9 +82,12 @@ public final class EventBus: Sendable {
         logger: Logger = Logger(label: "cloud-functions")
     ) throws(RegistryError) {
         try functions.validate()
-        let lanes = functions.functions.map { LaneDefinition(name: $0.name, function: $0.function) }
+        // Request functions (HTTPS, callable, blocking) take no events: they get no lane.
+        let lanes = functions.functions.compactMap { name, function in
+            function.eventTrigger.map { LaneDefinition(name: name, function: function, trigger: $0) }
+        }
         self.lanes = lanes
-        self.index = TriggerIndex(lanes.map(\.function.trigger))
+        self.index = TriggerIndex(lanes.map(\.trigger))
         self.admin = admin
         self.clock = clock
         self.configuration = configuration
@@ -188,7 +192,7 @@ public final class EventBus: Sendable {
                 let lane = lanes.firstIndex(where: { $0.name == state.deadLetters[index].function })
             else { return false }
             let letter = state.deadLetters.remove(at: index)
-            let params = lanes[lane].function.trigger.match(letter.event) ?? [:]
+            let params = lanes[lane].trigger.match(letter.event) ?? [:]
             let machine = DeliveryStateMachine(origin: clock.now)
             let delivery = Delivery(event: letter.event, params: params, machine: machine)
             if observer != nil { state.unfinished[letter.event.key, default: 0] += 1 }

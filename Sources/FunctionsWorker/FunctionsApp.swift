@@ -24,6 +24,8 @@ import Logging
 /// Logging structured JSON lines on standard output (``CloudLoggingLogHandler``). With
 /// `FUNCTIONS_STOP_ON_STDIN_EOF=true` (the emulator sets it) it also stops when its standard
 /// input closes, so that it never outlives the emulator that started it.
+/// Request functions check callers' tokens against Google's public keys, or, with
+/// `FUNCTIONS_EMULATOR=true` (the emulator sets it), accept the emulator's unsigned tokens.
 /// Registration problems and invalid settings print one line on stderr and exit 1.
 public protocol FunctionsApp {
     /// Adds the app's functions.
@@ -169,7 +171,12 @@ extension FunctionsWorker {
             logger = Logger(label: "functions.worker") { CloudLoggingLogHandler(label: $0, project: project, sink: standardOutput) }
         }
         do {
-            let worker = try FunctionsWorker(functions: functions, admin: admin, target: target, logger: logger)
+            // Under the emulator (FUNCTIONS_EMULATOR=true) tokens are unsigned, as its Auth issues them.
+            let project = project(environment) ?? ""
+            let tokens: any TokenVerifier = environment["FUNCTIONS_EMULATOR"] == "true"
+                ? EmulatorTokenVerifier(project: project) : GoogleTokenVerifier(project: project)
+            let worker = try FunctionsWorker(functions: functions, admin: admin, target: target, tokens: tokens,
+                logger: logger)
             let stdin = environment["FUNCTIONS_STOP_ON_STDIN_EOF"] == "true"
             try await worker.run(host: host, port: port, stopWhenStandardInputCloses: stdin, shutdownGracePeriod: grace) { port in
                 standardOutput("ready: http://\(host):\(port)\n")

@@ -32,7 +32,7 @@ extension FunctionsWorker {
     /// is refused with 400, which no broker retries: sending it again could not help. An event
     /// of the right type outside the trigger's path pattern or filters is acknowledged (200,
     /// ``skippedHeader``) and not run.
-    func invoke(_ request: Request, function name: String) async throws -> Response {
+    func invoke(_ request: Request, function name: String, path: String) async throws -> Response {
         guard gate.enter() else {
             var response = text(.serviceUnavailable, "the worker is shutting down; send the event again")
             response.headers[.connection] = "close"
@@ -42,6 +42,12 @@ extension FunctionsWorker {
         guard let function = functions[name] else {
             let served = functions.names.joined(separator: ", ")
             return text(.notFound, "no function named '\(name)'; this worker serves: \(served)")
+        }
+        guard let trigger = function.eventTrigger else {
+            return try await respond(request, function: function, name: name, path: path)
+        }
+        guard request.method == .post, path == "/" else {
+            return text(.methodNotAllowed, "'\(name)' is an event function: POST events to /\(name)")
         }
         var request = request
         let body: ByteBuffer
@@ -58,17 +64,17 @@ extension FunctionsWorker {
             let kind = isCloudEvent ? "CloudEvent" : "legacy event (no ce- headers)"
             return text(.badRequest, "invalid \(kind): \(error)")
         }
-        guard event.type == function.trigger.eventType else {
+        guard event.type == trigger.eventType else {
             return text(.badRequest,
-                "the function '\(name)' handles '\(function.trigger.eventType)' events, not '\(event.type)'")
+                "the function '\(name)' handles '\(trigger.eventType)' events, not '\(event.type)'")
         }
         if let charset = Self.charset(of: event.dataContentType), !["utf-8", "utf8", "us-ascii"].contains(charset) {
             return text(.badRequest, "the event's data is in charset '\(charset)'; only UTF-8 is read")
         }
-        guard let params = function.trigger.match(event) else {
+        guard let params = trigger.match(event) else {
             // A broker that filters on the type alone (a Knative Trigger) delivers events the
             // function's path pattern or filters exclude: acknowledged, so not retried, not run.
-            let reason = function.trigger.mismatch(event) ?? "the event does not match the function's trigger"
+            let reason = trigger.mismatch(event) ?? "the event does not match the function's trigger"
             var response = text(.ok, "not run: " + reason)
             response.headers[Self.skippedHeader] = "true"
             return response
@@ -139,6 +145,9 @@ extension FunctionsWorker {
         return nil
     }
 
+    /// Every method request functions are served for.
+    static let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options]
+
     /// Reads a binary- or structured-mode CloudEvent, or a legacy background event.
     static func event(headers: HTTPFields, body: Data) throws -> CloudEvent {
         guard isCloudEvent(headers) else { return try LegacyEvent.cloudEvent(from: body) }
@@ -153,7 +162,7 @@ extension FunctionsWorker {
             || headers[.contentType]?.lowercased().hasPrefix("application/cloudevents") == true
     }
 
-    private func text(_ status: HTTPResponse.Status, _ message: String) -> Response {
+    func text(_ status: HTTPResponse.Status, _ message: String) -> Response {
         Response(
             status: status,
             headers: [.contentType: "text/plain; charset=utf-8"],

@@ -19,6 +19,10 @@ import UnixSignals
 ///   or outlived its timeout (it is then cancelled; a handler that ignores cancellation delays
 ///   the answer until it returns); 400 with the reason for a malformed event; 404 for an
 ///   unknown function; 413 for a body over ``maxBodySize``.
+/// - `ANY /{functionName}[/path]` for HTTPS, callable and blocking functions: the request is
+///   handed to the function with the path below its name, and its answer is sent back (a
+///   streaming callable's events as they come). Tokens are checked with ``tokens``. A body
+///   over ``maxBodySize`` is 413.
 /// - `GET /__/functions.yaml`: the manifest (a JSON body, which is valid YAML).
 /// - `GET /__/health` (503 once shutting down); `GET|POST /__/quitquitquit` answers 200, then
 ///   shuts down as SIGTERM does.
@@ -43,6 +47,8 @@ public struct FunctionsWorker: Sendable {
     /// The function also served at `POST /`, where Cloud Run (Eventarc) and Knative deliver
     /// (`FUNCTION_TARGET`); `nil` serves only `POST /{name}`.
     public let target: String?
+    /// Checks the tokens callers of request functions present.
+    public let tokens: any TokenVerifier
     let logger: Logger
     /// Admits events until shutdown begins.
     let gate = ShutdownGate()
@@ -56,10 +62,13 @@ public struct FunctionsWorker: Sendable {
         clock: any BusClock = SystemClock(),
         maxBodySize: Int = 10 * 1024 * 1024,
         target: String? = nil,
+        tokens: (any TokenVerifier)? = nil,
         logger: Logger = Logger(label: "functions.worker")
     ) throws(RegistryError) {
         try functions.validate()
         self.target = target
+        // Without a verifier, tokens must carry Google's signature, and no project is trusted.
+        self.tokens = tokens ?? GoogleTokenVerifier(project: "", clock: clock)
         self.functions = functions
         self.admin = admin
         self.clock = clock
@@ -88,11 +97,29 @@ public struct FunctionsWorker: Sendable {
                 return "ok"
             }
         }
-        if let target {
-            router.post("/") { request, _ in try await invoke(request, function: target) }
-        }
-        router.post(":function") { request, context in
-            try await invoke(request, function: context.parameters.require("function"))
+        // Event functions take POST; request functions any method, and any path below their name.
+        // A request function named by FUNCTION_TARGET answers at every path, as the Functions
+        // Framework serves it in a container of its own.
+        let requestTarget = target.flatMap { functions[$0]?.eventTrigger == nil ? $0 : nil }
+        for method in Self.methods {
+            if let requestTarget {
+                router.on("/", method: method) { request, _ in try await invoke(request, function: requestTarget, path: "/") }
+                router.on("/**", method: method) { request, context in
+                    try await invoke(request, function: requestTarget,
+                        path: "/" + context.parameters.getCatchAll().joined(separator: "/"))
+                }
+                continue
+            }
+            if let target {
+                router.on("/", method: method) { request, _ in try await invoke(request, function: target, path: "/") }
+            }
+            router.on(":function", method: method) { request, context in
+                try await invoke(request, function: context.parameters.require("function"), path: "/")
+            }
+            router.on(":function/**", method: method) { request, context in
+                try await invoke(request, function: context.parameters.require("function"),
+                    path: "/" + context.parameters.getCatchAll().joined(separator: "/"))
+            }
         }
         return router
     }

@@ -42,8 +42,8 @@ struct AnalyticsTriggerTests {
     @Test("the trigger filters on the subject in its manifest entry")
     func trigger() {
         let function = Analytics.event("purchase").onLog { _, _ in }
-        #expect(function.trigger.eventType == "google.firebase.analytics.log.v1.written")
-        #expect(function.trigger.filters == ["subject": "events/purchase"])
+        #expect(function.eventTrigger?.eventType == "google.firebase.analytics.log.v1.written")
+        #expect(function.eventTrigger?.filters == ["subject": "events/purchase"])
         #expect(Analytics.event("").onLog { _, _ in }.problems == ["an Analytics trigger needs an event name"])
     }
 

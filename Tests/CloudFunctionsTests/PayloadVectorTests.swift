@@ -127,7 +127,7 @@ struct PayloadVectorTests {
             headers: headers,
             body: Fixture.data("consumer-accepted.db.json")
         ))
-        let trigger = try #require(Database.ref("items/{id}").onWrite { _, _ in }.trigger.match(event))
+        let trigger = try #require(Database.ref("items/{id}").onWrite { _, _ in }.eventTrigger?.match(event))
         #expect(trigger == ["id": "abc"])
         let payload = try JSONValue(parsing: event.data!)
         let change = Change<DataSnapshot>(data: payload["data"]!, delta: payload["delta"]!, path: "items/abc")

@@ -95,7 +95,7 @@ struct RegistryTests {
         var expectedOptions = try #require(functions["onUserWritten"]?.options)
         expectedOptions.region = "us-central1"
         #expect(decoded.endpoints["onUserWritten"]?.functionOptions == expectedOptions)
-        #expect(try decoded.endpoints["onUserWritten"]?.trigger() == functions["onUserWritten"]?.trigger)
+        #expect(try decoded.endpoints["onUserWritten"]?.functionTrigger() == functions["onUserWritten"]?.trigger)
     }
 
     @Test("reads the Node SDK's manifest, with nulls and 1st-gen event types")

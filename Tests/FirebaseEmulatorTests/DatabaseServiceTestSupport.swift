@@ -39,7 +39,7 @@ struct DatabaseServiceHarness {
         service = try DatabaseService(
             store: store, project: "demo-project", clock: clock, emit: { recorder.record($0) },
             snapshotInterval: snapshotInterval)
-        service.setTriggers(triggers.map(\.trigger))
+        service.setTriggers(triggers.compactMap(\.eventTrigger))
     }
 
     var ns: String { Self.namespace }

@@ -170,7 +170,7 @@ struct DatabaseServiceTests {
 
     @Test("export returns the whole tree and import replaces it without events")
     func exportImport() throws {
-        harness.service.setTriggers([Database.ref("/{any=**}").onWrite(noHandler).trigger])
+        harness.service.setTriggers([Database.ref("/{any=**}").onWrite(noHandler).eventTrigger!])
         try service.set(namespace: ns, path: "/old", value: 1)
         _ = harness.recorder.take()
         try service.importTree(namespace: ns, value: ["list": ["a", "b"], "n": 1])

@@ -37,7 +37,7 @@ struct DatabaseServiceTriggerTests {
         #expect(event.time == harness.clock.now)
         #expect(event.payload == ["data": nil, "delta": ["points": 10, "tags": ["x", "y"]]])
         #expect(event.databaseChange.after.val() == ["points": 10, "tags": ["x", "y"]])
-        #expect(function.trigger.match(event) == ["id": "a"])
+        #expect(function.eventTrigger?.match(event) == ["id": "a"])
     }
 
     @Test("applying delta to data gives the new value, at the trigger path")
@@ -179,7 +179,7 @@ struct DatabaseServiceTriggerTests {
     func outboxAndReplace() throws {
         let harness = try harness(Database.ref("/a/{id}").onWrite(noHandler))
         try harness.service.set(namespace: ns, path: "/a/x", value: 1)
-        harness.service.setTriggers([Database.ref("/b/{id}").onWrite(noHandler).trigger])
+        harness.service.setTriggers([Database.ref("/b/{id}").onWrite(noHandler).eventTrigger!])
         try harness.service.set(namespace: ns, path: "/a/y", value: 1)
         try harness.service.set(namespace: ns, path: "/b/y", value: 1)
         #expect(try harness.store.pendingEvents().map(\.event.subject) == ["refs/a/x", "refs/b/y"])

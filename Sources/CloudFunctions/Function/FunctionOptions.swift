@@ -27,11 +27,15 @@ public struct FunctionOptions: Sendable, Hashable {
     /// The default options.
     public init() {}
 
-    /// Problems that make the options unusable, in words; empty when they are fine.
-    public var problems: [String] {
+    /// Problems that make the options of an event function unusable, in words; empty when they are fine.
+    public var problems: [String] { problems(maximumTimeout: .seconds(540)) }
+
+    /// Problems that make the options unusable for a function whose timeout may be at most
+    /// `maximumTimeout` (see ``FunctionTrigger/maximumTimeout``).
+    public func problems(maximumTimeout: Duration) -> [String] {
         var problems: [String] = []
-        if timeout <= .zero || timeout > .seconds(540) {
-            problems.append("timeout must be between 1 and 540 seconds, not \(timeout)")
+        if timeout <= .zero || timeout > maximumTimeout {
+            problems.append("timeout must be between 1 and \(Int(maximumTimeout.seconds)) seconds, not \(timeout)")
         }
         if maxEventAge <= .zero { problems.append("maxEventAge must be positive") }
         if !(1...1000).contains(concurrency) {

@@ -67,6 +67,10 @@ extension FunctionRegistry {
         for (name, function) in functions {
             endpoints[name] = ManifestEndpoint(name: name, function: function)
         }
-        return FunctionsManifest(endpoints: endpoints)
+        var apis: [FunctionsManifest.RequiredAPI] = []
+        if functions.contains(where: { if case .blocking = $0.function.trigger { true } else { false } }) {
+            apis.append(.init(api: "identitytoolkit.googleapis.com", reason: "Needed for auth blocking functions"))
+        }
+        return FunctionsManifest(endpoints: endpoints, requiredAPIs: apis)
     }
 }

@@ -68,20 +68,41 @@ public struct ManifestEndpoint: Sendable, Hashable {
         minInstances = options.minInstances
         maxInstances = options.maxInstances
         labels = [:]
-        let trigger = function.trigger
-        eventTrigger = EventTriggerSpec(
-            eventType: trigger.eventType,
-            eventFilters: trigger.filters,
-            eventFilterPathPatterns: trigger.pathPatterns.isEmpty ? nil : trigger.pathPatterns.mapValues(\.text),
-            retry: options.retry
-        )
+        eventTrigger = nil
         otherTriggers = [:]
-        deliveryPolicy = DeliveryPolicySpec(
-            maxEventAgeSeconds: options.maxEventAge.seconds,
-            maxAttempts: options.maxAttempts,
-            minBackoffSeconds: options.backoff.initial.seconds,
-            maxBackoffSeconds: options.backoff.maximum.seconds
-        )
+        deliveryPolicy = nil
+        switch function.trigger {
+        case .event(let trigger):
+            eventTrigger = EventTriggerSpec(
+                eventType: trigger.eventType,
+                eventFilters: trigger.filters,
+                eventFilterPathPatterns: trigger.pathPatterns.isEmpty ? nil : trigger.pathPatterns.mapValues(\.text),
+                retry: options.retry
+            )
+            deliveryPolicy = DeliveryPolicySpec(
+                maxEventAgeSeconds: options.maxEventAge.seconds,
+                maxAttempts: options.maxAttempts,
+                minBackoffSeconds: options.backoff.initial.seconds,
+                maxBackoffSeconds: options.backoff.maximum.seconds
+            )
+        case .https(let trigger):
+            otherTriggers["httpsTrigger"] = .object(trigger.invoker.map { ["invoker": .array($0.map(JSONValue.string))] } ?? [:])
+        case .callable(let trigger):
+            labels["deployment-callable"] = "true"
+            otherTriggers["callableTrigger"] = [:]
+            if let invoker = trigger.invoker {
+                // Callables are HTTPS functions to the platform; who may invoke them is set the same way.
+                otherTriggers["callableTrigger"] = ["invoker": .array(invoker.map(JSONValue.string))]
+            }
+        case .blocking(let trigger):
+            otherTriggers["blockingTrigger"] = [
+                "eventType": .string(trigger.event.rawValue),
+                "options": [
+                    "idToken": .bool(trigger.idToken), "accessToken": .bool(trigger.accessToken),
+                    "refreshToken": .bool(trigger.refreshToken),
+                ],
+            ]
+        }
     }
 
     /// The function options this endpoint asks for; defaults where it says nothing.
@@ -101,6 +122,36 @@ public struct ManifestEndpoint: Sendable, Hashable {
             options.backoff.maximum = .seconds(deliveryPolicy.maxBackoffSeconds)
         }
         return options
+    }
+
+    /// What makes the endpoint's function run: its event trigger (see ``trigger()``), or its
+    /// HTTPS, callable or blocking trigger; `nil` for the kinds this runtime does not serve
+    /// (schedules, task queues).
+    ///
+    /// - Throws: ``PathPatternError`` for a malformed path pattern; `DecodingError` for a
+    ///   blocking trigger of an unknown event type.
+    public func functionTrigger() throws -> FunctionTrigger? {
+        if let trigger = try trigger() { return .event(trigger) }
+        func strings(_ value: JSONValue?) -> [String]? { value?["invoker"]?.arrayValue?.compactMap(\.stringValue) }
+        if let https = otherTriggers["httpsTrigger"] { return .https(HTTPSTrigger(invoker: strings(https))) }
+        if let callable = otherTriggers["callableTrigger"] {
+            return .callable(CallableTrigger(invoker: strings(callable)))
+        }
+        if let blocking = otherTriggers["blockingTrigger"] {
+            let type = blocking["eventType"]?.stringValue ?? ""
+            guard let event = BlockingTrigger.BlockingEvent(rawValue: type) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: [],
+                    debugDescription: "blockingTrigger.eventType '\(type)' is not a blocking event this runtime serves"))
+            }
+            let options = blocking["options"]
+            return .blocking(BlockingTrigger(
+                event: event,
+                idToken: options?["idToken"]?.boolValue ?? false,
+                accessToken: options?["accessToken"]?.boolValue ?? false,
+                refreshToken: options?["refreshToken"]?.boolValue ?? false
+            ))
+        }
+        return nil
     }
 
     /// The trigger in CloudEvents terms: 1st-gen event types are mapped to CloudEvent types

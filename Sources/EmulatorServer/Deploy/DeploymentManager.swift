@@ -199,6 +199,7 @@ public final class DeploymentManager: Service, Sendable {
         var environment = [
             "PORT": "0", "HOST": "127.0.0.1", "GCLOUD_PROJECT": emulator.project,
             "GOOGLE_CLOUD_PROJECT": emulator.project, "FUNCTIONS_STOP_ON_STDIN_EOF": "true",
+            "FUNCTIONS_EMULATOR": "true",
         ]
         if let base = baseURL(), let host = base.host, let port = base.port {
             environment["FUNCTIONS_EMULATOR_URL"] = base.absoluteString

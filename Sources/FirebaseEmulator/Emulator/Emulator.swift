@@ -93,7 +93,7 @@ public final class Emulator: Sendable {
             observer: dispatcher,
             logger: logger
         )
-        database.setTriggers(functions.functions.map(\.function.trigger))
+        database.setTriggers(functions.functions.compactMap(\.function.eventTrigger))
         let previous = deployment.withLock { current in
             defer { current = bus }
             return current

@@ -1,0 +1,47 @@
+import Foundation
+import Logging
+
+/// What a request function knows beyond the request: its name, its deadline, a logger, the
+/// Admin clients of its backend, and how to check the tokens callers present.
+public struct RequestContext: Sendable {
+    /// The name the function was registered under.
+    public let functionName: String
+    /// When the request times out.
+    public let deadline: Date
+    /// The Admin clients.
+    public let admin: AdminClients
+    /// Checks ID tokens, App Check tokens and the tokens of blocking calls.
+    public let tokens: any TokenVerifier
+    private let baseLogger: Logger
+
+    /// Creates a context.
+    public init(
+        functionName: String,
+        deadline: Date = .distantFuture,
+        admin: AdminClients = AdminClients(),
+        tokens: any TokenVerifier,
+        logger: Logger
+    ) {
+        self.functionName = functionName
+        self.deadline = deadline
+        self.admin = admin
+        self.tokens = tokens
+        self.baseLogger = logger
+    }
+
+    /// A logger carrying the function name as metadata.
+    public var logger: Logger {
+        var logger = baseLogger
+        logger[metadataKey: "function"] = "\(functionName)"
+        return logger
+    }
+
+    /// The Realtime Database client.
+    public var database: any DatabaseClient { admin.database }
+    /// The Authentication client.
+    public var auth: any AuthClient { admin.auth }
+    /// The Messaging client.
+    public var messaging: any MessagingClient { admin.messaging }
+    /// The Remote Config client.
+    public var remoteConfig: any RemoteConfigAdminClient { admin.remoteConfig }
+}

@@ -1,0 +1,52 @@
+import CloudFunctions
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import NIOFoundationEssentialsCompat
+
+extension FunctionsWorker {
+    /// Hands a request to an HTTPS, callable or blocking function and sends its answer back,
+    /// streaming a streamed body as it is written.
+    func respond(_ request: Request, function: CloudFunction, name: String, path: String) async throws -> Response {
+        var request = request
+        let body: ByteBuffer
+        do {
+            body = try await request.collectBody(upTo: maxBodySize)
+        } catch {
+            let message = "the request is larger than \(maxBodySize) bytes"
+            var response = Response(status: .contentTooLarge, headers: [.contentType: "application/json; charset=utf-8"])
+            let error: JSONValue = ["error": ["status": "INVALID_ARGUMENT", "message": .string(message)]]
+            response.body = .init(byteBuffer: ByteBuffer(bytes: error.serializedData()))
+            return response
+        }
+        var components = URLComponents()
+        components.percentEncodedQuery = request.uri.query
+        let incoming = HTTPSRequest(
+            method: request.method,
+            path: path,
+            queryItems: components.queryItems ?? [],
+            headerFields: request.headers,
+            body: Data(buffer: body)
+        )
+        let context = RequestContext(
+            functionName: name,
+            deadline: clock.now.addingTimeInterval(function.options.timeout.seconds),
+            admin: admin,
+            tokens: tokens,
+            logger: logger
+        )
+        let answer = await function.respond(to: incoming, context: context)
+        var headers = answer.headerFields
+        guard let writer = answer.bodyWriter else {
+            headers[.contentLength] = String(answer.body.count)
+            return Response(status: answer.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: answer.body)))
+        }
+        let first = answer.body
+        return Response(status: answer.status, headers: headers, body: ResponseBody { output in
+            if !first.isEmpty { try await output.write(ByteBuffer(bytes: first)) }
+            try await writer { piece in try await output.write(ByteBuffer(bytes: piece)) }
+            try await output.finish(nil)
+        })
+    }
+}

@@ -58,3 +58,49 @@ public enum HTTPExchange {
         return Response(status: Int(response.status.code), headers: fields, body: Data(buffer: buffer))
     }
 }
+
+extension HTTPExchange {
+    /// An answer whose body is read piece by piece as it arrives (server-sent events, say).
+    public struct StreamedResponse: Sendable {
+        /// The status code.
+        public var status: Int
+        /// The header fields, in order, as sent.
+        public var headers: [(name: String, value: String)]
+        let body: HTTPClientResponse.Body
+
+        /// Hands each piece of the body to `consume` as it arrives.
+        public func forEachPiece(_ consume: (ByteBuffer) async throws -> Void) async throws {
+            for try await piece in body { try await consume(piece) }
+        }
+
+        /// The whole body, up to `limit` bytes.
+        public func collect(upTo limit: Int = HTTPExchange.maximumBodySize) async throws -> Data {
+            Data(buffer: try await body.collect(upTo: limit))
+        }
+    }
+
+    /// Sends a request and returns once the answer's head has arrived; its body is read from
+    /// the returned value.
+    ///
+    /// - Throws: AsyncHTTPClient's error when there is no answer (refused, reset, timed out).
+    public static func stream(
+        _ method: String,
+        _ url: URL,
+        headers: [(String, String)] = [],
+        body: Data? = nil,
+        timeout: Duration = .seconds(60)
+    ) async throws -> StreamedResponse {
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.method = HTTPMethod(rawValue: method)
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
+        let components = timeout.components
+        let nanoseconds = components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000
+        let response = try await client.execute(request, timeout: .nanoseconds(max(1, nanoseconds)))
+        return StreamedResponse(
+            status: Int(response.status.code),
+            headers: response.headers.map { ($0.name, $0.value) },
+            body: response.body
+        )
+    }
+}

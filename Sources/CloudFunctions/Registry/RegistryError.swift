@@ -10,6 +10,12 @@ public struct RegistryError: Error, Sendable, Hashable, CustomStringConvertible 
         public var message: String
 
         public var description: String { "\(function): \(message)" }
+
+        package init(function: String, code: Code, message: String) {
+            self.function = function
+            self.code = code
+            self.message = message
+        }
     }
 
     /// The kind of problem.
@@ -26,6 +32,10 @@ public struct RegistryError: Error, Sendable, Hashable, CustomStringConvertible 
 
     /// Every problem found.
     public var problems: [Problem]
+
+    package init(problems: [Problem]) {
+        self.problems = problems
+    }
 
     public var description: String {
         problems.map(\.description).joined(separator: "; ")

@@ -24,7 +24,9 @@ public final class DeploymentManager: Service, Sendable {
         public var binary: URL
         /// The instances of each deployed function.
         public var functions: [String: FunctionInstances]
-        /// Endpoints without an event trigger, which the emulator does not serve yet.
+        /// The HTTPS, callable and blocking functions, served through their workers.
+        public var requests: [String: FunctionTrigger]
+        /// Endpoints of kinds the emulator does not serve (schedules, task queues).
         public var skipped: [String]
         /// The functions that receive events (all the manifest's event functions, or those of `--only`).
         public var deployed: Set<String>
@@ -99,7 +101,8 @@ public final class DeploymentManager: Service, Sendable {
 
     private func deployInTurn(binary: URL, manifest: FunctionsManifest, only: [String]?) async throws -> Deployment {
         var pools: [String: FunctionInstances] = [:]
-        for (name, endpoint) in manifest.endpoints where endpoint.eventTrigger != nil && (only?.contains(name) ?? true) {
+        for (name, endpoint) in manifest.endpoints where only?.contains(name) ?? true {
+            guard (try? endpoint.functionTrigger()) ?? nil != nil else { continue }
             let options = endpoint.functionOptions
             pools[name] = FunctionInstances(
                 function: name,
@@ -111,10 +114,20 @@ public final class DeploymentManager: Service, Sendable {
                 tasks: tasks
             ) { [self] in supervisor(binary: binary, function: name) }
         }
-        var (functions, skipped) = try HTTPDelivery.registry(manifest: manifest, instances: pools, clock: emulator.clock)
-        if let only { functions = try functions.only(only) }
-        let deployment = Deployment(manifest: manifest, binary: binary, functions: pools, skipped: skipped,
-            deployed: Set(functions.names), time: Date())
+        var (functions, requests, skipped) = try HTTPDelivery.registry(manifest: manifest, instances: pools,
+            clock: emulator.clock)
+        if let only {
+            let unknown = only.filter { functions[$0] == nil && requests[$0] == nil }
+            functions = try functions.only(only.filter { functions[$0] != nil })
+            if !unknown.isEmpty {
+                throw RegistryError(problems: unknown.map {
+                    .init(function: $0, code: .unknownFunction, message: "no function named '\($0)' is in the manifest")
+                })
+            }
+            requests = requests.filter { only.contains($0.key) }
+        }
+        let deployment = Deployment(manifest: manifest, binary: binary, functions: pools, requests: requests,
+            skipped: skipped, deployed: Set(functions.names).union(requests.keys), time: Date())
         do {
             // Every function's first instances start at once; when one fails, all stop.
             try await withTaskCancellationHandler {
@@ -125,7 +138,7 @@ public final class DeploymentManager: Service, Sendable {
             } onCancel: {
                 deployment.stop()
             }
-            try await emulator.deploy(functions)
+            try await emulator.deploy(functions, blocking: blockingFunctions(deployment))
         } catch {
             deployment.stop()
             throw error
@@ -143,6 +156,27 @@ public final class DeploymentManager: Service, Sendable {
                 metadata: ["error": "\(error)"])
         }
         return deployment
+    }
+
+    /// The deployment's blocking functions, called through their workers at the URL clients
+    /// would see for them.
+    private func blockingFunctions(_ deployment: Deployment) -> BlockingFunctions {
+        var endpoints: [BlockingTrigger.BlockingEvent: BlockingFunctions.Endpoint] = [:]
+        for (name, trigger) in deployment.requests.sorted(by: { $0.key < $1.key }) {
+            guard case .blocking(let blocking) = trigger, endpoints[blocking.event] == nil,
+                let endpoint = deployment.manifest.endpoints[name]
+            else { continue }
+            let region = endpoint.region?.first ?? "us-central1"
+            let base = baseURL()?.absoluteString ?? "http://127.0.0.1"
+            endpoints[blocking.event] = BlockingFunctions.Endpoint(name: name,
+                url: "\(base)/\(emulator.project)/\(region)/\(name)", timeout: .seconds(endpoint.timeoutSeconds ?? 7))
+        }
+        let pools = deployment.functions
+        let clock = emulator.clock
+        return BlockingFunctions(endpoints: endpoints) { endpoint, body in
+            guard let pool = pools[endpoint.name] else { throw ServiceError(.notFound, "no worker for '\(endpoint.name)'") }
+            return try await RequestForwarding.call(endpoint, body: body, pool: pool, clock: clock)
+        }
     }
 
     /// A worker process of `binary` serving `function`, whose process id is kept in the store

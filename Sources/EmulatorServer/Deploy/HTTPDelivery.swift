@@ -15,24 +15,30 @@ enum HTTPDelivery {
     /// of its own (`instances`; an endpoint without is left out). The bus lets as many events
     /// run at once as all its instances can take.
     ///
-    /// - Throws: `INVALID_ARGUMENT` for a malformed trigger; endpoints without an event trigger
-    ///   (HTTPS, schedules) are skipped and returned in `skipped`.
+    /// - Throws: `INVALID_ARGUMENT` for a malformed trigger. Request functions (HTTPS, callable,
+    ///   blocking) are returned in `requests`; endpoints of kinds the emulator does not serve
+    ///   (schedules, task queues) in `skipped`.
     static func registry(
         manifest: FunctionsManifest,
         instances: [String: FunctionInstances],
         clock: any BusClock
-    ) throws -> (functions: FunctionRegistry, skipped: [String]) {
+    ) throws -> (functions: FunctionRegistry, requests: [String: FunctionTrigger], skipped: [String]) {
         var functions = FunctionRegistry()
+        var requests: [String: FunctionTrigger] = [:]
         var skipped: [String] = []
         for (name, endpoint) in manifest.endpoints.sorted(by: { $0.key < $1.key }) {
-            let trigger: EventTrigger?
+            let found: FunctionTrigger?
             do {
-                trigger = try endpoint.trigger()
+                found = try endpoint.functionTrigger()
             } catch {
                 throw ServiceError(.invalidArgument, "endpoint '\(name)': \(error)")
             }
-            guard let trigger else {
+            guard let found else {
                 skipped.append(name)
+                continue
+            }
+            guard case .event(let trigger) = found else {
+                requests[name] = found
                 continue
             }
             guard let pool = instances[name] else { continue }
@@ -43,7 +49,7 @@ enum HTTPDelivery {
                     via: pool)
             })
         }
-        return (functions, skipped)
+        return (functions, requests, skipped)
     }
 
     /// Posts an event to an instance of the function with room for it (see ``FunctionInstances``);

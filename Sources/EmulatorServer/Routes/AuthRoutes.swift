@@ -20,11 +20,11 @@ struct AuthRoutes {
     func add(to router: Router<EmulatorRequestContext>) {
         let v1 = router.group("identitytoolkit.googleapis.com/v1")
         let project = v1.group("projects/:project")
-        post(v1, "accounts:signUp") { request, body in try signUp(request, body) }
-        post(project, "accounts") { request, body in try signUp(request, body) }
+        post(v1, "accounts:signUp") { request, body in try await signUp(request, body) }
+        post(project, "accounts") { request, body in try await signUp(request, body) }
         post(v1, "accounts:signInWithPassword") { request, body in
             try requireAPIKey(request)
-            return try encoded(service.signInWithPassword(email: body["email"]?.stringValue,
+            return try encoded(await service.clientSignInWithPassword(email: body["email"]?.stringValue,
                 password: body["password"]?.stringValue))
         }
         for group in [v1, project] {
@@ -81,11 +81,11 @@ struct AuthRoutes {
 
     // MARK: Operations
 
-    private func signUp(_ request: Request, _ body: JSONValue) throws -> JSONValue {
+    private func signUp(_ request: Request, _ body: JSONValue) async throws -> JSONValue {
         let privileged = request.isAdmin
         if !privileged { try requireAPIKey(request) }
         let signUp = try decode(AuthSignUpRequest.self, body, field: nil)
-        return try encoded(service.signUp(signUp, privileged: privileged))
+        return try encoded(await service.clientSignUp(signUp, privileged: privileged))
     }
 
     private func lookup(_ request: Request, _ body: JSONValue) throws -> JSONValue {
@@ -130,7 +130,7 @@ struct AuthRoutes {
     private func post(
         _ group: RouterGroup<EmulatorRequestContext>,
         _ path: String,
-        _ handle: @escaping @Sendable (Request, JSONValue) throws -> JSONValue
+        _ handle: @escaping @Sendable (Request, JSONValue) async throws -> JSONValue
     ) {
         group.post(RouterPath(path)) { request, _ in
             var request = request
@@ -140,7 +140,11 @@ struct AuthRoutes {
             } catch let error as ServiceError {
                 return Self.errorResponse(error)
             }
-            return try authResponse { try handle(request, body == .null ? [:] : body) }
+            do {
+                return Response.json(try await handle(request, body == .null ? [:] : body))
+            } catch let error as ServiceError {
+                return Self.errorResponse(error)
+            }
         }
     }
 

@@ -61,6 +61,8 @@ public struct EmulatorServer: Sendable {
     public func router() -> Router<EmulatorRequestContext> {
         let router = Router(context: EmulatorRequestContext.self)
         router.add(middleware: ServiceErrorMiddleware())
+        // Function URLs are public, as in production: the functions check their callers themselves.
+        router.add(middleware: FunctionRequestMiddleware(server: self))
         router.add(middleware: AdminOnlyMiddleware(ownOrigins: { [listening] in
             guard let port = listening.url?.port else { return [] }
             return ["http://127.0.0.1:\(port)", "http://localhost:\(port)", "http://[::1]:\(port)"]

@@ -11,6 +11,26 @@ extension AuthService {
     /// - Throws: `MISSING_EMAIL`, `INVALID_EMAIL`, `MISSING_PASSWORD`, `EMAIL_NOT_FOUND`, `USER_DISABLED`,
     ///   `INVALID_PASSWORD`, `INVALID_LOGIN_CREDENTIALS`.
     package func signInWithPassword(email: String?, password: String?) throws -> AuthSignInResponse {
+        let (found, hash) = try checkPassword(email: email, password: password)
+        return try completePasswordSignIn(found, hash: hash, changes: found, sessionClaims: [:])
+    }
+
+    /// A client's password sign-in as the REST route serves it: the deployed
+    /// `beforeUserSignedIn` function runs first; what it changes is saved with the sign-in,
+    /// its session claims go into this ID token, and when it refuses nothing is saved and the
+    /// client gets `BLOCKING_FUNCTION_ERROR_RESPONSE`.
+    ///
+    /// - Throws: what ``signInWithPassword(email:password:)`` throws, and `BLOCKING_FUNCTION_ERROR_RESPONSE : ((…))`.
+    package func clientSignInWithPassword(email: String?, password: String?) async throws -> AuthSignInResponse {
+        let (found, hash) = try checkPassword(email: email, password: password)
+        var candidate = found
+        candidate.lastLoginAt = clock.now
+        let outcome = try await runBlockingFunctions([.beforeSignIn], on: candidate, signInMethod: "password")
+        return try completePasswordSignIn(found, hash: hash, changes: outcome.user, sessionClaims: outcome.sessionClaims)
+    }
+
+    /// The stored user whose password this is, and its hash.
+    private func checkPassword(email: String?, password: String?) throws -> (AuthUser, String) {
         guard let email else { throw ServiceError(.invalidArgument, "MISSING_EMAIL") }
         guard AuthUserValidation.isValidEmail(email) else { throw ServiceError(.invalidArgument, "INVALID_EMAIL") }
         guard let password, !password.isEmpty else { throw ServiceError(.invalidArgument, "MISSING_PASSWORD") }
@@ -24,21 +44,41 @@ extension AuthService {
         guard let hash = found.passwordHash, hasher.verify(password, against: hash) else {
             throw ServiceError(.invalidArgument, privacy ? "INVALID_LOGIN_CREDENTIALS" : "INVALID_PASSWORD")
         }
+        return (found, hash)
+    }
+
+    /// Records the sign-in of `found` (still with password `hash`), with the profile fields a
+    /// blocking function changed in `changes`, and issues its tokens.
+    private func completePasswordSignIn(
+        _ found: AuthUser,
+        hash: String,
+        changes: AuthUser,
+        sessionClaims: [String: JSONValue]
+    ) throws -> AuthSignInResponse {
+        let privacy = emulatorConfig.enableImprovedEmailPrivacy
         let now = clock.now
         let user = try write { transaction in
             guard var user = try AuthUserStorage.user(transaction.db, project: project, uid: found.localId),
                 user.passwordHash == hash
             else { throw ServiceError(.invalidArgument, privacy ? "INVALID_LOGIN_CREDENTIALS" : "INVALID_PASSWORD") }
             guard !user.disabled else { throw ServiceError(.invalidArgument, "USER_DISABLED") }
+            user.displayName = changes.displayName
+            user.photoURL = changes.photoURL
+            user.emailVerified = changes.emailVerified
+            user.customClaims = changes.customClaims
+            user.disabled = changes.disabled
             user.lastLoginAt = now
             user.lastRefreshAt = now
             try AuthUserStorage.save(transaction.db, project: project, user: user)
             return user
         }
+        // A blocking function that disabled the user has it saved so, and the sign-in fails.
+        if user.disabled { throw ServiceError(.invalidArgument, "USER_DISABLED") }
         var generator = makeGenerator()
-        let session = issueSession(for: user, signInProvider: "password", now: now, using: &generator)
+        let session = issueSession(for: user, signInProvider: "password", now: now, sessionClaims: sessionClaims,
+            using: &generator)
         return AuthSignInResponse(
-            localId: user.localId, email: canonical, displayName: user.displayName, idToken: session.idToken,
+            localId: user.localId, email: user.email ?? "", displayName: user.displayName, idToken: session.idToken,
             refreshToken: session.refreshToken, expiresIn: session.expiresIn
         )
     }
@@ -96,11 +136,17 @@ extension AuthService {
         signInProvider: String,
         now: Date,
         authTime: Date? = nil,
+        sessionClaims: [String: JSONValue] = [:],
         using generator: inout AuthRandomSource
     ) -> AuthSession {
-        let idToken = AuthIDToken.issue(
+        var claims = AuthIDToken.claims(
             for: user, projectId: project, signInProvider: signInProvider, now: now, authTime: authTime
         )
+        // A blocking function's session claims join the custom claims; the standard ones still win.
+        for (name, value) in sessionClaims where claims[name] == nil || user.customClaims[name] != nil {
+            claims[name] = value
+        }
+        let idToken = AuthIDToken.encode(claims: claims)
         let refresh = AuthRefreshToken(
             localId: user.localId, projectId: project, signInProvider: signInProvider, issuedAt: now,
             using: &generator

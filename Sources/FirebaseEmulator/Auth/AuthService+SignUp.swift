@@ -18,6 +18,32 @@ extension AuthService {
     ///   `INVALID_PHONE_NUMBER : Invalid format.`, `DUPLICATE_LOCAL_ID`, `EMAIL_EXISTS`, `PHONE_NUMBER_EXISTS`.
     @discardableResult
     package func signUp(_ request: AuthSignUpRequest, privileged: Bool) throws -> AuthSignUpResponse {
+        let (user, provider) = try prepareSignUp(request, privileged: privileged)
+        return try commitSignUp(user, provider: provider, sessionClaims: [:])
+    }
+
+    /// A client's sign-up (or an admin create) as the REST route serves it: a client sign-up
+    /// first runs the deployed `beforeUserCreated` and `beforeUserSignedIn` functions on the
+    /// new user, applies what they change, and is refused with
+    /// `BLOCKING_FUNCTION_ERROR_RESPONSE` when either refuses; nothing is saved then. An
+    /// admin create runs none, as in production.
+    ///
+    /// - Throws: what ``signUp(_:privileged:)`` throws, and `BLOCKING_FUNCTION_ERROR_RESPONSE : ((…))`.
+    package func clientSignUp(_ request: AuthSignUpRequest, privileged: Bool) async throws -> AuthSignUpResponse {
+        var (user, provider) = try prepareSignUp(request, privileged: privileged)
+        guard let provider else { return try commitSignUp(user, provider: nil, sessionClaims: [:]) }
+        // A taken email fails before any function runs.
+        try read { db in try checkUnique(user, in: db) }
+        let outcome = try await runBlockingFunctions([.beforeCreate, .beforeSignIn], on: user, signInMethod: provider)
+        user = outcome.user
+        let response = try commitSignUp(user, provider: provider, sessionClaims: outcome.sessionClaims)
+        if user.disabled { throw ServiceError(.invalidArgument, "USER_DISABLED") }
+        return response
+    }
+
+    /// Checks a sign-up and builds the user it would create, with the sign-in provider of a
+    /// client sign-up (`nil` for an admin create).
+    private func prepareSignUp(_ request: AuthSignUpRequest, privileged: Bool) throws -> (AuthUser, String?) {
         let now = clock.now
         var generator = makeGenerator()
         var user = AuthUser(localId: "", createdAt: now)
@@ -62,7 +88,15 @@ extension AuthService {
             user.validSince = AuthTimestamp.date(seconds: AuthTimestamp.seconds(now))
         }
         if user.localId.isEmpty { user.localId = AuthUser.generateLocalId(using: &generator) }
-        let created = user
+        return (user, provider)
+    }
+
+    /// Saves a prepared user (emitting `user.created`) and, for a client sign-up, signs it in.
+    private func commitSignUp(
+        _ created: AuthUser,
+        provider: String?,
+        sessionClaims: [String: JSONValue]
+    ) throws -> AuthSignUpResponse {
         try write { transaction in
             try checkUnique(created, in: transaction.db)
             try AuthUserStorage.save(transaction.db, project: project, user: created)
@@ -72,7 +106,9 @@ extension AuthService {
             localId: created.localId, email: created.email, displayName: created.displayName
         )
         if let provider {
-            let session = issueSession(for: created, signInProvider: provider, now: now, using: &generator)
+            var generator = makeGenerator()
+            let session = issueSession(for: created, signInProvider: provider, now: clock.now,
+                sessionClaims: sessionClaims, using: &generator)
             response.idToken = session.idToken
             response.refreshToken = session.refreshToken
             response.expiresIn = session.expiresIn

@@ -23,6 +23,8 @@ public final class AuthService: Sendable {
     let hasher: AuthPasswordHasher
     private let random: Mutex<AuthRandomSource>
     private let settings: Mutex<AuthEmulatorConfig>
+    /// The blocking functions client sign-ups and sign-ins run.
+    let blocking = Mutex<BlockingFunctions?>(nil)
 
     /// Opens the service on a store and loads the project's emulator settings.
     ///

@@ -79,10 +79,14 @@ public final class Emulator: Sendable {
     /// finished (such as pending retries) stay in the outbox and are published to the new
     /// deployment, which drops those it already has.
     ///
+    /// Blocking functions in the registry run on client sign-ups and sign-ins from now on,
+    /// called in process; `blocking` replaces them (the emulator server calls its workers).
+    ///
     /// - Throws: ``RegistryError`` for a registry with problems; a store error while recovering.
     @discardableResult
     public func deploy(
         _ functions: FunctionRegistry,
+        blocking: BlockingFunctions? = nil,
         configuration: EventBus.Configuration = EventBus.Configuration()
     ) async throws -> EventBus {
         let bus = try EventBus(
@@ -94,6 +98,8 @@ public final class Emulator: Sendable {
             logger: logger
         )
         database.setTriggers(functions.functions.compactMap(\.function.eventTrigger))
+        auth.setBlockingFunctions(blocking ?? BlockingFunctions.inProcess(functions, project: project, admin: admin,
+            clock: clock, logger: logger))
         let previous = deployment.withLock { current in
             defer { current = bus }
             return current

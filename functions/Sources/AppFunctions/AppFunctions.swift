@@ -11,6 +11,10 @@ import FunctionsWorker
 ///   as apps migrated from Parse do.
 /// - `onScoreWrite`: keeps `/leaderboard/{playerName}` at each player's best `score` among the
 ///   `GameScore` entries clients write under `/scores` (entries with `cheatMode: true` never count).
+/// - `submitScore`: a callable the app calls with `{playerName, score}`; it checks the caller is
+///   signed in and the score is valid, and writes the entry under `/scores`, so `onScoreWrite` runs.
+/// - `checkSignUp`: a blocking function that refuses sign-ups from disposable e-mail domains and
+///   gives every new user the custom claim `role: "player"`.
 @main
 struct AppFunctions: FunctionsApp {
     static func register(_ functions: inout FunctionRegistry) {
@@ -38,10 +42,46 @@ struct AppFunctions: FunctionsApp {
                 return .number(score)
             }
         }
+
+        functions["submitScore"] = Https.onCall { (request: CallableRequest<ScoreSubmission>) in
+            let caller = try request.requireAuth()
+            let entry = request.data
+            guard Self.isValidKey(entry.playerName) else {
+                throw CallableError(.invalidArgument, "playerName must be a non-empty name without . # $ [ ] or /",
+                    details: ["field": "playerName"])
+            }
+            guard entry.score.isFinite, entry.score == entry.score.rounded(), (0...1_000_000).contains(entry.score) else {
+                throw CallableError(.invalidArgument, "score must be a whole number from 0 to 1000000",
+                    details: ["field": "score"])
+            }
+            let ref = try await request.context.database.ref("scores").push([
+                "playerName": .string(entry.playerName), "score": .number(entry.score), "cheatMode": false,
+                "uid": .string(caller.uid),
+            ])
+            return ["id": ref.key ?? ""]
+        }
+
+        functions["checkSignUp"] = Identity.beforeUserCreated { event in
+            let domain = event.data.email?.split(separator: "@").last.map { $0.lowercased() } ?? ""
+            if Self.disposableDomains.contains(domain) {
+                throw CallableError(.permissionDenied, "sign-ups from disposable e-mail domains are not accepted",
+                    details: ["domain": .string(domain)])
+            }
+            return BeforeCreateResponse(customClaims: ["role": "player"])
+        }
     }
+
+    /// The e-mail domains of throwaway inboxes, refused at sign-up.
+    static let disposableDomains: Set<String> = ["mailinator.com", "guerrillamail.com", "10minutemail.com", "yopmail.com"]
 
     /// Whether a player name can be a database key (no `.`, `#`, `$`, `[`, `]` or `/`).
     static func isValidKey(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.count <= 768 && !name.contains(where: { ".#$[]/".contains($0) })
     }
+}
+
+/// What the app sends `submitScore`.
+struct ScoreSubmission: Decodable, Sendable {
+    var playerName: String
+    var score: Double
 }

@@ -1,0 +1,121 @@
+import CloudFunctions
+import FirebaseEmulator
+import FirebaseHTTP
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import NIOFoundationEssentialsCompat
+
+/// Carries requests for HTTPS, callable and blocking functions to an instance of the
+/// function's worker, and the answers back: whole, or piece by piece for server-sent events.
+enum RequestForwarding {
+    /// Header fields that belong to one connection, not to the request or answer.
+    static let hopByHop: Set<String> = [
+        "connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-connection", "host",
+        "content-length",
+    ]
+
+    /// Forwards `request` (with `body`) to `/{name}{path}` on an instance from `pool`.
+    ///
+    /// - Throws: `UNAVAILABLE` when no instance answers before the deadline.
+    static func forward(
+        _ request: Request,
+        body: ByteBuffer,
+        name: String,
+        path: String,
+        pool: FunctionInstances,
+        timeout: Duration,
+        clock: any BusClock
+    ) async throws -> Response {
+        let supervisor = try await pool.acquire()
+        var releaseNow = true
+        defer { if releaseNow { pool.release(supervisor) } }
+        let answer: HTTPExchange.StreamedResponse
+        do {
+            let base = try await supervisor.baseURL(until: clock.now.addingTimeInterval(timeout.seconds), clock: clock)
+            var target = base.appendingPathComponent(name).absoluteString + (path == "/" ? "" : path)
+            if let query = request.uri.query { target += "?" + query }
+            let headers = request.headers.filter { !hopByHop.contains($0.name.canonicalName) }
+                .map { ($0.name.canonicalName, $0.value) }
+            answer = try await HTTPExchange.stream(request.method.rawValue, URL(string: target)!, headers: headers,
+                body: Data(buffer: body), timeout: timeout + .seconds(5))
+        } catch {
+            throw ServiceError(.unavailable, "the function '\(name)' did not answer: \(error)")
+        }
+        var fields = HTTPFields()
+        for (name, value) in answer.headers where !hopByHop.contains(name.lowercased()) {
+            if let field = HTTPField.Name(name) { fields.append(HTTPField(name: field, value: value)) }
+        }
+        let status = HTTPResponse.Status(code: answer.status)
+        guard fields[.contentType]?.lowercased().hasPrefix("text/event-stream") == true else {
+            let data = try await answer.collect()
+            fields[.contentLength] = String(data.count)
+            return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        }
+        // A stream keeps its instance until it ends.
+        releaseNow = false
+        return Response(status: status, headers: fields, body: ResponseBody { writer in
+            defer { pool.release(supervisor) }
+            try await answer.forEachPiece { try await writer.write($0) }
+            try await writer.finish(nil)
+        })
+    }
+
+    /// Calls a blocking function's worker, as Authentication does.
+    static func call(
+        _ endpoint: BlockingFunctions.Endpoint,
+        body: Data,
+        pool: FunctionInstances,
+        clock: any BusClock
+    ) async throws -> (status: Int, body: Data) {
+        let supervisor = try await pool.acquire()
+        defer { pool.release(supervisor) }
+        let base = try await supervisor.baseURL(until: clock.now.addingTimeInterval(endpoint.timeout.seconds),
+            clock: clock)
+        let answer = try await HTTPExchange.send("POST", base.appendingPathComponent(endpoint.name),
+            headers: [("content-type", "application/json")], body: body, timeout: endpoint.timeout)
+        return (answer.status, answer.body)
+    }
+}
+
+/// Serves the deployed HTTPS and callable functions at `/{project}/{region}/{name}[/path]`,
+/// where the Firebase client SDKs call a functions emulator, by forwarding to their workers.
+/// Other paths go on to the emulator's routes; an unknown function under the project is 404.
+struct FunctionRequestMiddleware: RouterMiddleware {
+    typealias Context = EmulatorRequestContext
+    let server: EmulatorServer
+
+    func handle(
+        _ request: Request,
+        context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        let parts = request.uri.path.split(separator: "/", omittingEmptySubsequences: true)
+        guard parts.count >= 3, parts[0] == server.emulator.project, !DatabaseRequest.isDatabasePath(request.uri.path)
+        else { return try await next(request, context) }
+        let region = String(parts[1])
+        let name = String(parts[2])
+        guard let deployment = server.deployments.deployment, let trigger = deployment.requests[name],
+            let endpoint = deployment.manifest.endpoints[name], let pool = deployment.functions[name],
+            endpoint.region?.contains(region) ?? (region == "us-central1")
+        else {
+            throw ServiceError(.notFound, "Function \(region)-\(name) does not exist, valid functions are: "
+                + (server.deployments.deployment?.requests.keys.sorted().joined(separator: ", ") ?? ""))
+        }
+        if case .blocking = trigger {
+            // Authentication calls blocking functions; clients may not.
+            throw ServiceError(.notFound, "'\(name)' is a blocking function: Authentication calls it on sign-up and sign-in")
+        }
+        var request = request
+        let body: ByteBuffer
+        do {
+            body = try await request.collectBody(upTo: server.configuration.maxBodySize)
+        } catch {
+            throw ServiceError(.payloadTooLarge, "the request is larger than \(server.configuration.maxBodySize) bytes")
+        }
+        let path = "/" + parts.dropFirst(3).joined(separator: "/")
+        return try await RequestForwarding.forward(request, body: body, name: name, path: path, pool: pool,
+            timeout: .seconds(endpoint.timeoutSeconds ?? 60), clock: server.emulator.clock)
+    }
+}

@@ -201,6 +201,8 @@ let package = Package(
                 "FunctionsWorker", "CloudFunctions", "CloudEvents", "CloudFunctionsTesting", "FunctionsBuiltins",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -180,8 +180,13 @@ struct Deploy: AsyncParsableCommand {
             let urls = functions[name]?["instances"]?.arrayValue?.compactMap { $0["url"]?.stringValue } ?? []
             return "\(name) (\(urls.joined(separator: ", ")))"
         }.joined(separator: ", "))
+        for name in functions.keys.sorted() {
+            guard let kind = functions[name]?["kind"]?.stringValue else { continue }
+            let url = functions[name]?["url"]?.stringValue ?? "called by Authentication on sign-up and sign-in"
+            print("  \(name) (\(kind)): \(url)")
+        }
         if let skipped = answer["skipped"]?.arrayValue, !skipped.isEmpty {
-            print("not served by the emulator yet (no event trigger): "
+            print("not served by the emulator (schedules and task queues are not emulated): "
                 + skipped.compactMap(\.stringValue).joined(separator: ", "))
         }
     }

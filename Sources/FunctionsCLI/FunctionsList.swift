@@ -27,6 +27,7 @@ struct FunctionsList: AsyncParsableCommand {
         for (name, endpoint) in endpoints.sorted(by: { $0.key < $1.key }) {
             print("\(name)\t\(Self.trigger(of: endpoint))")
             guard let function = answer["functions"]?[name] else { continue }
+            if let url = function["url"]?.stringValue { print("  url: \(url)") }
             let instances = function["instances"]?.arrayValue ?? []
             print("  instances: \(instances.count) (min \(function["minInstances"]?.serialized() ?? "?"), "
                 + "max \(function["maxInstances"]?.serialized() ?? "?"), "
@@ -38,7 +39,7 @@ struct FunctionsList: AsyncParsableCommand {
             }
         }
         if let skipped = answer["skipped"]?.arrayValue, !skipped.isEmpty {
-            print("not served (no event trigger): " + skipped.compactMap(\.stringValue).joined(separator: ", "))
+            print("not served (schedules and task queues are not emulated): " + skipped.compactMap(\.stringValue).joined(separator: ", "))
         }
     }
 

@@ -169,7 +169,9 @@ public final class DeploymentManager: Service, Sendable {
             let region = endpoint.region?.first ?? "us-central1"
             let base = baseURL()?.absoluteString ?? "http://127.0.0.1"
             endpoints[blocking.event] = BlockingFunctions.Endpoint(name: name,
-                url: "\(base)/\(emulator.project)/\(region)/\(name)", timeout: .seconds(endpoint.timeoutSeconds ?? 7))
+                url: "\(base)/\(emulator.project)/\(region)/\(name)",
+                audience: "https://\(region)-\(emulator.project).cloudfunctions.net/\(name)",
+                timeout: .seconds(endpoint.timeoutSeconds ?? 7))
         }
         let pools = deployment.functions
         let clock = emulator.clock

@@ -43,13 +43,13 @@ struct DeployRoutes {
             } catch let error as WorkerError {
                 throw ServiceError(.failedPrecondition, "the functions worker did not start: \(error)")
             }
-            return Response.json(try Self.describe(deployment))
+            return Response.json(try Self.describe(deployment, base: server.deployments.baseURL(), project: server.emulator.project))
         }
         group.get("functions") { _, _ in
             guard let deployment = server.deployments.deployment else {
                 return Response.json(["endpoints": [:], "worker": .null])
             }
-            return Response.json(try Self.describe(deployment))
+            return Response.json(try Self.describe(deployment, base: server.deployments.baseURL(), project: server.emulator.project))
         }
         group.post("functions/:call") { request, context in
             var request = request
@@ -86,6 +86,10 @@ struct DeployRoutes {
     func trigger(_ call: String, body: JSONValue) async throws -> JSONValue {
         guard call.hasSuffix(":trigger") else { throw ServiceError(.notFound, "no route for functions/\(call)") }
         let name = String(call.dropLast(":trigger".count))
+        if let trigger = server.deployments.deployment?.requests[name] {
+            throw ServiceError(.invalidArgument, "'\(name)' answers \(trigger.summary) requests, not events: "
+                + "call it at /\(server.emulator.project)/{region}/\(name)")
+        }
         guard let deployment = server.deployments.deployment, deployment.deployed.contains(name),
             let endpoint = deployment.manifest.endpoints[name], let pool = deployment.functions[name]
         else {
@@ -161,7 +165,7 @@ struct DeployRoutes {
 
     /// The deployment as the routes answer it: the endpoints, and per function its instances
     /// (worker processes) with their state, address and load.
-    static func describe(_ deployment: DeploymentManager.Deployment) throws -> JSONValue {
+    static func describe(_ deployment: DeploymentManager.Deployment, base: URL?, project: String) throws -> JSONValue {
         var functions: [String: JSONValue] = [:]
         for (name, pool) in deployment.functions where deployment.deployed.contains(name) {
             let instances: [JSONValue] = pool.load.map { supervisor, inFlight in
@@ -174,12 +178,21 @@ struct DeployRoutes {
                     "inFlight": .number(Double(inFlight)),
                 ]
             }
-            functions[name] = [
+            var function: [String: JSONValue] = [
                 "instances": .array(instances),
                 "minInstances": .number(Double(pool.minimum)),
                 "maxInstances": .number(Double(pool.maximum)),
                 "concurrency": .number(Double(pool.concurrency)),
             ]
+            if let trigger = deployment.requests[name] {
+                function["kind"] = .string(trigger.summary)
+                // Where clients call it; blocking functions are called by Authentication.
+                if case .blocking = trigger {} else if let base {
+                    let region = deployment.manifest.endpoints[name]?.region?.first ?? "us-central1"
+                    function["url"] = .string("\(base.absoluteString)/\(project)/\(region)/\(name)")
+                }
+            }
+            functions[name] = .object(function)
         }
         return [
             "endpoints": try JSONValue(encoding: deployment.manifest.endpoints.filter {

@@ -31,7 +31,7 @@ extension AuthService {
         for event in events {
             guard let endpoint = functions.endpoints[event] else { continue }
             let claims = BlockingProtocol.claims(
-                for: outcome.user.cloudUserRecord, event: event, project: project, audience: endpoint.url,
+                for: outcome.user.cloudUserRecord, event: event, project: project, audience: endpoint.audience,
                 eventId: UUID().uuidString, signInMethod: signInMethod, now: clock.now
             )
             let body: JSONValue = ["data": ["jwt": .string(JSONWebToken.unsigned(claims))]]

@@ -14,15 +14,18 @@ public struct BlockingFunctions: Sendable {
     public struct Endpoint: Sendable {
         /// The function's name.
         public var name: String
-        /// Where it is called, for messages and the JWT's audience.
+        /// Where it is called, as error messages name it.
         public var url: String
+        /// The JWT's audience: the function's production URL, `https://{region}-{project}.cloudfunctions.net/{name}`.
+        public var audience: String
         /// How long Authentication waits for its answer.
         public var timeout: Duration
 
         /// Creates an endpoint.
-        public init(name: String, url: String, timeout: Duration) {
+        public init(name: String, url: String, audience: String, timeout: Duration) {
             self.name = name
             self.url = url
+            self.audience = audience
             self.timeout = timeout
         }
     }
@@ -53,8 +56,8 @@ public struct BlockingFunctions: Sendable {
         for (name, function) in functions.functions {
             guard case .blocking(let trigger) = function.trigger, endpoints[trigger.event] == nil else { continue }
             let region = function.options.region ?? "us-central1"
-            endpoints[trigger.event] = Endpoint(name: name, url: "https://\(region)-\(project).cloudfunctions.net/\(name)",
-                timeout: function.options.timeout)
+            let url = "https://\(region)-\(project).cloudfunctions.net/\(name)"
+            endpoints[trigger.event] = Endpoint(name: name, url: url, audience: url, timeout: function.options.timeout)
             handlers[name] = function
         }
         let tokens = EmulatorTokenVerifier(project: project, clock: clock)

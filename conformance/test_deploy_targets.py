@@ -66,8 +66,14 @@ def documents(path):
 
 def test_knative_sample_services_and_triggers(sample_knative):
     files = sorted(p.name for p in sample_knative.iterdir())
-    assert files == ["Dockerfile", "Dockerfile.dockerignore", "onscorewrite.yaml", "onusercreated.yaml",
-                     "pushconfig.yaml"]
+    assert files == ["Dockerfile", "Dockerfile.dockerignore", "checksignup.yaml", "onscorewrite.yaml",
+                     "onusercreated.yaml", "pushconfig.yaml", "submitscore.yaml"]
+    # Request functions are Services alone, serving HTTP.
+    (callable_service,) = documents(sample_knative / "submitscore.yaml")
+    env = callable_service["spec"]["template"]["spec"]["containers"][0]["env"]
+    assert env == [{"name": "FUNCTION_TARGET", "value": "submitScore"}, {"name": "FUNCTION_SIGNATURE_TYPE", "value": "http"}]
+    (blocking_service,) = documents(sample_knative / "checksignup.yaml")
+    assert blocking_service["spec"]["template"]["spec"]["timeoutSeconds"] == 7
     service, trigger = documents(sample_knative / "onscorewrite.yaml")
     assert service["apiVersion"] == "serving.knative.dev/v1"
     assert service["kind"] == "Service"
@@ -274,3 +280,46 @@ def test_rewrites_its_own_folder_but_not_a_foreign_one(tmp_path):
     assert result.returncode != 0
     assert "holds files this command did not write (notes.txt)" in result.stderr
     assert "image: x:2" in (out / "config.yaml").read_text()
+
+
+def test_cloud_run_request_functions_are_http_services(tmp_path):
+    def request_endpoint(trigger_key, trigger, **options):
+        entry = {"platform": "gcfv2", "region": ["us-central1"], trigger_key: trigger, "labels": {}}
+        entry.update(options)
+        return entry
+    manifest = manifest_file(tmp_path, {
+        "api": request_endpoint("httpsTrigger", {"invoker": ["serviceAccount:ops@my-proj.iam.gserviceaccount.com"]}),
+        "hello": request_endpoint("httpsTrigger", {}),
+        "submitScore": request_endpoint("callableTrigger", {}, labels={"deployment-callable": "true"}),
+        "checkSignUp": request_endpoint("blockingTrigger", {
+            "eventType": "providers/cloud.auth/eventTypes/user.beforeCreate",
+            "options": {"idToken": True, "accessToken": False, "refreshToken": False}}, timeoutSeconds=7),
+    })
+    out = tmp_path / "out"
+    result = deploy("--target", "cloud-run", "--project", "my-proj", "--out", str(out), "--manifest", manifest)
+    assert result.returncode == 0, result.stderr
+    assert "blocking functions (checkSignUp) run only once Identity Platform is told to call them" in result.stderr
+    script = (out / "deploy.sh").read_text()
+    subprocess.run(["bash", "-n", str(out / "deploy.sh")], check=True)
+    commands = gcloud_commands(script)
+    kinds = [" ".join(words[:4]) for words, _ in commands if words[0] == "gcloud"]
+    # No Eventarc trigger for any of them; the private one lets its invoker in.
+    assert kinds == ["gcloud run deploy api", "gcloud run services add-iam-policy-binding",
+                     "gcloud run deploy checksignup", "gcloud run deploy hello", "gcloud run deploy submitscore"]
+    runs = {words[3]: flags for words, flags in commands if words[:3] == ["gcloud", "run", "deploy"]}
+    assert "--no-allow-unauthenticated" in runs["api"]
+    for name in ("hello", "submitscore", "checksignup"):
+        assert "--allow-unauthenticated" in runs[name], name
+        assert "FUNCTION_SIGNATURE_TYPE=http" in runs[name]["--set-env-vars"][0]
+    assert runs["checksignup"]["--timeout"] == ["7s"]
+    binding = next(flags for words, flags in commands if words[:4] == ["gcloud", "run", "services", "add-iam-policy-binding"])
+    assert binding["--member"] == ["serviceAccount:ops@my-proj.iam.gserviceaccount.com"]
+    assert binding["--role"] == ["roles/run.invoker"]
+    # The registration step, run with a stand-in URL, prints the exact API call.
+    step = script[script.index("# Blocking functions"):]
+    step = step.replace(step.splitlines()[1], 'url="https://checksignup-abc.a.run.app"')
+    printed = subprocess.run(["bash", "-c", step], capture_output=True, text=True, env={"PROJECT": "my-proj"}).stdout
+    assert "projects/my-proj/config?updateMask=blockingFunctions.triggers.beforeCreate,blockingFunctions.forwardInboundCredentials" in printed
+    body = json.loads(printed.split("-d '", 1)[1].rsplit("'", 1)[0])
+    assert body == {"blockingFunctions": {"triggers": {"beforeCreate": {"functionUri": "https://checksignup-abc.a.run.app"}},
+                                          "forwardInboundCredentials": {"idToken": True}}}

@@ -166,6 +166,13 @@ struct Deploy: AsyncParsableCommand {
             }
             let files = try containerFiles(manifest: parsed, image: image)
             try write(files)
+            let blocking = try DeployableFunction.all(in: parsed, only: only?.split(separator: ",").map(String.init))
+                .filter { if case .blocking = $0.kind { true } else { false } }.map(\.name)
+            if !blocking.isEmpty {
+                status("blocking functions (\(blocking.joined(separator: ", "))) run only once Identity Platform is told "
+                    + "to call them: " + (target == .cloudRun ? "deploy.sh prints the command with their URLs"
+                        : "register each service's URL in the project's Identity Platform settings (blockingFunctions.triggers)"))
+            }
             return
         }
         guard let binary else { throw ValidationError("--manifest is for --target cloud-run or knative") }

@@ -36,7 +36,19 @@ struct CloudRunTarget {
             "docker build -f Dockerfile -t \"$IMAGE\" \(Self.quoted(container.context.path))",
             "docker push \"$IMAGE\"",
         ]
+        var registrations: [String] = []
         for function in functions {
+            guard function.trigger != nil else {
+                lines += ["", "# \(function.name): \(function.kind.summary), an HTTP service without a trigger"]
+                lines += Self.command(["gcloud", "run", "deploy", function.serviceName], runFlags(function))
+                for member in function.invokers {
+                    lines += Self.command(["gcloud", "run", "services", "add-iam-policy-binding", function.serviceName],
+                        ["--project=\"$PROJECT\"", "--region=\(function.region)", "--member=" + Self.quoted(member),
+                            "--role=roles/run.invoker"])
+                }
+                if case .blocking(let blocking) = function.kind { registrations += registration(function, blocking) }
+                continue
+            }
             let trigger = try eventarcTrigger(function)
             lines += ["", "# \(function.name): \(trigger.summary)"]
             lines += Self.command(["gcloud", "run", "deploy", function.serviceName], runFlags(function))
@@ -58,14 +70,44 @@ struct CloudRunTarget {
                     ["--project=\"$PROJECT\""] + trigger.subscriptionFlags)
             }
         }
+        if !registrations.isEmpty {
+            lines += ["", "# Blocking functions run only once Identity Platform is told to call them:"] + registrations
+        }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The step that registers a blocking function with Identity Platform (there is no gcloud
+    /// command for it): printed, for the user to run once they have reviewed it.
+    func registration(_ function: DeployableFunction, _ blocking: BlockingTrigger) -> [String] {
+        let event = blocking.event.jwtEventType
+        let url = "$(gcloud run services describe \(function.serviceName) --project=\"$PROJECT\" "
+            + "--region=\(function.region) --format='value(status.url)')"
+        var options: [String] = []
+        if blocking.idToken { options.append("\"idToken\":true") }
+        if blocking.accessToken { options.append("\"accessToken\":true") }
+        if blocking.refreshToken { options.append("\"refreshToken\":true") }
+        let forward = options.isEmpty ? "" : ",\"forwardInboundCredentials\":{\(options.joined(separator: ","))}"
+        let body = "{\"blockingFunctions\":{\"triggers\":{\"\(event)\":{\"functionUri\":\"$url\"}}\(forward)}}"
+        let mask = "blockingFunctions.triggers.\(event)" + (options.isEmpty ? "" : ",blockingFunctions.forwardInboundCredentials")
+        let when = event == "beforeCreate" ? "before every sign-up" : "before every sign-in"
+        // An unquoted here-document: $PROJECT and $url expand, the JSON's quotes stay.
+        return [
+            "url=\"\(url)\"",
+            "cat <<EOF",
+            "To make Identity Platform call \(function.name) \(when), run:",
+            "  curl -X PATCH -H \"Authorization: Bearer \\$(gcloud auth print-access-token)\" -H 'Content-Type: application/json' \\\\",
+            "    'https://identitytoolkit.googleapis.com/admin/v2/projects/$PROJECT/config?updateMask=\(mask)' \\\\",
+            "    -d '\(body)'",
+            "EOF",
+        ]
     }
 
     /// The flags of `gcloud run deploy` for one function.
     func runFlags(_ function: DeployableFunction) -> [String] {
         let options = function.options
         let environment = [
-            "FUNCTION_TARGET=\(function.name)", "FUNCTION_SIGNATURE_TYPE=cloudevent", "GOOGLE_CLOUD_PROJECT=$PROJECT",
+            "FUNCTION_TARGET=\(function.name)", "FUNCTION_SIGNATURE_TYPE=\(function.signatureType)",
+            "GOOGLE_CLOUD_PROJECT=$PROJECT",
         ]
         var flags = [
             "--project=\"$PROJECT\"",
@@ -78,8 +120,9 @@ struct CloudRunTarget {
         if let memory = options.memoryMB { flags.append("--memory=\(memory)Mi") }
         if let minimum = options.minInstances { flags.append("--min-instances=\(minimum)") }
         if let maximum = options.maxInstances { flags.append("--max-instances=\(maximum)") }
-        // Only Eventarc (with its service account) may invoke an event function.
-        flags.append("--no-allow-unauthenticated")
+        // Only Eventarc (with its service account) may invoke an event function; HTTPS and
+        // callable functions are public unless their invoker says otherwise.
+        flags.append(function.isPublic ? "--allow-unauthenticated" : "--no-allow-unauthenticated")
         return flags
     }
 

@@ -2,7 +2,8 @@ import CloudFunctions
 import Foundation
 
 /// One function of a manifest as a container platform runs it: a service of its own (the
-/// package's image with `FUNCTION_TARGET` set) and, for an event function, a trigger.
+/// package's image with `FUNCTION_TARGET` set) and, for an event function, a trigger; HTTPS,
+/// callable and blocking functions are HTTP services without one.
 struct DeployableFunction {
     /// The function's name: its `FUNCTION_TARGET`.
     let name: String
@@ -10,8 +11,10 @@ struct DeployableFunction {
     let serviceName: String
     /// The options the function asks for.
     let options: FunctionOptions
-    /// The event trigger (with a 1st-gen type mapped to its CloudEvent type), `nil` for functions without one.
-    let trigger: EventTrigger?
+    /// What makes it run (an event trigger with a 1st-gen type mapped to its CloudEvent type).
+    let kind: FunctionTrigger
+    /// The event trigger, `nil` for request functions.
+    var trigger: EventTrigger? { kind.eventTrigger }
 
     /// The regions Realtime Database instances live in, where their triggers must be.
     static let databaseRegions = ["us-central1", "europe-west1", "asia-southeast1"]
@@ -30,18 +33,46 @@ struct DeployableFunction {
                 + "have 1 to 49 lowercase letters, digits and hyphens, start with a letter and do not end with a hyphen")
         }
         options = endpoint.functionOptions
-        if let problem = options.problems.first { throw CLIError("function '\(name)': \(problem)") }
+        let found: FunctionTrigger?
         do {
-            trigger = try endpoint.trigger()
+            found = try endpoint.functionTrigger()
         } catch {
             throw CLIError("function '\(name)': \(error)")
         }
-        guard trigger != nil else {
+        guard let found else {
             let kinds = endpoint.otherTriggers.keys.sorted().joined(separator: ", ")
-            throw CLIError("function '\(name)' has no event trigger (\(kinds.isEmpty ? "none" : kinds)); "
-                + "only event functions can be deployed to a container platform yet")
+            throw CLIError("function '\(name)' has a trigger this runtime does not deploy (\(kinds.isEmpty ? "none" : kinds)); "
+                + "leave it out with --only")
+        }
+        kind = found
+        if let problem = options.problems(maximumTimeout: found.maximumTimeout).first {
+            throw CLIError("function '\(name)': \(problem)")
         }
     }
+
+    /// Whether anyone may invoke the service without credentials: HTTPS and callable functions
+    /// unless their invoker names accounts (as Firebase deploys them), blocking functions (which
+    /// check the JWT Identity Platform sends); never event functions (only the broker calls them).
+    var isPublic: Bool {
+        switch kind {
+        case .event: false
+        case .https(let trigger): trigger.invoker.map { $0.contains("public") } ?? true
+        case .callable(let trigger): trigger.invoker.map { $0.contains("public") } ?? true
+        case .blocking: true
+        }
+    }
+
+    /// The accounts that may invoke a private HTTPS or callable function (`serviceAccount:…`, `user:…`).
+    var invokers: [String] {
+        switch kind {
+        case .https(let trigger): trigger.invoker?.filter { $0 != "public" && $0 != "private" } ?? []
+        case .callable(let trigger): trigger.invoker?.filter { $0 != "public" && $0 != "private" } ?? []
+        default: []
+        }
+    }
+
+    /// The Functions Framework signature the container serves.
+    var signatureType: String { trigger == nil ? "http" : "cloudevent" }
 
     /// The functions of a manifest (those named in `only`, when given), refusing names that
     /// collide once lowercased.

@@ -17,10 +17,11 @@ struct KnativeTarget {
     /// Where events go after their last attempt (`deadLetterSink.uri`).
     let deadLetterSink: String?
 
-    /// One YAML file per function: its Service, then its Trigger.
+    /// One YAML file per function: its Service, then, for an event function, its Trigger.
     func documents() throws -> [(file: String, yaml: String)] {
         try functions.map { function in
-            let documents = [service(function), try trigger(function)].map { $0.rendered() }
+            let nodes = function.trigger == nil ? [service(function)] : [service(function), try trigger(function)]
+            let documents = nodes.map { $0.rendered() }
             return (function.serviceName + ".yaml", documents.joined(separator: "---\n"))
         }
     }
@@ -36,7 +37,7 @@ struct KnativeTarget {
             ("ports", .list([.map([("containerPort", .number(8080))])])),
             ("env", .list([
                 .map([("name", "FUNCTION_TARGET"), ("value", .string(function.name))]),
-                .map([("name", "FUNCTION_SIGNATURE_TYPE"), ("value", "cloudevent")]),
+                .map([("name", "FUNCTION_SIGNATURE_TYPE"), ("value", .string(function.signatureType))]),
             ])),
         ]
         if let memory = options.memoryMB {

@@ -14,7 +14,7 @@ import Testing
 struct BlockingFunctionRoutesTests {
     static let v1 = "/identitytoolkit.googleapis.com/v1"
 
-    static func functions() -> FunctionRegistry {
+    static func functions(timeout: Duration = .seconds(7)) -> FunctionRegistry {
         var functions = FunctionRegistry()
         functions["checkSignUp"] = Identity.beforeUserCreated { event in
             let email = event.data.email ?? ""
@@ -22,7 +22,7 @@ struct BlockingFunctionRoutesTests {
             if email.hasPrefix("slow") { try await Task.sleep(for: .seconds(30)) }
             if email.hasPrefix("garbage") { return BeforeCreateResponse(customClaims: ["exp": 1]) }
             return BeforeCreateResponse(displayName: "Player", customClaims: ["role": "player"])
-        }.options(.timeout(.seconds(1)))
+        }.options(.timeout(timeout))
         functions["onSignIn"] = Identity.beforeUserSignedIn { event in
             if event.data.email?.hasPrefix("banned") == true { throw CallableError(.permissionDenied, "banned") }
             return BeforeSignInResponse(sessionClaims: ["via": .string(event.signInMethod ?? "")])
@@ -75,7 +75,7 @@ struct BlockingFunctionRoutesTests {
     @Test("a function that times out or answers garbage fails the sign-up closed")
     func failClosed() async throws {
         let emulator = try Emulator(project: "demo", directory: nil)
-        try await emulator.deploy(Self.functions())
+        try await emulator.deploy(Self.functions(timeout: .seconds(1)))
         try await Application(router: EmulatorServer(emulator: emulator).router()).test(.router) { client in
             let (slowStatus, slow) = try await Self.call(client, "accounts:signUp?key=k",
                 ["email": "slow@example.com", "password": "secret1"])

@@ -79,7 +79,9 @@ public struct WrappedRequestFunction: Sendable {
         }
         let claims = BlockingProtocol.claims(
             for: user, event: trigger.event, project: project,
-            audience: "https://us-central1-\(project).cloudfunctions.net/\(name)", eventId: UUID().uuidString,
+            audience: BlockingProtocol.audience(project: project, region: function.options.region ?? "us-central1",
+                function: name),
+            eventId: UUID().uuidString,
             signInMethod: signInMethod, now: Date(), ipAddress: ipAddress, userAgent: userAgent
         )
         let body: JSONValue = ["data": ["jwt": .string(JSONWebToken.unsigned(claims))]]

@@ -45,17 +45,37 @@ public enum HTTPExchange {
         body: Data? = nil,
         timeout: Duration = .seconds(60)
     ) async throws -> Response {
-        var request = HTTPClientRequest(url: url.absoluteString)
-        request.method = HTTPMethod(rawValue: method)
-        for (name, value) in headers { request.headers.replaceOrAdd(name: name, value: value) }
-        if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
-        let components = timeout.components
-        let nanoseconds = components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000
-        let response = try await client.execute(request, timeout: .nanoseconds(max(1, nanoseconds)))
+        let response = try await execute(method, url, headers: headers, body: body, timeout: timeout,
+            keepsRepeatedHeaders: false)
         let buffer = try await response.body.collect(upTo: maximumBodySize)
         var fields: [String: String] = [:]
         for field in response.headers { fields[field.name.lowercased()] = field.value }
         return Response(status: Int(response.status.code), headers: fields, body: Data(buffer: buffer))
+    }
+
+    /// Sends a request and returns once the answer's head has arrived. A header named twice is
+    /// sent twice when `keepsRepeatedHeaders`, else the last value wins.
+    private static func execute(
+        _ method: String,
+        _ url: URL,
+        headers: [(String, String)],
+        body: Data?,
+        timeout: Duration,
+        keepsRepeatedHeaders: Bool
+    ) async throws -> HTTPClientResponse {
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.method = HTTPMethod(rawValue: method)
+        for (name, value) in headers {
+            if keepsRepeatedHeaders {
+                request.headers.add(name: name, value: value)
+            } else {
+                request.headers.replaceOrAdd(name: name, value: value)
+            }
+        }
+        if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
+        let components = timeout.components
+        let nanoseconds = components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000
+        return try await client.execute(request, timeout: .nanoseconds(max(1, nanoseconds)))
     }
 }
 
@@ -80,7 +100,7 @@ extension HTTPExchange {
     }
 
     /// Sends a request and returns once the answer's head has arrived; its body is read from
-    /// the returned value.
+    /// the returned value. Header fields are sent as given, repeated ones included.
     ///
     /// - Throws: AsyncHTTPClient's error when there is no answer (refused, reset, timed out).
     public static func stream(
@@ -90,13 +110,8 @@ extension HTTPExchange {
         body: Data? = nil,
         timeout: Duration = .seconds(60)
     ) async throws -> StreamedResponse {
-        var request = HTTPClientRequest(url: url.absoluteString)
-        request.method = HTTPMethod(rawValue: method)
-        for (name, value) in headers { request.headers.add(name: name, value: value) }
-        if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
-        let components = timeout.components
-        let nanoseconds = components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000
-        let response = try await client.execute(request, timeout: .nanoseconds(max(1, nanoseconds)))
+        let response = try await execute(method, url, headers: headers, body: body, timeout: timeout,
+            keepsRepeatedHeaders: true)
         return StreamedResponse(
             status: Int(response.status.code),
             headers: response.headers.map { ($0.name, $0.value) },

@@ -164,10 +164,9 @@ struct Deploy: AsyncParsableCommand {
             } catch {
                 throw CLIError("the manifest is not valid: \(error)")
             }
-            let files = try containerFiles(manifest: parsed, image: image)
-            try write(files)
-            let blocking = try DeployableFunction.all(in: parsed, only: only?.split(separator: ",").map(String.init))
-                .filter { if case .blocking = $0.kind { true } else { false } }.map(\.name)
+            let functions = try DeployableFunction.all(in: parsed, only: only?.split(separator: ",").map(String.init))
+            try write(try containerFiles(functions, image: image))
+            let blocking = functions.filter { if case .blocking = $0.kind { true } else { false } }.map(\.name)
             if !blocking.isEmpty {
                 status("blocking functions (\(blocking.joined(separator: ", "))) run only once Identity Platform is told "
                     + "to call them: " + (target == .cloudRun ? "deploy.sh prints the command with their URLs"
@@ -200,8 +199,7 @@ struct Deploy: AsyncParsableCommand {
 
     /// The files that deploy the package to a container platform, by name; throws before
     /// anything is written when a function cannot be expressed there.
-    func containerFiles(manifest: FunctionsManifest, image container: ContainerImage) throws -> [(String, String)] {
-        let functions = try DeployableFunction.all(in: manifest, only: only?.split(separator: ",").map(String.init))
+    func containerFiles(_ functions: [DeployableFunction], image container: ContainerImage) throws -> [(String, String)] {
         let command = "functions deploy --target \(target.rawValue)"
         var files = [
             ("Dockerfile", container.dockerfile(generatedBy: command)),

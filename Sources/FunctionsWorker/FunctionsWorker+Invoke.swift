@@ -114,22 +114,10 @@ extension FunctionsWorker {
         context: EventContext,
         deadline: Date
     ) async throws {
-        let clock = clock
-        try await withThrowingTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                try await function.invoke(event, context: context)
-                return true
-            }
-            group.addTask {
-                try await clock.sleep(until: deadline)
-                return false
-            }
-            defer { group.cancelAll() }
-            guard let finished = try await group.next(), finished else {
-                // The wording of the event bus's own timeout, so the event log reads the same.
-                let seconds = function.options.timeout.seconds.formatted()
-                throw InvocationFailure(description: "timed out after \(seconds) s")
-            }
+        guard try await clock.run(until: deadline, { try await function.invoke(event, context: context) }) != nil else {
+            // The wording of the event bus's own timeout, so the event log reads the same.
+            let seconds = function.options.timeout.seconds.formatted()
+            throw InvocationFailure(description: "timed out after \(seconds) s")
         }
     }
 

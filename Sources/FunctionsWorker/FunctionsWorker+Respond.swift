@@ -32,6 +32,7 @@ extension FunctionsWorker {
         let context = RequestContext(
             functionName: name,
             deadline: clock.now.addingTimeInterval(function.options.timeout.seconds),
+            clock: clock,
             admin: admin,
             tokens: tokens,
             logger: logger

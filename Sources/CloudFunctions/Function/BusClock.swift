@@ -11,6 +11,25 @@ public protocol BusClock: Sendable {
     func sleep(until deadline: Date) async throws
 }
 
+extension BusClock {
+    /// Runs `body` until `deadline` on this clock: its value, or `nil` when the deadline comes
+    /// first (then `body` is cancelled).
+    package func run<T: Sendable>(
+        until deadline: Date,
+        _ body: @escaping @Sendable () async throws -> T
+    ) async throws -> T? {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await self.sleep(until: deadline)
+                return nil
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? nil
+        }
+    }
+}
+
 /// The wall clock, sleeping with the continuous clock.
 public struct SystemClock: BusClock {
     /// Creates the clock.

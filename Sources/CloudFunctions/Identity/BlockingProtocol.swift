@@ -28,7 +28,7 @@ package enum BlockingProtocol {
     ) async -> HTTPSResponse {
         do {
             let event = try await event(from: request, context: context, trigger: trigger)
-            let fields = try await CallableProtocol.withDeadline(context.deadline) { try await handler(event) } ?? [:]
+            let fields = try await CallableProtocol.withDeadline(context) { try await handler(event) } ?? [:]
             if let problem = problem(in: fields) {
                 context.logger.error("the function's answer is not valid", metadata: ["problem": "\(problem)"])
                 throw CallableError(.invalidArgument, problem)
@@ -122,6 +122,11 @@ package enum BlockingProtocol {
             }
         }
         return nil
+    }
+
+    /// A function's production URL, the audience of the JWTs Authentication sends it.
+    package static func audience(project: String, region: String, function: String) -> String {
+        "https://\(region)-\(project).cloudfunctions.net/\(function)"
     }
 
     /// The JWT payload Authentication sends for `user`.

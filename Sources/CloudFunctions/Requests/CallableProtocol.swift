@@ -38,7 +38,7 @@ enum CallableProtocol {
             do {
                 let call: CallableRequest<Input> = try await prepare(request, context: context, trigger: trigger,
                     streaming: false)
-                let output = try await withDeadline(context.deadline) {
+                let output = try await withDeadline(context) {
                     try await handler(call, CallableResponse(acceptsStreaming: false) { _ in })
                 }
                 response = .json(["result": try JSONValue(encoding: output)])
@@ -69,7 +69,7 @@ enum CallableProtocol {
                     let response = CallableResponse(acceptsStreaming: true) { chunk in
                         continuation.yield(event(["message": chunk]))
                     }
-                    let output = try await withDeadline(context.deadline) { try await handler(call, response) }
+                    let output = try await withDeadline(context) { try await handler(call, response) }
                     last = ["result": try JSONValue(encoding: output)]
                 } catch {
                     last = ["error": visible(error, context: context).wireValue]
@@ -197,23 +197,15 @@ enum CallableProtocol {
         return .hidden
     }
 
-    /// Runs `body`, failing with `deadline-exceeded` (and cancelling it) past `deadline`.
+    /// Runs `body`, failing with `deadline-exceeded` (and cancelling it) past the context's deadline.
     static func withDeadline<T: Sendable>(
-        _ deadline: Date,
+        _ context: RequestContext,
         _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
-        guard deadline != .distantFuture else { return try await body() }
-        return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await body() }
-            group.addTask {
-                try await Task.sleep(for: .seconds(max(0, deadline.timeIntervalSinceNow)))
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let result = try await group.next(), let value = result else {
-                throw CallableError(.deadlineExceeded, "the function did not answer in time")
-            }
-            return value
+        guard context.deadline != .distantFuture else { return try await body() }
+        guard let value = try await context.clock.run(until: context.deadline, body) else {
+            throw CallableError(.deadlineExceeded, "the function did not answer in time")
         }
+        return value
     }
 }

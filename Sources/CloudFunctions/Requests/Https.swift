@@ -37,13 +37,13 @@ public enum Https {
         return CloudFunction(trigger: .https(trigger), options: FunctionOptions(), problems: [], handler: .request {
             request, context in
             if request.method == .options, let preflight = cors.preflight(request) { return preflight }
-            var response = HTTPSResponse()
+            var response: HTTPSResponse
             do {
-                try await CallableProtocol.withDeadline(context.deadline) { [response] in
-                    var response = response
+                response = try await CallableProtocol.withDeadline(context) {
+                    var response = HTTPSResponse()
                     try await handler(request, &response, context)
-                    return Box(response)
-                }.apply(to: &response)
+                    return response
+                }
             } catch let error as CallableError {
                 response = .json(["error": error.wireValue], status: error.code.httpStatus)
             } catch {
@@ -83,12 +83,5 @@ public enum Https {
             request, context in
             await CallableProtocol.respond(to: request, context: context, trigger: trigger, handler: handler)
         })
-    }
-
-    /// Carries a response out of a deadline race.
-    private struct Box: Sendable {
-        var response: HTTPSResponse
-        init(_ response: HTTPSResponse) { self.response = response }
-        func apply(to target: inout HTTPSResponse) { target = response }
     }
 }

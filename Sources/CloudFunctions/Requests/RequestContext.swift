@@ -8,6 +8,8 @@ public struct RequestContext: Sendable {
     public let functionName: String
     /// When the request times out.
     public let deadline: Date
+    /// The time source the deadline is on.
+    public let clock: any BusClock
     /// The Admin clients.
     public let admin: AdminClients
     /// Checks ID tokens, App Check tokens and the tokens of blocking calls.
@@ -18,12 +20,14 @@ public struct RequestContext: Sendable {
     public init(
         functionName: String,
         deadline: Date = .distantFuture,
+        clock: any BusClock = SystemClock(),
         admin: AdminClients = AdminClients(),
         tokens: any TokenVerifier,
         logger: Logger
     ) {
         self.functionName = functionName
         self.deadline = deadline
+        self.clock = clock
         self.admin = admin
         self.tokens = tokens
         self.baseLogger = logger

@@ -40,8 +40,9 @@ public enum TokenKind: Sendable, Hashable {
             guard issuer.hasPrefix("https://firebaseappcheck.googleapis.com/") else {
                 throw TokenError("the App Check token's issuer '\(issuer)' is not Firebase App Check")
             }
-            guard audiences.contains(where: { $0.hasPrefix("projects/") && $0.hasSuffix("/\(project)") || $0 == "projects/\(project)" })
-            else { throw TokenError("the App Check token is not for the project '\(project)'") }
+            guard audiences.contains("projects/\(project)") else {
+                throw TokenError("the App Check token is not for the project '\(project)'")
+            }
             guard let subject = claims["sub"]?.stringValue, !subject.isEmpty else {
                 throw TokenError("the App Check token has no app id (sub)")
             }

@@ -33,6 +33,17 @@ public final class DeploymentManager: Service, Sendable {
         /// When it was deployed.
         public var time: Date
 
+        /// Where clients call a request function of this deployment on the emulator at `base`:
+        /// `{base}/{project}/{region}/{name}`.
+        func url(of name: String, base: URL, project: String) -> String {
+            "\(base.absoluteString)/\(project)/\(region(of: name))/\(name)"
+        }
+
+        /// The region a function is deployed to (its first, or `us-central1`).
+        func region(of name: String) -> String {
+            manifest.endpoints[name]?.region?.first ?? "us-central1"
+        }
+
         /// Stops every function's instances.
         func stop() {
             for instances in functions.values { instances.stop() }
@@ -102,7 +113,8 @@ public final class DeploymentManager: Service, Sendable {
     private func deployInTurn(binary: URL, manifest: FunctionsManifest, only: [String]?) async throws -> Deployment {
         var pools: [String: FunctionInstances] = [:]
         for (name, endpoint) in manifest.endpoints where only?.contains(name) ?? true {
-            guard (try? endpoint.functionTrigger()) ?? nil != nil else { continue }
+            // Endpoints of kinds the emulator does not serve get no workers.
+            guard case .some(.some) = try? endpoint.functionTrigger() else { continue }
             let options = endpoint.functionOptions
             pools[name] = FunctionInstances(
                 function: name,
@@ -166,11 +178,11 @@ public final class DeploymentManager: Service, Sendable {
             guard case .blocking(let blocking) = trigger, endpoints[blocking.event] == nil,
                 let endpoint = deployment.manifest.endpoints[name]
             else { continue }
-            let region = endpoint.region?.first ?? "us-central1"
-            let base = baseURL()?.absoluteString ?? "http://127.0.0.1"
+            let base = baseURL() ?? URL(string: "http://127.0.0.1")!
             endpoints[blocking.event] = BlockingFunctions.Endpoint(name: name,
-                url: "\(base)/\(emulator.project)/\(region)/\(name)",
-                audience: "https://\(region)-\(emulator.project).cloudfunctions.net/\(name)",
+                url: deployment.url(of: name, base: base, project: emulator.project),
+                audience: BlockingProtocol.audience(project: emulator.project, region: deployment.region(of: name),
+                    function: name),
                 timeout: .seconds(endpoint.timeoutSeconds ?? 7))
         }
         let pools = deployment.functions

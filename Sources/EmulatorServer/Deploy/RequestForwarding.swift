@@ -10,8 +10,8 @@ import NIOFoundationEssentialsCompat
 /// Carries requests for HTTPS, callable and blocking functions to an instance of the
 /// function's worker, and the answers back: whole, or piece by piece for server-sent events.
 enum RequestForwarding {
-    /// Header fields that belong to one connection, not to the request or answer.
-    static let hopByHop: Set<String> = [
+    /// Header fields not passed on: those of one connection, and the length, which is set anew.
+    static let unforwarded: Set<String> = [
         "connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-connection", "host",
         "content-length",
     ]
@@ -36,7 +36,7 @@ enum RequestForwarding {
             let base = try await supervisor.baseURL(until: clock.now.addingTimeInterval(timeout.seconds), clock: clock)
             var target = base.appendingPathComponent(name).absoluteString + (path == "/" ? "" : path)
             if let query = request.uri.query { target += "?" + query }
-            let headers = request.headers.filter { !hopByHop.contains($0.name.canonicalName) }
+            let headers = request.headers.filter { !unforwarded.contains($0.name.canonicalName) }
                 .map { ($0.name.canonicalName, $0.value) }
             answer = try await HTTPExchange.stream(request.method.rawValue, URL(string: target)!, headers: headers,
                 body: Data(buffer: body), timeout: timeout + .seconds(5))
@@ -44,7 +44,7 @@ enum RequestForwarding {
             throw ServiceError(.unavailable, "the function '\(name)' did not answer: \(error)")
         }
         var fields = HTTPFields()
-        for (name, value) in answer.headers where !hopByHop.contains(name.lowercased()) {
+        for (name, value) in answer.headers where !unforwarded.contains(name.lowercased()) {
             if let field = HTTPField.Name(name) { fields.append(HTTPField(name: field, value: value)) }
         }
         let status = HTTPResponse.Status(code: answer.status)

@@ -41,7 +41,7 @@ struct AuthRoutes {
             return .object(answer)
         }
         project.get("accounts:batchGet") { request, _ in
-            try authResponse {
+            try await authResponse {
                 let query = request.uri.queryParameters
                 let maxResults = try query.get("maxResults").map { text in
                     guard let number = Int(text) else {
@@ -55,7 +55,7 @@ struct AuthRoutes {
         router.post("securetoken.googleapis.com/v1/token") { request, _ in
             var request = request
             let data = try await request.bodyData(limit: server.configuration.maxBodySize)
-            return try authResponse {
+            return try await authResponse {
                 try requireAPIKey(request)
                 let form = Self.form(data, contentType: request.headers[.contentType])
                 return try JSONValue(encoding: service.refresh(grantType: form["grant_type"] ?? form["grantType"],
@@ -140,17 +140,13 @@ struct AuthRoutes {
             } catch let error as ServiceError {
                 return Self.errorResponse(error)
             }
-            do {
-                return Response.json(try await handle(request, body == .null ? [:] : body))
-            } catch let error as ServiceError {
-                return Self.errorResponse(error)
-            }
+            return try await authResponse { try await handle(request, body == .null ? [:] : body) }
         }
     }
 
-    private func authResponse(_ work: () throws -> JSONValue) throws -> Response {
+    private func authResponse(_ work: () async throws -> JSONValue) async throws -> Response {
         do {
-            return Response.json(try work())
+            return Response.json(try await work())
         } catch let error as ServiceError {
             return Self.errorResponse(error)
         }

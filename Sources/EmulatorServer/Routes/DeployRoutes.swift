@@ -188,8 +188,7 @@ struct DeployRoutes {
                 function["kind"] = .string(trigger.summary)
                 // Where clients call it; blocking functions are called by Authentication.
                 if case .blocking = trigger {} else if let base {
-                    let region = deployment.manifest.endpoints[name]?.region?.first ?? "us-central1"
-                    function["url"] = .string("\(base.absoluteString)/\(project)/\(region)/\(name)")
+                    function["url"] = .string(deployment.url(of: name, base: base, project: project))
                 }
             }
             functions[name] = .object(function)

@@ -38,13 +38,16 @@ extension AuthService {
             func refused(_ reason: String) -> ServiceError {
                 ServiceError(.invalidArgument, "BLOCKING_FUNCTION_ERROR_RESPONSE : ((HTTP request to \(endpoint.url) \(reason)))")
             }
-            let answer: (status: Int, body: Data)
+            let reply: (status: Int, body: Data)?
             do {
-                answer = try await withTimeout(endpoint.timeout) { try await functions.call(endpoint, body.serializedData()) }
-            } catch is BlockingTimeout {
-                throw refused("did not answer within \(endpoint.timeout.seconds.formatted()) s")
+                reply = try await clock.run(until: clock.now.addingTimeInterval(endpoint.timeout.seconds)) {
+                    try await functions.call(endpoint, body.serializedData())
+                }
             } catch {
                 throw refused("failed: \(error)")
+            }
+            guard let answer = reply else {
+                throw refused("did not answer within \(endpoint.timeout.seconds.formatted()) s")
             }
             let text = String(decoding: answer.body, as: UTF8.self)
             guard (200..<300).contains(answer.status) else {
@@ -64,10 +67,10 @@ extension AuthService {
         _ body: Data,
         event: BlockingTrigger.BlockingEvent,
         to outcome: inout BlockingOutcome
-    ) throws(TokenError) {
-        guard case .object(let answer)? = try? JSONValue(parsing: body) else { throw TokenError("not a JSON object") }
+    ) throws(InvalidAnswer) {
+        guard case .object(let answer)? = try? JSONValue(parsing: body) else { throw InvalidAnswer("not a JSON object") }
         guard let recordValue = answer["userRecord"] else { return }
-        guard case .object(let record) = recordValue else { throw TokenError("userRecord is not an object") }
+        guard case .object(let record) = recordValue else { throw InvalidAnswer("userRecord is not an object") }
         let mask = record["updateMask"]?.stringValue.map { $0.split(separator: ",").map(String.init) }
             ?? record.keys.filter { $0 != "updateMask" }
         var fields: [String: JSONValue] = [:]
@@ -76,15 +79,15 @@ extension AuthService {
             let key = name == "photoUrl" ? "photoURL" : name
             fields[key] = record[name] ?? record[key] ?? .null
         }
-        func claims(_ value: JSONValue) throws(TokenError) -> [String: JSONValue] {
+        func claims(_ value: JSONValue) throws(InvalidAnswer) -> [String: JSONValue] {
             switch value {
             case .object(let claims): return claims
             case .string(let text):
                 guard let claims = (try? JSONValue(parsing: text))?.objectValue else {
-                    throw TokenError("claims are not a JSON object")
+                    throw InvalidAnswer("claims are not a JSON object")
                 }
                 return claims
-            default: throw TokenError("claims are not a JSON object")
+            default: throw InvalidAnswer("claims are not a JSON object")
             }
         }
         var user = outcome.user
@@ -98,35 +101,19 @@ extension AuthService {
             case ("emailVerified", .bool(let flag)): user.emailVerified = flag
             case ("customClaims", let value): user.customClaims = try claims(value)
             case ("sessionClaims", let value) where event == .beforeSignIn: outcome.sessionClaims = try claims(value)
-            default: throw TokenError("'\(key)' cannot be set to \(value.serialized())")
+            default: throw InvalidAnswer("'\(key)' cannot be set to \(value.serialized())")
             }
         }
         let changed: [String: JSONValue] = [
             "customClaims": .object(user.customClaims), "sessionClaims": .object(outcome.sessionClaims),
         ]
-        if let problem = BlockingProtocol.problem(in: changed) { throw TokenError(problem) }
+        if let problem = BlockingProtocol.problem(in: changed) { throw InvalidAnswer(problem) }
         outcome.user = user
     }
 
-    /// The function did not answer in time.
-    private struct BlockingTimeout: Error {}
-
-    /// Runs `body`, giving up after `timeout` on the service's clock.
-    private func withTimeout<T: Sendable>(
-        _ timeout: Duration,
-        _ body: @escaping @Sendable () async throws -> T
-    ) async throws -> T {
-        let clock = clock
-        let deadline = clock.now.addingTimeInterval(timeout.seconds)
-        return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await body() }
-            group.addTask {
-                try await clock.sleep(until: deadline)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let value = first else { throw BlockingTimeout() }
-            return value
-        }
+    /// What is wrong with a function's answer.
+    private struct InvalidAnswer: Error {
+        var reason: String
+        init(_ reason: String) { self.reason = reason }
     }
 }

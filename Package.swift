@@ -60,7 +60,12 @@ let package = Package(
         ),
         .target(
             name: "FunctionsBuiltins",
-            dependencies: ["CloudFunctions", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "CloudFunctions", "FirebaseHTTP",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .systemLibrary(name: "CZlib"),

@@ -46,6 +46,12 @@ public struct FunctionRegistry: Sendable {
         plugin.register(&self)
     }
 
+    /// Records a problem a plugin found in its own configuration (a value it cannot use), for
+    /// ``validate()`` to report with the others.
+    public mutating func reportProblem(_ message: String, function: String) {
+        problems.append(.init(function: function, code: .invalidConfiguration, message: message))
+    }
+
     /// The registered functions with their names, in registration order.
     public var functions: [(name: String, function: CloudFunction)] {
         names.map { ($0, functionsByName[$0]!) }

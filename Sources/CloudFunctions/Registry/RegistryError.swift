@@ -28,6 +28,8 @@ public struct RegistryError: Error, Sendable, Hashable, CustomStringConvertible 
         case invalidTrigger
         /// A selected name is not registered.
         case unknownFunction
+        /// A plugin was configured with something it cannot use.
+        case invalidConfiguration
     }
 
     /// Every problem found.

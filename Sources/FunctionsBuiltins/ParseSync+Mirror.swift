@@ -1,0 +1,94 @@
+import CloudFunctions
+import Foundation
+import Logging
+
+/// Database → Parse: the trigger that sends writes made by new clients to Parse's REST API.
+extension ParseSync {
+    /// Fields Parse sets itself or takes from the URL, never sent in a body.
+    static let reservedFields: Set<String> = ["objectId", "createdAt", "updatedAt", "className", "__type"]
+
+    /// Mirrors one write at `{path}/{objectId}`, unless the sync made it or a newer write has
+    /// replaced it.
+    ///
+    /// - Throws: when Parse cannot be reached or answers that it is unavailable (the runtime
+    ///   retries the event); a refusal of the data is logged instead.
+    func mirror(className: String, change: Change<DataSnapshot>, context: EventContext) async throws {
+        guard let objectId = context.params["objectId"], let path = objectPath(className, objectId) else { return }
+        var logger = context.logger
+        logger[metadataKey: "parseObject"] = "\(className)/\(objectId)"
+        let database = context.database
+        let after = change.after.val()
+        let digest = Self.digest(after)
+        let marker = try await database.get(markerPath(className, objectId))
+        if marker.stringValue == digest {
+            logger.debug("skipped: the change came from Parse")
+            return
+        }
+        if DataSnapshot.normalize(try await database.get(path)) != after {
+            logger.debug("skipped: a newer write replaced this one")
+            return
+        }
+        let resource = "/classes/\(className)/\(Self.escaped(objectId))"
+        let context: JSONValue = [Self.contextKey: .string(digest)]
+        do {
+            switch (change.before.val(), after) {
+            case (_, .null):
+                do {
+                    try await server.send("DELETE", resource, context: context)
+                } catch let error as ParseError where error.code == ParseError.objectNotFound {
+                    logger.debug("already deleted in Parse")
+                }
+            case (let before, .object(let fields)):
+                let sent = fields.filter { !Self.reservedFields.contains($0.key) }
+                if before.isNull {
+                    try await create(className, objectId, sent, context: context)
+                } else {
+                    var update = sent
+                    for key in (before.objectValue ?? [:]).keys where fields[key] == nil && !Self.reservedFields.contains(key) {
+                        update[key] = ["__op": "Delete"]
+                    }
+                    do {
+                        try await server.send("PUT", resource, body: .object(update), context: context)
+                    } catch let error as ParseError where error.code == ParseError.objectNotFound {
+                        try await create(className, objectId, sent, context: context)
+                    }
+                }
+            default:
+                logger.error("not mirrored: a Parse object must be a JSON object", metadata: ["value": "\(after)"])
+                return
+            }
+        } catch let error as ParseError where !error.isTransient {
+            var hint = ""
+            if error.code == 105, error.message.contains("objectId") {
+                hint = " (objects created in the database keep their key as objectId: start Parse Server with allowCustomObjectId)"
+            }
+            logger.error("Parse refused the change; it is not retried\(hint)", metadata: ["error": "\(error)"])
+            return
+        }
+        logger.info("mirrored to Parse")
+        if !marker.isNull {
+            // The mark has served; without it, writing the same value again later is mirrored too.
+            try await database.ref(markerPath(className, objectId)).transaction { current -> JSONValue? in
+                current == marker ? JSONValue.null : Optional.none
+            }
+        }
+    }
+
+    /// Creates the object with its database key as `objectId`, or updates it when Parse
+    /// already has one with that id.
+    private func create(_ className: String, _ objectId: String, _ fields: [String: JSONValue], context: JSONValue) async throws {
+        var body = fields
+        body["objectId"] = .string(objectId)
+        do {
+            try await server.send("POST", "/classes/\(className)", body: .object(body), context: context)
+        } catch let error as ParseError where error.code == ParseError.duplicateValue {
+            try await server.send("PUT", "/classes/\(className)/\(Self.escaped(objectId))", body: .object(fields),
+                context: context)
+        }
+    }
+
+    static func escaped(_ segment: String) -> String {
+        segment.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#")))
+            ?? segment
+    }
+}

@@ -9,6 +9,7 @@ the functions wrote.
 import base64
 import json
 import os
+import urllib.parse
 import urllib.request
 import uuid
 
@@ -80,6 +81,36 @@ def test_an_allowed_sign_up_gets_the_claim_in_its_next_id_token(app, emulator):
                                 {"Content-Type": "application/json"})
     assert status == 200, signed_in
     assert claims(signed_in["idToken"])["role"] == "player"
+
+
+def test_custom_token_from_firebase_admin_signs_in_through_the_blocking_function(app, emulator):
+    uid = f"c{uuid.uuid4().hex[:8]}"
+    token = auth.create_custom_token(uid, {"tier": "gold"}).decode()
+    path = "/identitytoolkit.googleapis.com/v1/accounts:signInWithCustomToken?key=fake-api-key"
+    status, body, _ = call(emulator, "POST", path, {"token": token, "returnSecureToken": True},
+                           {"Content-Type": "application/json"})
+    assert status == 200, body
+    assert body["isNewUser"] is True
+    token_claims = claims(body["idToken"])
+    assert token_claims["sub"] == uid and token_claims["tier"] == "gold" and token_claims["role"] == "player"
+    assert auth.get_user(uid).custom_claims == {"role": "player"}
+    status, again, _ = call(emulator, "POST", path, {"token": token, "returnSecureToken": True},
+                            {"Content-Type": "application/json"})
+    assert status == 200 and again["isNewUser"] is False, again
+
+
+def test_idp_sign_in_with_a_disposable_domain_is_refused(app, emulator):
+    email = f"{uuid.uuid4().hex[:8]}@mailinator.com"
+    id_token = json.dumps({"sub": uuid.uuid4().hex, "email": email, "email_verified": True})
+    status, body, _ = call(emulator, "POST",
+                           "/identitytoolkit.googleapis.com/v1/accounts:signInWithIdp?key=fake-api-key",
+                           {"postBody": urllib.parse.urlencode({"id_token": id_token, "providerId": "google.com"}),
+                            "requestUri": "http://localhost", "returnSecureToken": True},
+                           {"Content-Type": "application/json"})
+    assert status == 400, body
+    assert body["error"]["message"].startswith("BLOCKING_FUNCTION_ERROR_RESPONSE"), body
+    with pytest.raises(auth.UserNotFoundError):
+        auth.get_user_by_email(email)
 
 
 def test_admin_created_users_skip_blocking_functions(app, emulator):

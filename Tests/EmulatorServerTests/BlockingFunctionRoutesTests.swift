@@ -109,4 +109,109 @@ struct BlockingFunctionRoutesTests {
             #expect(stored.customClaims.isEmpty)
         }
     }
+
+    static func customToken(_ claims: [String: JSONValue]) -> String {
+        var payload = claims
+        payload["aud"] = "https://identitytoolkit.googleapis.com/google.identity.identitytoolkit.v1.IdentityToolkit"
+        payload["iss"] = "firebase-adminsdk@demo.iam.gserviceaccount.com"
+        payload["iat"] = .number(Date().timeIntervalSince1970.rounded(.down))
+        payload["exp"] = claims["exp"] ?? .number(Date().timeIntervalSince1970.rounded(.down) + 3600)
+        return JSONWebToken.unsigned(payload)
+    }
+
+    @Test("custom-token sign-ins run the blocking functions, create the user once, and carry the developer claims")
+    func customTokens() async throws {
+        let emulator = try Emulator(project: "demo", directory: nil)
+        try await emulator.deploy(Self.functions())
+        try await Application(router: EmulatorServer(emulator: emulator).router()).test(.router) { client in
+            let token = Self.customToken(["uid": "u-custom", "claims": ["tier": "gold"]])
+            let (status, first) = try await Self.call(client, "accounts:signInWithCustomToken?key=k",
+                ["token": .string(token), "returnSecureToken": true])
+            #expect(status == .ok)
+            #expect(first["isNewUser"] == true)
+            #expect(first["kind"] == "identitytoolkit#VerifyCustomTokenResponse")
+            let claims = try Self.claims(first["idToken"])
+            #expect(claims["sub"] == "u-custom")
+            #expect(claims["role"] == "player")
+            #expect(claims["tier"] == "gold")
+            #expect(claims["via"] == "custom")
+            #expect(claims["firebase"]?["sign_in_provider"] == "custom")
+            // A refreshed ID token keeps the session's claims.
+            let refreshed = try await client.execute(uri: "/securetoken.googleapis.com/v1/token?key=k", method: .post,
+                headers: [.contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(string: "grant_type=refresh_token&refresh_token=\(first["refreshToken"]?.stringValue ?? "")")
+            ) { try JSONValue(parsing: Data($0.body.readableBytesView)) }
+            let refreshedClaims = try Self.claims(refreshed["id_token"])
+            #expect(refreshedClaims["tier"] == "gold")
+            #expect(refreshedClaims["via"] == "custom")
+            #expect(refreshedClaims["role"] == "player")
+            let (_, second) = try await Self.call(client, "accounts:signInWithCustomToken?key=k", ["token": .string(token)])
+            #expect(second["isNewUser"] == false)
+            #expect(try Self.claims(second["idToken"])["role"] == "player")
+            #expect(try emulator.auth.listUsers(maxResults: 10, pageToken: nil).users.map(\.localId) == ["u-custom"])
+
+            for (body, message) in [
+                (JSONValue.object([:]), "MISSING_CUSTOM_TOKEN"),
+                (["token": "not-a-token"], "INVALID_CUSTOM_TOKEN : the token is not a JWT (three parts separated by '.')"),
+                (["token": .string(JSONWebToken.unsigned(["uid": "x", "aud": "elsewhere"]))],
+                    "INVALID_CUSTOM_TOKEN : the token's audience is not https://identitytoolkit.googleapis.com/google.identity.identitytoolkit.v1.IdentityToolkit"),
+                (["token": .string(Self.customToken(["uid": "x", "exp": 1]))], "INVALID_CUSTOM_TOKEN : the token has expired"),
+                (["token": .string(Self.customToken(["uid": "x", "claims": ["sub": "y"]]))],
+                    "INVALID_CUSTOM_TOKEN : the claim 'sub' is reserved"),
+            ] {
+                let (badStatus, bad) = try await Self.call(client, "accounts:signInWithCustomToken?key=k", body)
+                #expect(badStatus == .badRequest)
+                #expect(bad["error"]?["message"]?.stringValue == message)
+            }
+        }
+    }
+
+    @Test("IdP sign-ins run the blocking functions: a refused one saves nothing, an allowed one links the provider")
+    func idpSignIns() async throws {
+        let emulator = try Emulator(project: "demo", directory: nil)
+        try await emulator.deploy(Self.functions())
+        try await Application(router: EmulatorServer(emulator: emulator).router()).test(.router) { client in
+            func signIn(_ profile: JSONValue, provider: String = "google.com") async throws -> (HTTPResponse.Status, JSONValue) {
+                let idToken = JSONWebToken.unsigned(profile.objectValue ?? [:])
+                let postBody = "id_token=\(idToken)&providerId=\(provider)"
+                return try await Self.call(client, "accounts:signInWithIdp?key=k",
+                    ["postBody": .string(postBody), "requestUri": "http://localhost", "returnSecureToken": true,
+                        "returnIdpCredential": true])
+            }
+            let (refusedStatus, refused) = try await signIn(["sub": "g-1", "email": "x@mailinator.com"])
+            #expect(refusedStatus == .badRequest)
+            #expect(refused["error"]?["message"]?.stringValue?.hasPrefix("BLOCKING_FUNCTION_ERROR_RESPONSE") == true)
+            #expect(try emulator.auth.listUsers(maxResults: 10, pageToken: nil).users.isEmpty)
+
+            let profile: JSONValue = ["sub": "g-2", "email": "Grace@Example.com", "email_verified": true, "name": "Grace",
+                "picture": "https://example.com/g.png"]
+            let (status, first) = try await signIn(profile)
+            #expect(status == .ok)
+            #expect(first["isNewUser"] == true)
+            #expect(first["federatedId"] == "g-2")
+            #expect(first["email"] == "grace@example.com")
+            #expect(first["oauthIdToken"]?.stringValue != nil)
+            let claims = try Self.claims(first["idToken"])
+            #expect(claims["role"] == "player")
+            #expect(claims["via"] == "google.com")
+            #expect(claims["firebase"]?["identities"]?["google.com"] == ["g-2"])
+            let (_, second) = try await signIn(profile)
+            #expect(second["isNewUser"] == false)
+            #expect(second["localId"] == first["localId"])
+
+            // Another provider with the same email: the client must link instead.
+            let (_, apple) = try await signIn(["sub": "a-9", "email": "grace@example.com"], provider: "apple.com")
+            #expect(apple["needConfirmation"] == true)
+            #expect(apple["idToken"] == nil)
+            #expect(try emulator.auth.listUsers(maxResults: 10, pageToken: nil).users.count == 1)
+
+            let (noSub, noSubBody) = try await signIn(["email": "a@example.com"])
+            #expect(noSub == .badRequest)
+            #expect(noSubBody["error"]?["message"] == "INVALID_IDP_RESPONSE : the id_token has no sub")
+            let (missingURI, missingBody) = try await Self.call(client, "accounts:signInWithIdp?key=k",
+                ["postBody": "id_token=x&providerId=google.com"])
+            #expect(missingURI == .badRequest)
+            #expect(missingBody["error"]?["message"] == "MISSING_REQUEST_URI")
+        }
+    }
 }

@@ -27,6 +27,16 @@ struct AuthRoutes {
             return try encoded(await service.clientSignInWithPassword(email: body["email"]?.stringValue,
                 password: body["password"]?.stringValue))
         }
+        post(v1, "accounts:signInWithCustomToken") { request, body in
+            try requireAPIKey(request)
+            return try encoded(await service.clientSignInWithCustomToken(body["token"]?.stringValue))
+        }
+        post(v1, "accounts:signInWithIdp") { request, body in
+            try requireAPIKey(request)
+            return try encoded(await service.clientSignInWithIdp(postBody: body["postBody"]?.stringValue,
+                requestUri: body["requestUri"]?.stringValue,
+                returnIdpCredential: body["returnIdpCredential"]?.boolValue ?? false))
+        }
         for group in [v1, project] {
             post(group, "accounts:lookup") { request, body in try lookup(request, body) }
             post(group, "accounts:update") { request, body in try update(request, body) }
@@ -207,13 +217,6 @@ struct AuthRoutes {
         if let json = try? JSONValue(parsing: data), let object = json.objectValue {
             return object.compactMapValues { $0.stringValue }
         }
-        var fields: [String: String] = [:]
-        for pair in String(decoding: data, as: UTF8.self).split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1).map {
-                String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String($0)
-            }
-            if let name = parts.first { fields[name] = parts.count > 1 ? parts[1] : "" }
-        }
-        return fields
+        return AuthService.formFields(String(decoding: data, as: UTF8.self))
     }
 }

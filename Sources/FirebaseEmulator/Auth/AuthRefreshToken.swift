@@ -21,6 +21,9 @@ package struct AuthRefreshToken: Sendable, Hashable {
     public var issuedAt: Date
     /// Random text that makes every token distinct.
     public var nonce: String
+    /// Claims of this session only (a blocking function's session claims, a custom token's
+    /// developer claims), kept in the ID tokens the refresh issues.
+    public var sessionClaims: [String: JSONValue]
 
     /// Creates a token with a fresh 20-character nonce.
     public init(
@@ -29,8 +32,10 @@ package struct AuthRefreshToken: Sendable, Hashable {
         signInProvider: String,
         tenantId: String? = nil,
         issuedAt: Date,
+        sessionClaims: [String: JSONValue] = [:],
         using generator: inout some RandomNumberGenerator
     ) {
+        self.sessionClaims = sessionClaims
         self.localId = localId
         self.projectId = projectId
         self.signInProvider = signInProvider
@@ -47,6 +52,7 @@ package struct AuthRefreshToken: Sendable, Hashable {
             "nonce": .string(nonce),
         ]
         members["tenantId"] = tenantId.map(JSONValue.string)
+        if !sessionClaims.isEmpty { members["claims"] = .object(sessionClaims) }
         return AuthBase64.urlEncoded(JSONValue.object(members).serializedData(sortedKeys: true))
     }
 
@@ -68,6 +74,7 @@ package struct AuthRefreshToken: Sendable, Hashable {
         self.tenantId = members["tenantId"]?.stringValue
         self.issuedAt = AuthTimestamp.date(seconds: Int64(issued.rounded(.down)))
         self.nonce = members["nonce"]?.stringValue ?? ""
+        self.sessionClaims = members["claims"]?.objectValue ?? [:]
     }
 
     /// Checks the token against the project and the stored user.

@@ -56,11 +56,36 @@ extension AuthService {
         sessionClaims: [String: JSONValue]
     ) throws -> AuthSignInResponse {
         let privacy = emulatorConfig.enableImprovedEmailPrivacy
+        let (user, session) = try recordSignIn(found, provider: "password", changes: changes,
+            sessionClaims: sessionClaims) { stored in
+            guard stored?.passwordHash == hash else {
+                throw ServiceError(.invalidArgument, privacy ? "INVALID_LOGIN_CREDENTIALS" : "INVALID_PASSWORD")
+            }
+        }
+        return AuthSignInResponse(
+            localId: user.localId, email: user.email ?? "", displayName: user.displayName, idToken: session.idToken,
+            refreshToken: session.refreshToken, expiresIn: session.expiresIn
+        )
+    }
+
+    /// Records the sign-in of an existing user with the profile fields a blocking function
+    /// changed in `changes`, and issues its tokens.
+    ///
+    /// - Parameter check: checks the user as stored now, `nil` when deleted (it may have
+    ///   changed while the functions ran); throwing fails the sign-in.
+    /// - Throws: `USER_NOT_FOUND` when the user was deleted meanwhile, `USER_DISABLED`, or what `check` throws.
+    func recordSignIn(
+        _ found: AuthUser,
+        provider: String,
+        changes: AuthUser,
+        sessionClaims: [String: JSONValue],
+        check: (AuthUser?) throws -> Void = { _ in }
+    ) throws -> (AuthUser, AuthSession) {
         let now = clock.now
         let user = try write { transaction in
-            guard var user = try AuthUserStorage.user(transaction.db, project: project, uid: found.localId),
-                user.passwordHash == hash
-            else { throw ServiceError(.invalidArgument, privacy ? "INVALID_LOGIN_CREDENTIALS" : "INVALID_PASSWORD") }
+            let stored = try AuthUserStorage.user(transaction.db, project: project, uid: found.localId)
+            try check(stored)
+            guard var user = stored else { throw ServiceError(.invalidArgument, "USER_NOT_FOUND") }
             guard !user.disabled else { throw ServiceError(.invalidArgument, "USER_DISABLED") }
             user.displayName = changes.displayName
             user.photoURL = changes.photoURL
@@ -75,12 +100,9 @@ extension AuthService {
         // A blocking function that disabled the user has it saved so, and the sign-in fails.
         if user.disabled { throw ServiceError(.invalidArgument, "USER_DISABLED") }
         var generator = makeGenerator()
-        let session = issueSession(for: user, signInProvider: "password", now: now, sessionClaims: sessionClaims,
+        let session = issueSession(for: user, signInProvider: provider, now: now, sessionClaims: sessionClaims,
             using: &generator)
-        return AuthSignInResponse(
-            localId: user.localId, email: user.email ?? "", displayName: user.displayName, idToken: session.idToken,
-            refreshToken: session.refreshToken, expiresIn: session.expiresIn
-        )
+        return (user, session)
     }
 
     /// Exchanges a refresh token for fresh tokens (`securetoken.googleapis.com/v1/token`), recording
@@ -109,7 +131,8 @@ extension AuthService {
         }
         var generator = makeGenerator()
         let session = issueSession(
-            for: user, signInProvider: token.signInProvider, now: now, authTime: token.issuedAt, using: &generator
+            for: user, signInProvider: token.signInProvider, now: now, authTime: token.issuedAt,
+            sessionClaims: token.sessionClaims, using: &generator
         )
         return AuthRefreshResponse(
             idToken: session.idToken, accessToken: session.idToken, expiresIn: session.expiresIn,
@@ -149,7 +172,7 @@ extension AuthService {
         let idToken = AuthIDToken.encode(claims: claims)
         let refresh = AuthRefreshToken(
             localId: user.localId, projectId: project, signInProvider: signInProvider, issuedAt: now,
-            using: &generator
+            sessionClaims: sessionClaims, using: &generator
         )
         return AuthSession(idToken: idToken, refreshToken: refresh.encoded)
     }

@@ -92,7 +92,7 @@ extension AuthService {
     }
 
     /// Saves a prepared user (emitting `user.created`) and, for a client sign-up, signs it in.
-    private func commitSignUp(
+    func commitSignUp(
         _ created: AuthUser,
         provider: String?,
         sessionClaims: [String: JSONValue]

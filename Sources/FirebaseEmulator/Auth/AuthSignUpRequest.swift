@@ -84,6 +84,55 @@ package struct AuthSignInResponse: Sendable, Hashable, Codable {
     public var expiresIn: String
 }
 
+/// The answer of `accounts:signInWithCustomToken`.
+package struct AuthCustomTokenSignInResponse: Sendable, Hashable, Codable {
+    /// Always `identitytoolkit#VerifyCustomTokenResponse`.
+    public var kind = "identitytoolkit#VerifyCustomTokenResponse"
+    /// A fresh ID token.
+    public var idToken: String
+    /// A refresh token.
+    public var refreshToken: String
+    /// The ID token lifetime in seconds, `"3600"`.
+    public var expiresIn: String
+    /// Whether the user was created by this sign-in.
+    public var isNewUser: Bool
+}
+
+/// The answer of `accounts:signInWithIdp`: the provider's profile and, unless the email
+/// belongs to another account (`needConfirmation`), the session.
+package struct AuthIdpSignInResponse: Sendable, Hashable, Codable {
+    /// Always `identitytoolkit#VerifyAssertionResponse`.
+    public var kind = "identitytoolkit#VerifyAssertionResponse"
+    /// The user's id at the provider.
+    public var federatedId: String
+    /// The provider, such as `google.com`.
+    public var providerId: String
+    /// The user's uid (the other account's, with `needConfirmation`).
+    public var localId: String?
+    /// The provider's email, canonical.
+    public var email: String?
+    /// Whether the email is verified.
+    public var emailVerified: Bool
+    /// The display name.
+    public var displayName: String?
+    /// The photo URL.
+    public var photoUrl: String?
+    /// The provider's claims, as JSON text.
+    public var rawUserInfo: String
+    /// The provider's ID token, when the client asked for the credential.
+    public var oauthIdToken: String?
+    /// A fresh ID token.
+    public var idToken: String?
+    /// A refresh token.
+    public var refreshToken: String?
+    /// The ID token lifetime in seconds, `"3600"`.
+    public var expiresIn: String?
+    /// Whether the user was created by this sign-in.
+    public var isNewUser: Bool?
+    /// Set when another account has this email: the client signs in to it and links the provider.
+    public var needConfirmation: Bool?
+}
+
 /// The answer of `securetoken.googleapis.com/v1/token` (snake_case on the wire).
 package struct AuthRefreshResponse: Sendable, Hashable, Codable {
     /// The new ID token.

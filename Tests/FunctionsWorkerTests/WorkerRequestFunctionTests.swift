@@ -162,4 +162,25 @@ struct WorkerRequestFunctionTests {
             try await client.execute(uri: "/__/health", method: .get) { response in #expect(response.status == .ok) }
         }
     }
+
+    @Test("a request function named by FUNCTION_TARGET answers at every path, and the health and manifest routes stay the worker's")
+    func requestTarget() async throws {
+        var functions = FunctionRegistry()
+        functions["hello"] = Https.onRequest { request, response in
+            response.send("\(request.method.rawValue) \(request.path)")
+        }
+        let worker = try FunctionsWorker(functions: functions, target: "hello",
+            tokens: EmulatorTokenVerifier(project: "demo"))
+        try await Application(router: worker.router()).test(.router) { client in
+            try await client.execute(uri: "/", method: .get) { #expect(String(buffer: $0.body) == "GET /") }
+            try await client.execute(uri: "/a/b", method: .delete) { #expect(String(buffer: $0.body) == "DELETE /a/b") }
+            try await client.execute(uri: "/__/health", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body) == "ok")
+            }
+            try await client.execute(uri: "/__/functions.yaml", method: .get) { response in
+                #expect(String(buffer: response.body).contains("httpsTrigger"))
+            }
+        }
+    }
 }

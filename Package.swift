@@ -94,6 +94,7 @@ let package = Package(
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system", condition: .when(platforms: [.linux])),
             ],
+            resources: [.copy("Console")],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -119,6 +119,9 @@ fi
 
 cat <<NEXT
 
+The web console (Remote Config versions and diffs, device inboxes, the event log, dead letters):
+  $base/
+
 Try it yourself:
   # register a device and subscribe it to PUSH_RC
   TOKEN=\$(curl -s -X POST $base/emulator/v1/projects/$project/devices -d '{}' | sed -E 's/.*"token":"([^"]+)".*/\\1/')

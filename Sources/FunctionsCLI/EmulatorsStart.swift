@@ -11,7 +11,8 @@ struct EmulatorsStart: AsyncParsableCommand {
         commandName: "emulators:start",
         abstract: "Start the emulator: Remote Config, Realtime Database, Auth, Messaging and Analytics on one port.",
         discussion: """
-            Prints 'ready: http://HOST:PORT' once it accepts requests. State is kept in SQLite in the \
+            Prints 'ready: http://HOST:PORT' once it accepts requests, then 'console: URL', the web \
+            console's address. State is kept in SQLite in the \
             data directory (default .functions/) unless --in-memory is given. Stop it with Ctrl-C or SIGTERM.
             """
     )
@@ -101,7 +102,7 @@ struct EmulatorsStart: AsyncParsableCommand {
         configuration.instanceIdleTimeout = .milliseconds(Int64((instanceIdleTimeout * 1000).rounded()))
         let server = EmulatorServer(emulator: emulator, configuration: configuration, logger: logger)
         try await server.run { port in
-            FileHandle.standardOutput.write(Data("ready: http://\(host):\(port)\n".utf8))
+            FileHandle.standardOutput.write(Data("ready: http://\(host):\(port)\nconsole: http://\(host):\(port)/\n".utf8))
         }
     }
 }

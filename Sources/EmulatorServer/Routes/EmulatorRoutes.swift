@@ -18,8 +18,25 @@ struct EmulatorRoutes {
             let token = try server.emulator.messaging.registerDevice(platform: platform)
             return Response.json(["token": .string(token)])
         }
+        group.get("devices") { request, _ in
+            var limit = 1000
+            if let text = request.uri.queryParameters["limit"] {
+                guard let number = Int(text), (1...100_000).contains(number) else {
+                    throw ServiceError(.invalidArgument, "limit must be a whole number from 1 to 100000")
+                }
+                limit = number
+            }
+            let devices = try server.emulator.messaging.devices(limit: limit).map { device -> JSONValue in
+                ["token": .string(device.token), "platform": device.platform.map(JSONValue.string) ?? .null,
+                    "createdAt": .string(RFC3339Timestamp.string(from: device.createdAt)),
+                    "topics": .array(device.topics.map(JSONValue.string))]
+            }
+            return Response.json(["devices": .array(devices)])
+        }
         group.get("devices/:token/messages") { _, context in
-            let token = try context.parameters.require("token")
+            // Clients may percent-encode the token's ':' (FCM tokens never hold a '%').
+            let raw = try context.parameters.require("token")
+            let token = raw.removingPercentEncoding ?? raw
             let messages = try server.emulator.messaging.inbox(token: token)
             return Response.json(["messages": try JSONValue(encoding: messages)])
         }

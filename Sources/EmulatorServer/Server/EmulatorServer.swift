@@ -75,6 +75,7 @@ public struct EmulatorServer: Sendable {
         DeployRoutes(server: self).add(to: router)
         AuthRoutes(server: self).add(to: router)
         DatabaseRoutes(server: self).add(to: router)
+        ConsoleRoutes(server: self).add(to: router)
         return router
     }
 

@@ -90,6 +90,22 @@ public final class MessagingService: Sendable {
     public func subscriberCount(forTopic topic: String) -> Int {
         state.withLock { $0.index.subscriberCount(forTopic: topic) }
     }
+
+    /// The registered devices, newest first, at most `limit`.
+    public func devices(limit: Int = 1000) throws -> [MessagingDevice] {
+        let rows = try store.read { db in
+            try Row.fetchAll(db, sql: "SELECT token, platform, created_at FROM fcm_devices ORDER BY created_at DESC, token LIMIT ?",
+                arguments: [limit])
+        }
+        return state.withLock { state in
+            rows.map { row in
+                let token: String = row["token"]
+                return MessagingDevice(token: token, platform: row["platform"],
+                    createdAt: Date(timeIntervalSince1970: row["created_at"]),
+                    topics: state.index.topics(forToken: token).sorted())
+            }
+        }
+    }
 }
 
 extension MessagingService {

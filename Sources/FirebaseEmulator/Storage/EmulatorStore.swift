@@ -14,6 +14,9 @@ public final class EmulatorStore: Sendable {
     /// The file the state lives in, or `nil` in memory.
     public let path: String?
     let writer: any DatabaseWriter
+    /// Which parts of the state each commit changes, for live views.
+    package let changes = StoreChangeFeed()
+    private let changeObserver: StoreChangeFeed.Observer
 
     /// Opens (creating if needed) the store in `directory`, or an in-memory store when `nil`.
     ///
@@ -42,6 +45,8 @@ public final class EmulatorStore: Sendable {
             migrator.registerMigration(schema.name, migrate: schema.migrate)
         }
         try migrator.migrate(writer)
+        changeObserver = StoreChangeFeed.Observer(feed: changes)
+        writer.add(transactionObserver: changeObserver, extent: .observerLifetime)
     }
 
     /// Runs `body` in one write transaction; events it emits are committed with its changes.

@@ -1,0 +1,71 @@
+// The emulator's REST routes, as the console calls them: same origin, with the emulator's
+// owner credential, so each action goes through the same validation as any client's.
+
+/** An answer outside 2xx, with the service's own message. */
+export class ApiError extends Error {
+  constructor(status, message, body) {
+    super(message);
+    this.status = status;
+    this.body = body;
+  }
+}
+
+/** Calls a route; returns `{body, headers}`, or throws an ApiError with the service's message. */
+export async function call(method, path, { body, headers = {} } = {}) {
+  const init = { method, headers: { Authorization: 'Bearer owner', ...headers } };
+  if (body !== undefined) {
+    init.body = typeof body === 'string' ? body : JSON.stringify(body);
+    init.headers['Content-Type'] ??= 'application/json';
+  }
+  const response = await fetch(path, init);
+  const text = await response.text();
+  let parsed = null;
+  try { parsed = text ? JSON.parse(text) : null; } catch { parsed = text; }
+  if (!response.ok) throw new ApiError(response.status, messageOf(parsed, response), parsed);
+  return { body: parsed, headers: response.headers };
+}
+
+/** The message of a Firebase-style error body (`{"error": {"message"}}` or `{"error": "..."}`). */
+function messageOf(body, response) {
+  if (body && typeof body === 'object') {
+    const error = body.error;
+    if (typeof error === 'string') return error;
+    if (error && typeof error.message === 'string') return error.message;
+  }
+  if (typeof body === 'string' && body.trim()) return body.trim().slice(0, 300);
+  return `HTTP ${response.status} ${response.statusText}`;
+}
+
+export const get = async (path) => (await call('GET', path)).body;
+
+/** The project, the default database instance and the services, from the emulator. */
+export const info = await get('/emulator/v1/info');
+export const project = info.project;
+export const emulatorPath = `/emulator/v1/projects/${encodeURIComponent(project)}`;
+export const adminPath = `/v1/projects/${encodeURIComponent(project)}`;
+
+// Live updates: one stream of the areas each commit changed.
+const listeners = new Set();
+let source;
+
+/** Calls `callback(areas)` after commits that change one of `areas`; returns a function that stops. */
+export function onChange(areas, callback) {
+  const listener = { areas: new Set(areas), callback };
+  listeners.add(listener);
+  connect();
+  return () => listeners.delete(listener);
+}
+
+function connect() {
+  if (source) return;
+  source = new EventSource(`${emulatorPath}/changes`);
+  const live = document.getElementById('live');
+  source.onopen = () => { live.textContent = 'live'; live.className = 'live on'; };
+  source.onerror = () => { live.textContent = 'reconnecting…'; live.className = 'live off'; };
+  source.addEventListener('change', (event) => {
+    const areas = JSON.parse(event.data).areas;
+    for (const listener of listeners) {
+      if (areas.some((area) => listener.areas.has(area))) listener.callback(areas);
+    }
+  });
+}

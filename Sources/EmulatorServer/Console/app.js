@@ -1,0 +1,43 @@
+// The console's shell: the navigation, the page for the address's #fragment, and live updates.
+import { onChange, project } from './api.js';
+import { h, replace, errorNote } from './dom.js';
+import overview from './pages/overview.js';
+import events from './pages/events.js';
+import remoteConfig from './pages/remote-config.js';
+import messaging from './pages/messaging.js';
+
+const pages = [overview, events, remoteConfig, messaging];
+const main = document.getElementById('main');
+const nav = document.getElementById('nav');
+let current = null;
+
+document.getElementById('project').textContent = project;
+replace(nav, h('ul', {}, pages.map((page) =>
+  h('li', {}, h('a', { href: `#/${page.id}`, 'data-page': page.id }, page.title)))));
+
+/** Shows the page the fragment names (`#/events`, `#/remote-config?version=3`). */
+async function show() {
+  const [id, query] = (location.hash.replace(/^#\/?/, '') || pages[0].id).split('?');
+  const page = pages.find((candidate) => candidate.id === id) ?? pages[0];
+  current?.stop?.();
+  for (const link of nav.querySelectorAll('a')) {
+    if (link.dataset.page === page.id) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+  document.title = `${page.title} · Emulator console`;
+  const container = h('div', { class: 'page' });
+  replace(main, h('h1', {}, page.title), container);
+  const view = { stop: null };
+  current = view;
+  try {
+    const live = await page.render(container, new URLSearchParams(query ?? ''));
+    if (current !== view) return live?.stop?.();
+    const unsubscribe = onChange(page.areas, (areas) => live?.refresh?.(areas));
+    view.stop = () => { unsubscribe(); live?.stop?.(); };
+  } catch (error) {
+    replace(container, errorNote(error));
+  }
+}
+
+window.addEventListener('hashchange', () => { show(); main.focus(); });
+show();

@@ -1,0 +1,190 @@
+// Remote Config: the current template, edited and published with its ETag (a conflict shows
+// both versions), the version history, a side-by-side diff of any two versions, and Rollback.
+import { call, get, adminPath } from '../api.js';
+import { h, replace, section, table, errorNote, time } from '../dom.js';
+import { stableJSON, diffLines, diffTable } from '../diff.js';
+
+const templatePath = `${adminPath}/remoteConfig`;
+
+/** The parts of a template one publishes (the version is the service's). */
+function editable(template) {
+  const { version, ...rest } = template ?? {};
+  return { conditions: rest.conditions ?? [], parameters: rest.parameters ?? {}, parameterGroups: rest.parameterGroups ?? {} };
+}
+
+function valueText(value) {
+  if (!value) return '';
+  if (value.useInAppDefault) return '(in-app default)';
+  if (value.personalizationValue) return '(personalization)';
+  return value.value ?? '';
+}
+
+export default {
+  id: 'remote-config',
+  title: 'Remote Config',
+  areas: ['remoteConfig'],
+  async render(container) {
+    let current = null;
+    let etag = null;
+    let working = null;
+    let dirty = false;
+    const templateBox = h('div', { id: 'template' });
+    const publishBox = h('div', { id: 'publish', 'aria-live': 'polite' });
+    const versionsBox = h('div', { id: 'versions' });
+    const diffBox = h('div', { id: 'diff' });
+    const notice = h('div', { 'aria-live': 'polite' });
+
+    replace(container,
+      section('Template', notice, templateBox, publishBox),
+      section('Versions', versionsBox),
+      section('Compare versions', diffBox));
+
+    async function load() {
+      const { body, headers } = await call('GET', templatePath);
+      current = body;
+      etag = headers.get('etag');
+      working = structuredClone(editable(body));
+      dirty = false;
+      replace(notice);
+      drawTemplate();
+    }
+
+    function markDirty() {
+      dirty = true;
+      publishButton.disabled = false;
+    }
+
+    const description = h('input', { id: 'publish-description', name: 'description', size: 40, placeholder: 'What changed (optional)' });
+    const publishButton = h('button', { type: 'submit', class: 'primary', id: 'publish-button', disabled: true }, 'Publish');
+    const publishForm = h('form', { class: 'inline', onsubmit: (event) => { event.preventDefault(); publish(); } },
+      h('label', { for: 'publish-description' }, 'Description'), description, publishButton);
+
+    function drawTemplate() {
+      const version = current?.version;
+      const parameterRows = Object.keys(working.parameters).sort().map((key) => {
+        const parameter = working.parameters[key];
+        const input = h('input', { 'aria-label': `Default value of ${key}`, 'data-parameter': key, value: valueText(parameter.defaultValue),
+          disabled: Boolean(parameter.defaultValue?.useInAppDefault || parameter.defaultValue?.personalizationValue),
+          oninput: () => { parameter.defaultValue = { value: input.value }; markDirty(); } });
+        const conditional = Object.entries(parameter.conditionalValues ?? {}).map(([condition, value]) =>
+          h('div', {}, h('span', { class: 'badge' }, condition), ' ', valueText(value)));
+        return [h('code', {}, key), input, conditional, parameter.valueType ?? 'STRING', parameter.description ?? '',
+          h('button', { 'aria-label': `Delete ${key}`, onclick: () => { delete working.parameters[key]; markDirty(); drawTemplate(); } }, 'Delete')];
+      });
+      const newKey = h('input', { id: 'new-parameter-key', name: 'key', placeholder: 'key', required: true });
+      const newValue = h('input', { id: 'new-parameter-value', name: 'value', placeholder: 'default value' });
+      const addError = h('span', { 'aria-live': 'polite' });
+      const addForm = h('form', { class: 'inline', onsubmit: (event) => {
+        event.preventDefault();
+        const key = newKey.value.trim();
+        if (working.parameters[key]) { replace(addError, errorNote(`'${key}' exists already: change its value above.`)); return; }
+        working.parameters[key] = { defaultValue: { value: newValue.value } };
+        markDirty();
+        drawTemplate();
+        document.querySelector(`[data-parameter="${CSS.escape(key)}"]`)?.focus();
+      } }, h('label', { for: 'new-parameter-key' }, 'New parameter'), newKey, h('label', { for: 'new-parameter-value' }, 'value'), newValue,
+      h('button', { type: 'submit' }, 'Add'), addError);
+
+      const jsonEditor = h('textarea', { id: 'template-json', rows: 14, cols: 80, spellcheck: 'false', 'aria-label': 'The template as JSON' }, stableJSON(working));
+      const jsonError = h('div', { 'aria-live': 'polite' });
+      const jsonForm = h('details', {},
+        h('summary', {}, 'Edit as JSON (conditions, conditional values, groups)'),
+        jsonEditor,
+        h('div', {}, h('button', { type: 'button', onclick: () => {
+          try {
+            working = editable(JSON.parse(jsonEditor.value));
+            markDirty();
+            drawTemplate();
+          } catch (error) { replace(jsonError, errorNote(`Not JSON: ${error.message}`)); }
+        } }, 'Use this JSON'), jsonError));
+
+      replace(templateBox,
+        h('p', { class: 'hint' }, version
+          ? `Version ${version.versionNumber}, published ${time(version.updateTime)} by ${version.updateUser?.email || 'unknown'} (${version.updateOrigin ?? ''}). ETag ${etag}.`
+          : 'No template has been published yet.'),
+        h('h3', {}, 'Parameters'),
+        table(['Key', 'Default value', 'Conditional values', 'Type', 'Description', ''], parameterRows, { empty: 'No parameters.' }),
+        addForm,
+        h('h3', {}, 'Conditions'),
+        table(['Name', 'Expression', 'Color'], (working.conditions ?? []).map((condition) =>
+          [condition.name, h('code', {}, condition.expression), condition.tagColor ?? '']), { empty: 'No conditions.' }),
+        jsonForm,
+        publishForm);
+      publishButton.disabled = !dirty;
+    }
+
+    async function publish() {
+      const body = { ...working, version: description.value ? { description: description.value } : undefined };
+      replace(publishBox, h('p', { class: 'hint' }, 'Publishing…'));
+      try {
+        const { body: published } = await call('PUT', templatePath, { body, headers: { 'If-Match': etag ?? '*' } });
+        replace(publishBox, h('p', { class: 'ok' }, `Published version ${published.version?.versionNumber}.`));
+        description.value = '';
+        await load();
+        await drawVersions();
+      } catch (error) {
+        if (error.status === 409 || error.status === 412) {
+          const { body: newer } = await call('GET', templatePath);
+          replace(publishBox, errorNote(`${error.message}: version ${newer.version?.versionNumber} was published meanwhile. Yours is on the left, the current one on the right; reload to start from it.`),
+            diffTable('Yours (not published)', `Current, version ${newer.version?.versionNumber}`, diffLines(stableJSON(working), stableJSON(editable(newer)))),
+            h('button', { type: 'button', onclick: async () => { await load(); replace(publishBox); } }, 'Reload the current version'));
+        } else {
+          replace(publishBox, errorNote(error));
+        }
+      }
+    }
+
+    async function drawVersions() {
+      const { versions = [] } = await get(`${templatePath}:listVersions?pageSize=100`);
+      const numbers = versions.map((version) => version.versionNumber);
+      replace(versionsBox, table(['Version', 'Published', 'By', 'Origin', 'Type', 'Description', ''], versions.map((version) => {
+        const note = h('span', { 'aria-live': 'polite' });
+        const isCurrent = String(version.versionNumber) === String(current?.version?.versionNumber);
+        return [String(version.versionNumber), time(version.updateTime), version.updateUser?.email ?? '', version.updateOrigin ?? '',
+          version.updateType + (version.rollbackSource ? ` (from ${version.rollbackSource})` : ''), version.description ?? '',
+          isCurrent ? h('span', { class: 'badge ok' }, 'current') : h('span', {}, h('button', { 'data-rollback': version.versionNumber, onclick: async () => {
+            try {
+              await call('POST', `${templatePath}:rollback`, { body: { versionNumber: String(version.versionNumber) } });
+              await load();
+              await drawVersions();
+            } catch (error) { replace(note, errorNote(error)); }
+          } }, 'Roll back to this'), note)];
+      }), { empty: 'No versions yet.' }));
+      drawDiffChooser(numbers);
+    }
+
+    function drawDiffChooser(numbers) {
+      if (numbers.length < 2) { replace(diffBox, h('p', { class: 'empty' }, 'Publish twice to compare versions.')); return; }
+      const left = h('select', { id: 'diff-left', name: 'left' }, numbers.map((number) => h('option', { value: number }, `version ${number}`)));
+      const right = h('select', { id: 'diff-right', name: 'right' }, numbers.map((number) => h('option', { value: number }, `version ${number}`)));
+      left.value = String(numbers[1]);
+      right.value = String(numbers[0]);
+      const result = h('div', { id: 'diff-result' });
+      replace(diffBox, h('form', { class: 'inline', onsubmit: async (event) => {
+        event.preventDefault();
+        try {
+          const [a, b] = await Promise.all([left.value, right.value].map((number) => get(`${templatePath}?versionNumber=${encodeURIComponent(number)}`)));
+          replace(result, diffTable(`Version ${left.value}`, `Version ${right.value}`, diffLines(stableJSON(editable(a)), stableJSON(editable(b)))));
+        } catch (error) { replace(result, errorNote(error)); }
+      } }, h('label', { for: 'diff-left' }, 'Compare'), left, h('label', { for: 'diff-right' }, 'with'), right,
+      h('button', { type: 'submit', id: 'diff-button' }, 'Compare')), result);
+    }
+
+    await load();
+    await drawVersions();
+    return {
+      async refresh() {
+        const { headers } = await call('GET', templatePath);
+        if (headers.get('etag') !== etag) {
+          if (dirty) {
+            replace(notice, h('p', { class: 'warn' }, 'A newer version was published. Publishing your changes will show both; ',
+              h('button', { type: 'button', class: 'link', onclick: async () => { await load(); } }, 'discard yours and load it'), '.'));
+          } else {
+            await load();
+          }
+        }
+        await drawVersions();
+      },
+    };
+  },
+};

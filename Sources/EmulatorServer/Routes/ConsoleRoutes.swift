@@ -1,0 +1,110 @@
+import CloudFunctions
+import FirebaseEmulator
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import ServiceLifecycle
+
+/// The web console: its page at `/`, its files (HTML, CSS, JavaScript modules, shipped as the
+/// module's resources) under `/__/console/`, and the stream of changes that keeps it live.
+///
+/// The console calls the emulator's own REST routes from its origin, so it goes through the
+/// same validation as any client, and the admin-only routes accept it (see AdminOnlyMiddleware).
+struct ConsoleRoutes {
+    let server: EmulatorServer
+
+    /// The console's files.
+    static let directory: URL? = Bundle.module.url(forResource: "Console", withExtension: nil)
+
+    static let contentTypes = [
+        "html": "text/html; charset=utf-8", "css": "text/css; charset=utf-8",
+        "js": "text/javascript; charset=utf-8", "svg": "image/svg+xml", "json": "application/json",
+    ]
+
+    func add(to router: Router<EmulatorRequestContext>) {
+        router.get("/") { _, _ in try Self.file("index.html") }
+        router.get("__/console/**") { _, context in
+            try Self.file(context.parameters.getCatchAll().joined(separator: "/"))
+        }
+        // What the console shows first: the project, and each service with the routes it answers.
+        router.get("emulator/v1/info") { _, _ in
+            let project = server.emulator.project
+            let instance = server.emulator.defaultDatabaseInstance
+            return Response.json([
+                "project": .string(project),
+                "databaseInstance": .string(instance),
+                "services": [
+                    ["name": "Remote Config", "routes": .array([
+                        "GET|PUT /v1/projects/\(project)/remoteConfig", "GET /v1/projects/\(project)/remoteConfig:listVersions",
+                        "POST /v1/projects/\(project)/remoteConfig:rollback",
+                        "POST /v1/projects/\(project)/namespaces/firebase:fetch",
+                    ].map(JSONValue.string))],
+                    ["name": "Realtime Database", "routes": .array([
+                        "GET|PUT|PATCH|POST|DELETE /{path}.json?ns=\(instance)", "GET /{path}.json (text/event-stream)",
+                    ].map(JSONValue.string))],
+                    ["name": "Authentication", "routes": .array([
+                        "POST /identitytoolkit.googleapis.com/v1/accounts:signUp|signInWithPassword|signInWithCustomToken|signInWithIdp|lookup|update|delete",
+                        "POST /securetoken.googleapis.com/v1/token",
+                    ].map(JSONValue.string))],
+                    ["name": "Cloud Messaging", "routes": .array([
+                        "POST /v1/projects/\(project)/messages:send", "POST /iid/v1:batchAdd|batchRemove",
+                        "POST /emulator/v1/projects/\(project)/devices",
+                    ].map(JSONValue.string))],
+                    ["name": "Analytics", "routes": .array([
+                        "POST /emulator/v1/projects/\(project)/apps/{appId}/events",
+                    ].map(JSONValue.string))],
+                    ["name": "Functions", "routes": .array([
+                        "ANY /\(project)/{region}/{function}", "POST /emulator/v1/projects/\(project)/deployments",
+                        "GET /emulator/v1/projects/\(project)/events",
+                    ].map(JSONValue.string))],
+                ],
+            ])
+        }
+        // `event: change` with `{"areas": [...]}` after each commit that changed something, and a
+        // comment every 15 s so that proxies and browsers keep the connection.
+        router.get("emulator/v1/projects/:project/changes") { _, _ in
+            let subscription = server.emulator.store.changes.subscribe()
+            let body = ResponseBody { writer in
+                let (frames, continuation) = AsyncStream.makeStream(of: String.self)
+                try await withGracefulShutdownHandler {
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        group.addTask {
+                            for await _ in subscription.signals {
+                                let areas = subscription.take().sorted().map(JSONValue.string)
+                                continuation.yield("event: change\ndata: \(JSONValue.object(["areas": .array(areas)]).serialized())\n\n")
+                            }
+                            continuation.finish()
+                        }
+                        group.addTask {
+                            while !Task.isCancelled {
+                                try await Task.sleep(for: .seconds(15))
+                                continuation.yield(": keep-alive\n\n")
+                            }
+                        }
+                        try await writer.write(ByteBuffer(string: ": connected\n\n"))
+                        for await frame in frames { try await writer.write(ByteBuffer(string: frame)) }
+                        group.cancelAll()
+                    }
+                } onGracefulShutdown: {
+                    continuation.finish()
+                }
+                try await writer.finish(nil)
+            }
+            return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
+                body: body)
+        }
+    }
+
+    /// A console file, by its path below the console's directory.
+    static func file(_ path: String) throws -> Response {
+        let parts = path.split(separator: "/")
+        guard let directory, !parts.isEmpty, !parts.contains(where: { $0.hasPrefix(".") }),
+            let type = contentTypes[String(parts.last!.split(separator: ".").last ?? "")]
+        else { throw ServiceError(.notFound, "no console file \(path)") }
+        let url = parts.reduce(directory) { $0.appendingPathComponent(String($1)) }
+        guard let data = try? Data(contentsOf: url) else { throw ServiceError(.notFound, "no console file \(path)") }
+        return Response(status: .ok, headers: [.contentType: type, .cacheControl: "no-cache"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}

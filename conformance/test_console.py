@@ -1,0 +1,175 @@
+"""The web console, driven in a real browser (Debian's chromium, through chromedriver and Selenium).
+
+It publishes a template through the Remote Config page and watches the STALE ping arrive, live,
+in a device's inbox on the Messaging page (the device registered and subscribed through that page),
+compares two versions, and checks that a bad value gets the service's error next to the form.
+Every page is saved as a screenshot under .build/console-screenshots/, and any JavaScript error in
+the browser's console fails the test.
+"""
+
+import os
+import shutil
+import uuid
+
+import pytest
+
+from conftest import PROJECT, ROOT
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+SHOTS = ROOT / ".build" / "console-screenshots"
+
+pytestmark = [
+    pytest.mark.skipif(os.environ.get("CONFORMANCE_DEPLOY", "1") == "0", reason="functions not deployed"),
+    # CI installs chromium and chromium-driver; elsewhere the test needs them too, unless skipped on purpose.
+    pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER) and os.environ.get("CI") != "true",
+                       reason="chromium and chromedriver are not installed (apt-get install chromium chromium-driver)"),
+]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+
+    options = Options()
+    options.binary_location = CHROMIUM
+    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1366,900"]:
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.implicitly_wait(0)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    yield driver
+    driver.quit()
+
+
+def wait(driver, condition, timeout=20):
+    """Waits for `condition`; elements the page redrew meanwhile (it updates live) are looked up again."""
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+    from selenium.webdriver.support.ui import WebDriverWait
+    return WebDriverWait(driver, timeout, ignored_exceptions=[NoSuchElementException, StaleElementReferenceException]) \
+        .until(condition)
+
+
+def find(driver, css):
+    from selenium.webdriver.common.by import By
+    return wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, css))
+
+
+def open_page(driver, emulator, page):
+    driver.get(f"{emulator.base}/#/{page}")
+    wait(driver, lambda d: d.execute_script("return document.querySelector('main h1')?.textContent") != ""
+         and d.execute_script("return document.querySelector('main p.empty')?.textContent") != "Loading…")
+    wait(driver, lambda d: d.find_element("css selector", "#live").text == "live")
+
+
+def javascript_errors(driver):
+    """Errors in the browser's console: script errors, and any console file that failed to load. A
+    service's 4xx answer to a deliberately bad value is the page working, not an error."""
+    def deliberate(entry):
+        return entry["source"] == "network" and "/__/console/" not in entry["message"] \
+            and "status of 4" in entry["message"]
+    return [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE" and not deliberate(entry)]
+
+
+def test_publish_on_the_remote_config_page_reaches_a_device_inbox_live(app, emulator, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    # The Messaging page: register an iOS device and subscribe it to PUSH_RC, as a user would.
+    open_page(browser, emulator, "messaging")
+    _, listed, _ = emulator.request("GET", f"/emulator/v1/projects/{PROJECT}/devices")
+    known = {device["token"] for device in listed["devices"]}
+    browser.find_element(By.ID, "register-platform").send_keys("ios")
+    browser.find_element(By.CSS_SELECTOR, "#register-platform + button").click()
+    token = wait(browser, lambda d: (lambda selected: selected not in known and selected)(
+        d.execute_script("return document.querySelector('tr.selected[data-device]')?.dataset.device")))
+    wait(browser, lambda d: d.find_element(By.ID, "subscribe-device").get_attribute("value") == token)
+    browser.find_element(By.ID, "subscribe-topic").send_keys("PUSH_RC", Keys.ENTER)
+    wait(browser, lambda d: "PUSH_RC" in d.find_element(By.CSS_SELECTOR, f'tr[data-device="{token}"]').text)
+    wait(browser, lambda d: "This inbox is empty." in d.find_element(By.ID, "inbox").text)
+    messaging_tab = browser.current_window_handle
+
+    # In a second tab, the Remote Config page: add a parameter and publish.
+    browser.switch_to.new_window("tab")
+    open_page(browser, emulator, "remote-config")
+    welcome = f"hello-{uuid.uuid4().hex[:6]}"
+    browser.find_element(By.ID, "new-parameter-key").send_keys("console_welcome")
+    browser.find_element(By.ID, "new-parameter-value").send_keys(welcome, Keys.ENTER)
+    browser.find_element(By.ID, "publish-description").send_keys("from the console")
+    browser.find_element(By.ID, "publish-button").click()
+    published = wait(browser, lambda d: d.find_element(By.ID, "publish").text.startswith("Published version")
+                     and d.find_element(By.ID, "publish").text)
+    version = int(published.split()[-1].rstrip("."))
+    browser.save_screenshot(str(SHOTS / "remote-config.png"))
+
+    # Back on the Messaging tab, without reloading: pushConfig's ping arrives in the inbox.
+    browser.switch_to.window(messaging_tab)
+    wait(browser, lambda d: "CONFIG_STATE = STALE" in d.find_element(By.ID, "inbox").text, timeout=60)
+    inbox = browser.find_element(By.ID, "inbox").text
+    assert "topic PUSH_RC" in inbox, inbox
+    browser.save_screenshot(str(SHOTS / "messaging.png"))
+
+    # The Remote Config page again: change the value, publish, and compare the two versions.
+    browser.switch_to.new_window("tab")
+    open_page(browser, emulator, "remote-config")
+    value = find(browser, 'input[data-parameter="console_welcome"]')
+    assert value.get_attribute("value") == welcome
+    value.clear()
+    value.send_keys(welcome + "-2")
+    browser.find_element(By.ID, "publish-button").click()
+    wait(browser, lambda d: d.find_element(By.ID, "publish").text == f"Published version {version + 1}.")
+    find(browser, "#diff-left").send_keys(f"version {version}")
+    find(browser, "#diff-right").send_keys(f"version {version + 1}")
+    browser.find_element(By.ID, "diff-button").click()
+    diff = wait(browser, lambda d: d.find_element(By.ID, "diff-result").text)
+    assert "1 changed line." in diff, diff
+    changed = browser.find_element(By.CSS_SELECTOR, "#diff-result tr.changed").text
+    assert welcome in changed and welcome + "-2" in changed, changed
+    browser.save_screenshot(str(SHOTS / "remote-config-diff.png"))
+
+    # A value the service refuses: its error appears next to the form, and nothing is published.
+    browser.find_element(By.CSS_SELECTOR, "details summary").click()
+    editor = browser.find_element(By.ID, "template-json")
+    editor.clear()
+    editor.send_keys('{"parameters": {"bad key!": {"defaultValue": {"value": "x"}}}}')
+    browser.find_element(By.XPATH, "//button[text()='Use this JSON']").click()
+    browser.find_element(By.ID, "publish-button").click()
+    error = wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#publish .error").text)
+    assert "bad key!" in error or "INVALID" in error.upper(), error
+    status, current, _ = emulator.request("GET", f"/v1/projects/{PROJECT}/remoteConfig")
+    assert status == 200 and current["version"]["versionNumber"] == str(version + 1), current
+
+    assert javascript_errors(browser) == []
+
+
+def test_every_page_renders_without_javascript_errors_and_is_keyboard_navigable(app, emulator, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    for page in ["overview", "events", "remote-config", "messaging"]:
+        open_page(browser, emulator, page)
+        browser.save_screenshot(str(SHOTS / f"page-{page}.png"))
+    open_page(browser, emulator, "overview")
+    functions = find(browser, "main").text
+    for name in ["pushConfig", "onScoreWrite", "submitScore", "checkSignUp"]:
+        assert name in functions, functions
+
+    # The keyboard alone, from a freshly loaded page: the skip link, then the navigation's links.
+    from selenium.webdriver.common.action_chains import ActionChains
+    browser.refresh()
+    wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "main h1").text == "Overview")
+    ActionChains(browser).send_keys(Keys.TAB).perform()
+    assert browser.switch_to.active_element.text == "Skip to the page"
+    titles = []
+    for _ in range(4):
+        ActionChains(browser).send_keys(Keys.TAB).perform()
+        titles.append(browser.switch_to.active_element.text)
+    assert titles == ["Overview", "Events", "Remote Config", "Messaging"], titles
+    ActionChains(browser).send_keys(Keys.ENTER).perform()
+    wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "main h1").text == "Messaging")
+
+    assert javascript_errors(browser) == []
+

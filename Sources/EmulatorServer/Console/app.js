@@ -5,8 +5,9 @@ import overview from './pages/overview.js';
 import events from './pages/events.js';
 import remoteConfig from './pages/remote-config.js';
 import messaging from './pages/messaging.js';
+import database from './pages/database.js';
 
-const pages = [overview, events, remoteConfig, messaging];
+const pages = [overview, events, remoteConfig, database, messaging];
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
 let current = null;

@@ -34,6 +34,7 @@ struct ConsoleRoutes {
             return Response.json([
                 "project": .string(project),
                 "databaseInstance": .string(instance),
+                "databaseInstances": .array(Set(server.emulator.database.namespaces() + [instance]).sorted().map(JSONValue.string)),
                 "services": [
                     ["name": "Remote Config", "routes": .array([
                         "GET|PUT /v1/projects/\(project)/remoteConfig", "GET /v1/projects/\(project)/remoteConfig:listVersions",

@@ -184,11 +184,77 @@ def test_editing_a_score_in_the_database_page_updates_the_leaderboard_live(app, 
     assert javascript_errors(browser) == []
 
 
+def test_users_are_added_edited_and_imported_on_the_authentication_page(app, emulator, browser, tmp_path):
+    import json
+
+    from firebase_admin import auth
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    open_page(browser, emulator, "authentication")
+    email = f"console-{uuid.uuid4().hex[:6]}@example.com"
+    browser.find_element(By.ID, "new-email").send_keys(email)
+    browser.find_element(By.ID, "new-password").send_keys("secret123")
+    browser.find_element(By.ID, "new-name").send_keys("Console User", Keys.ENTER)
+    added = wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#main .ok").text)
+    uid = added.split()[-1].rstrip(".")
+    assert auth.get_user(uid).email == email
+
+    browser.find_element(By.ID, "user-search").send_keys(email, Keys.ENTER)
+    wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, f'button[aria-label="Edit {uid}"]')).click()
+    claims = find(browser, "#edit-claims")
+    claims.clear()
+    claims.send_keys('{"sub": "someone-else"}')
+    browser.find_element(By.XPATH, "//button[text()='Save']").click()
+    refused = wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#user-editor .error").text)
+    assert "FORBIDDEN_CLAIM" in refused, refused
+    assert auth.get_user(uid).custom_claims is None
+    claims = find(browser, "#edit-claims")
+    claims.clear()
+    claims.send_keys('{"tier": "gold"}')
+    browser.find_element(By.ID, "edit-disabled").click()
+    browser.find_element(By.XPATH, "//button[text()='Save']").click()
+    wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#user-editor .ok").text == "Saved.")
+    user = auth.get_user(uid)
+    assert user.custom_claims == {"tier": "gold"} and user.disabled
+    # The list follows live.
+    wait(browser, lambda d: '{"tier":"gold"}' in d.find_element(By.CSS_SELECTOR, f'tr[data-user="{uid}"]').text)
+
+    # A Parse _User export: the user keeps its objectId and signs in with its Parse password.
+    object_id = f"p{uuid.uuid4().hex[:9]}"
+    parse_email = f"{object_id}@example.com"
+    export = tmp_path / "_User.json"
+    export.write_text(json.dumps({"results": [{
+        "objectId": object_id, "username": parse_email, "email": parse_email,
+        "_hashed_password": "$2a$10$abcdefghijklmnopqrstuu3wCsxB6/zKn6E0GfSu8Oxcxub8tCTka",
+        "createdAt": "2019-05-01T10:00:00.000Z"}]}))
+    browser.find_element(By.ID, "import-file").send_keys(str(export))
+    browser.find_element(By.ID, "import-format").send_keys("Parse")
+    browser.find_element(By.XPATH, "//button[text()='Import']").click()
+    wait(browser, lambda d: d.find_element(By.ID, "import-result").text == "Imported 1 user.")
+    browser.save_screenshot(str(SHOTS / "authentication.png"))
+    status, signed_in, _ = emulator.request(
+        "POST", "/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=fake-api-key",
+        {"email": parse_email, "password": "parse-password", "returnSecureToken": True})
+    assert status == 200 and signed_in["localId"] == object_id, signed_in
+
+    # A file that is not an export: the service's message, nothing imported.
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"users": "nope"}')
+    browser.find_element(By.ID, "import-file").send_keys(str(bad))
+    browser.find_element(By.ID, "import-format").send_keys("Firebase")
+    browser.find_element(By.XPATH, "//button[text()='Import']").click()
+    error = wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#import-result .error").text)
+    assert "Firebase auth export" in error, error
+
+    assert javascript_errors(browser) == []
+
+
 def test_every_page_renders_without_javascript_errors_and_is_keyboard_navigable(app, emulator, browser):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
 
-    for page in ["overview", "events", "remote-config", "database", "messaging"]:
+    for page in ["overview", "events", "remote-config", "database", "authentication", "messaging"]:
         open_page(browser, emulator, page)
         browser.save_screenshot(str(SHOTS / f"page-{page}.png"))
     open_page(browser, emulator, "overview")

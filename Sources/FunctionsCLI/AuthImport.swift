@@ -59,7 +59,7 @@ struct AuthImport: AsyncParsableCommand {
             guard let list = export["users"]?.arrayValue else {
                 throw CLIError("\(file) is not a Firebase auth export: expected {\"users\": [...]}")
             }
-            users = list.map(Self.firebaseUser)
+            users = list.map(AuthService.firebaseExportUser)
             if algorithm == nil, users.contains(where: { $0["passwordHash"] != nil }) {
                 throw CLIError("users in \(file) have password hashes: give --hash-algo (BCRYPT)")
             }
@@ -88,12 +88,5 @@ struct AuthImport: AsyncParsableCommand {
             throw CLIError("\(failures.count) of \(users.count) users were not imported (listed above)")
         }
         print("imported \(imported) user\(imported == 1 ? "" : "s")")
-    }
-
-    /// A user of a Firebase CLI export, as batchCreate takes it (`lastSignedInAt` → `lastLoginAt`).
-    static func firebaseUser(_ user: JSONValue) -> JSONValue {
-        guard case .object(var fields) = user else { return user }
-        if let lastSignedIn = fields.removeValue(forKey: "lastSignedInAt") { fields["lastLoginAt"] = lastSignedIn }
-        return .object(fields)
     }
 }

@@ -6,8 +6,9 @@ import events from './pages/events.js';
 import remoteConfig from './pages/remote-config.js';
 import messaging from './pages/messaging.js';
 import database from './pages/database.js';
+import authentication from './pages/authentication.js';
 
-const pages = [overview, events, remoteConfig, database, messaging];
+const pages = [overview, events, remoteConfig, database, authentication, messaging];
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
 let current = null;

@@ -77,6 +77,19 @@ struct AuthRoutes {
             try service.deleteAllUsers()
             return Response.json([:])
         }
+        // `{"format": "firebase"|"parse", "export": <the file>, "hashAlgorithm"?}`: a whole export
+        // file, as `functions auth:import` reads it (the console's import).
+        emulator.post("accounts:import") { request, _ in
+            var request = request
+            let body = try await request.jsonBody(limit: server.configuration.maxBodySize)
+            guard let format = body["format"]?.stringValue.flatMap(AuthService.ExportFormat.init(rawValue:)) else {
+                throw ServiceError(.invalidArgument, "format must be firebase or parse")
+            }
+            guard let export = body["export"] else { throw ServiceError(.invalidArgument, "export (the file's JSON) is missing") }
+            let outcome = try service.importExport(export, format: format, hashAlgorithm: body["hashAlgorithm"]?.stringValue)
+            return Response.json(["imported": .number(Double(outcome.imported.count)),
+                "errors": .array(outcome.failures.map(\.json))])
+        }
         emulator.get("config") { _, _ in Response.json(service.emulatorConfig.json) }
         emulator.patch("config") { request, _ in
             var request = request

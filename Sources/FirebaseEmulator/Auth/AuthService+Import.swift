@@ -95,3 +95,56 @@ extension AuthService {
         }
     }
 }
+
+extension AuthService {
+    /// The export formats ``importExport(_:format:hashAlgorithm:)`` reads.
+    package enum ExportFormat: String, Sendable {
+        /// `firebase auth:export` JSON: `{"users": [...]}`.
+        case firebase
+        /// A Parse `_User` export (bcrypt hashes).
+        case parse
+    }
+
+    /// Imports a whole export file, 1,000 users at a time, as `auth:import` and the console do.
+    ///
+    /// - Returns: the uids stored, and the users refused with their index in the export.
+    /// - Throws: `INVALID_PARSE_EXPORT : …` or `INVALID_ARGUMENT : …` for a file that is not an
+    ///   export of that format, or password hashes without a hash algorithm.
+    package func importExport(_ export: JSONValue, format: ExportFormat, hashAlgorithm: String?) throws
+        -> AuthImportOutcome
+    {
+        let users: [JSONValue]
+        var algorithm = hashAlgorithm?.uppercased()
+        switch format {
+        case .parse:
+            users = try ParseUserExport.batchCreateRequest(from: export)["users"]?.arrayValue ?? []
+            algorithm = "BCRYPT"
+        case .firebase:
+            guard let list = export["users"]?.arrayValue else {
+                throw ServiceError(.invalidArgument, "INVALID_ARGUMENT : not a Firebase auth export: expected {\"users\": [...]}")
+            }
+            users = list.map(Self.firebaseExportUser)
+            if algorithm == nil, users.contains(where: { $0["passwordHash"] != nil }) {
+                throw ServiceError(.invalidArgument, "INVALID_ARGUMENT : the users have password hashes: give their hash algorithm (BCRYPT)")
+            }
+        }
+        var outcome = AuthImportOutcome(imported: [], failures: [])
+        for start in stride(from: 0, to: users.count, by: AuthUserImport.maximumUsers) {
+            var request: [String: JSONValue] = [
+                "users": .array(Array(users[start..<min(start + AuthUserImport.maximumUsers, users.count)])),
+            ]
+            if let algorithm { request["hashAlgorithm"] = .string(algorithm) }
+            let batch = try importUsers(.object(request))
+            outcome.imported += batch.imported
+            outcome.failures += batch.failures.map { AuthImportFailure(index: start + $0.index, message: $0.message) }
+        }
+        return outcome
+    }
+
+    /// A user of a Firebase CLI export, as batchCreate takes it (`lastSignedInAt` → `lastLoginAt`).
+    package static func firebaseExportUser(_ user: JSONValue) -> JSONValue {
+        guard case .object(var fields) = user else { return user }
+        if let lastSignedIn = fields.removeValue(forKey: "lastSignedInAt") { fields["lastLoginAt"] = lastSignedIn }
+        return .object(fields)
+    }
+}

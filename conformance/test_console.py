@@ -250,6 +250,55 @@ def test_users_are_added_edited_and_imported_on_the_authentication_page(app, emu
     assert javascript_errors(browser) == []
 
 
+def test_a_failed_delivery_is_found_on_the_events_page_and_replayed(browser, tmp_path):
+    """On an emulator of its own, with the rehearsal worker's configUpdated deployed: a publish
+    described "fail-first" fails its only attempt (retries are off) and becomes a dead letter."""
+    import json
+    import subprocess
+
+    from conftest import Emulator
+    from selenium.webdriver.common.by import By
+
+    binary = os.environ.get("FUNCTIONS_BIN", str(ROOT / ".build" / "debug" / "functions"))
+    worker = ROOT / os.environ.get("SCRATCH_PATH", ".build") / "debug" / "rehearsal-worker"
+    manifest = tmp_path / "manifest.json"
+    subprocess.run([str(worker)], env={"FUNCTIONS_MANIFEST_OUTPUT_PATH": str(manifest)}, check=True)
+    process = subprocess.Popen([binary, "emulators:start", "--in-memory", "--port", "0", "--project", PROJECT],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        own = Emulator(process.stdout.readline()[len("ready: "):].strip(), binary)
+        status, body, _ = own.request("POST", f"/emulator/v1/projects/{PROJECT}/deployments", {
+            "binary": str(worker), "manifest": json.loads(manifest.read_text()), "only": ["configUpdated"]})
+        assert status == 200, body
+        status, body, _ = own.request("PUT", f"/v1/projects/{PROJECT}/remoteConfig", {
+            "parameters": {"a": {"defaultValue": {"value": "1"}}}, "version": {"description": "fail-first"}},
+            {"If-Match": "*"})
+        assert status == 200, body
+        own.wait_for_deliveries()
+
+        open_page(browser, own, "events")
+        replay = wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#dead-letters button[data-replay]"))
+        assert "first attempt of" in browser.find_element(By.ID, "dead-letters").text
+        row = wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#event-log tbody tr[data-event]"))
+        assert "configUpdated: dead-letter:failed ×1" in row.text, row.text
+        browser.find_element(By.ID, "filter-status").send_keys("dead")
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#event-log tbody tr[data-event]")) == 1
+        browser.save_screenshot(str(SHOTS / "events-dead-letter.png"))
+        replay.click()
+        # The replay succeeds; the log and the dead letters follow live.
+        wait(browser, lambda d: "No dead letters" in d.find_element(By.ID, "dead-letters").text, timeout=60)
+        browser.find_element(By.ID, "filter-status").send_keys("succeeded")
+        wait(browser, lambda d: "configUpdated: succeeded ×2" in d.find_element(By.ID, "event-log").text, timeout=60)
+        browser.find_element(By.CSS_SELECTOR, "#event-log tbody tr[data-event] button").click()
+        detail = wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#event-log tr.detail").text)
+        assert "configUpdated" in detail and "google.firebase.remoteconfig.remoteConfig.v1.updated" in detail, detail
+        browser.save_screenshot(str(SHOTS / "events.png"))
+        assert javascript_errors(browser) == []
+    finally:
+        process.terminate()
+        process.wait(timeout=60)
+
+
 def test_every_page_renders_without_javascript_errors_and_is_keyboard_navigable(app, emulator, browser):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys

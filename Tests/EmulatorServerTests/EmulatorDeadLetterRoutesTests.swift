@@ -17,7 +17,7 @@ struct EmulatorDeadLetterRoutesTests {
         try? JSONValue(parsing: Data(response.body.readableBytesView))
     }
 
-    @Test("lists an event a function failed on, replays it, and it is gone from the list")
+    @Test("lists an event a function failed on, replays it, and it is gone from the list and succeeded in the log")
     func listAndReplay() async throws {
         let emulator = try Emulator(project: "demo", directory: nil)
         let runs = Mutex(0)
@@ -58,6 +58,12 @@ struct EmulatorDeadLetterRoutesTests {
             #expect(runs.withLock { $0 } == 2)
             try await client.execute(uri: "/emulator/v1/projects/demo/deadLetters", method: .get) { response in
                 #expect(Self.json(response) == ["deadLetters": []])
+            }
+            // The event log records the replayed delivery too.
+            try await client.execute(uri: "/emulator/v1/projects/demo/events", method: .get) { response in
+                let delivery = Self.json(response)?["events"]?.arrayValue?.first?["deliveries"]?.arrayValue?.first
+                #expect(delivery?["status"] == "succeeded")
+                #expect(delivery?["attempts"] == 2)
             }
             try await client.execute(uri: "/emulator/v1/projects/demo/deadLetters:replay", method: .post, headers: [.authorization: "Bearer owner"],
                 body: ByteBuffer(string: #"{"id": \#(JSONValue.string(id).serialized())}"#)) { response in

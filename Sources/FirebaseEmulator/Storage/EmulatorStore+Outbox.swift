@@ -94,6 +94,14 @@ extension EmulatorStore {
         }
     }
 
+    /// The outbox sequence of the newest event with this source and id, if the outbox has one.
+    func latestSequence(of key: CloudEvent.Key) throws -> Int64? {
+        try read { db in
+            try Int64.fetchOne(db, sql: "SELECT seq FROM outbox WHERE source = ? AND event_id = ? ORDER BY seq DESC LIMIT 1",
+                arguments: [key.source, key.id])
+        }
+    }
+
     /// The newest stored event with this id, if the outbox has one.
     public func storedEvent(id: String) throws -> CloudEvent? {
         try read { db in

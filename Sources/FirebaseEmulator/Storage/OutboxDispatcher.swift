@@ -64,8 +64,11 @@ package final class OutboxDispatcher: DeliveryObserver {
 
     public func deliveryFinished(_ report: DeliveryReport) {
         let key = CloudEvent.Key(source: report.eventSource, id: report.eventId)
-        guard let sequence = state.withLock({ $0.inFlight[key]?.first }) else { return }
         do {
+            // An event no longer in flight (a replayed dead letter) is found in the outbox.
+            guard let sequence = try state.withLock({ $0.inFlight[key]?.first }) ?? store.latestSequence(of: key) else {
+                return
+            }
             try store.recordDelivery(sequence: sequence, report: report)
         } catch {
             logger.error("could not record a delivery", metadata: ["error": "\(error)"])

@@ -303,7 +303,17 @@ def test_every_page_renders_without_javascript_errors_and_is_keyboard_navigable(
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
 
-    for page in ["overview", "events", "remote-config", "database", "authentication", "messaging"]:
+    # An app logs an event (as the SDKs' measurement calls do); the Analytics page lists it.
+    marker = uuid.uuid4().hex
+    status, _, _ = emulator.request("POST", f"/emulator/v1/projects/{PROJECT}/analytics:log?firebase_app_id=1:1:ios:a",
+                                    {"app_instance_id": marker, "events": [{"name": "level_up", "params": {"level": 7}}]})
+    assert status == 200
+    open_page(browser, emulator, "analytics")
+    browser.find_element(By.ID, "analytics-instance").send_keys(marker, Keys.ENTER)
+    wait(browser, lambda d: "level_up" in d.find_element(By.ID, "analytics-events").text
+         and '"level": 7' in d.find_element(By.ID, "analytics-events").text)
+
+    for page in ["overview", "events", "remote-config", "database", "authentication", "messaging", "analytics"]:
         open_page(browser, emulator, page)
         browser.save_screenshot(str(SHOTS / f"page-{page}.png"))
     open_page(browser, emulator, "overview")

@@ -49,6 +49,15 @@ struct EmulatorAnalyticsRoutesTests {
             }
             try await client.execute(uri: "/emulator/v1/projects/demo/analytics/events?appInstanceId=\(Self.instance)",
                 method: .get) { #expect(Self.json($0)?["events"]?.arrayValue?.count == 4) }
+            // Without an instance: every instance's events (the console's Analytics page).
+            try await client.execute(uri: "/emulator/v1/projects/demo/analytics:log?firebase_app_id=1:1234:ios:abcd",
+                method: .post, body: ByteBuffer(string: #"{"app_instance_id": "fedcba9876543210fedcba9876543210", "events": [{"name": "tap"}]}"#)) {
+                #expect($0.status == .ok)
+            }
+            try await client.execute(uri: "/emulator/v1/projects/demo/analytics/events?name=tap", method: .get) {
+                #expect(Self.json($0)?["events"]?.arrayValue?.compactMap { $0["appInstanceId"]?.stringValue }
+                    == [Self.instance, "fedcba9876543210fedcba9876543210"])
+            }
         }
         #expect(try server.emulator.analytics.userProperties(appInstanceId: Self.instance)["tier"] != nil)
     }
@@ -72,7 +81,7 @@ struct EmulatorAnalyticsRoutesTests {
                 #expect(response.status == .badRequest)
                 #expect(Self.json(response)?["error"]?["message"]?.stringValue?.contains("firebase_app_id") == true)
             }
-            for query in ["", "?appInstanceId=\(Self.instance)&limit=many"] {
+            for query in ["?appInstanceId=", "?appInstanceId=\(Self.instance)&limit=many"] {
                 try await client.execute(uri: "/emulator/v1/projects/demo/analytics/events\(query)", method: .get) {
                     response in
                     #expect(response.status == .badRequest)

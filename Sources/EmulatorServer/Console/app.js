@@ -7,8 +7,9 @@ import remoteConfig from './pages/remote-config.js';
 import messaging from './pages/messaging.js';
 import database from './pages/database.js';
 import authentication from './pages/authentication.js';
+import analytics from './pages/analytics.js';
 
-const pages = [overview, events, remoteConfig, database, authentication, messaging];
+const pages = [overview, events, remoteConfig, database, authentication, messaging, analytics];
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
 let current = null;

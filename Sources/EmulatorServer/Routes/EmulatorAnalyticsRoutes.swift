@@ -26,19 +26,20 @@ struct EmulatorAnalyticsRoutes {
             var request = request
             return try await log(&request, appId: request.uri.queryParameters.get("firebase_app_id") ?? "")
         }
-        // `?appInstanceId=` (required), `name=`, `limit=` (the newest N); oldest first.
+        // `?appInstanceId=` (without it: every app instance's), `name=`, `limit=` (the newest N,
+        // 1,000 without an instance); oldest first.
         group.get("analytics/events") { request, _ in
             let query = request.uri.queryParameters
-            guard let instance = query.get("appInstanceId"), !instance.isEmpty else {
-                throw ServiceError(.invalidArgument, "The appInstanceId query parameter is required.")
-            }
+            let instance = query.get("appInstanceId")
+            if instance?.isEmpty == true { throw ServiceError(.invalidArgument, "appInstanceId must not be empty.") }
             let limit = try query.get("limit").map { text in
                 guard let limit = Int(text), limit >= 0 else {
                     throw ServiceError(.invalidArgument, "limit must be a non-negative integer, not '\(text)'")
                 }
                 return limit
             }
-            let events = try service.events(appInstanceId: instance, name: query.get("name"), limit: limit)
+            let events = try service.events(appInstanceId: instance, name: query.get("name"),
+                limit: limit ?? (instance == nil ? 1000 : nil))
             return Response.json(["events": .array(events.map(Self.eventJSON))])
         }
     }

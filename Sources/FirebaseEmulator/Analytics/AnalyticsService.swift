@@ -95,7 +95,7 @@ public final class AnalyticsService: Sendable {
     ///   - appInstanceId: the app instance.
     ///   - name: only events of this name, when given.
     ///   - limit: only the newest `limit` events, when given.
-    public func events(appInstanceId: String, name: String? = nil, limit: Int? = nil) throws -> [AnalyticsEvent] {
+    public func events(appInstanceId: String?, name: String? = nil, limit: Int? = nil) throws -> [AnalyticsEvent] {
         try store.read { db in
             try AnalyticsStorage.events(
                 db, project: project, appInstanceId: appInstanceId, name: name, limit: limit.map { max($0, 0) }

@@ -102,10 +102,14 @@ enum AnalyticsStorage {
 
     /// The last `limit` events of an app instance (all when `nil`), optionally of one name, oldest first.
     static func events(
-        _ db: GRDB.Database, project: String, appInstanceId: String, name: String?, limit: Int?
+        _ db: GRDB.Database, project: String, appInstanceId: String?, name: String?, limit: Int?
     ) throws -> [AnalyticsEvent] {
-        var sql = "SELECT event FROM analytics_events WHERE project = ? AND app_instance_id = ?"
-        var arguments: StatementArguments = [project, appInstanceId]
+        var sql = "SELECT event FROM analytics_events WHERE project = ?"
+        var arguments: StatementArguments = [project]
+        if let appInstanceId {
+            sql += " AND app_instance_id = ?"
+            arguments += [appInstanceId]
+        }
         if let name {
             sql += " AND name = ?"
             arguments += [name]

@@ -276,6 +276,13 @@ def test_a_failed_delivery_is_found_on_the_events_page_and_replayed(browser, tmp
         assert status == 200, body
         own.wait_for_deliveries()
 
+        # The Functions page: one event, one failed attempt, one dead letter, and the error.
+        open_page(browser, own, "functions")
+        row = wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, 'tr[data-function="configUpdated"]').text)
+        assert row.split()[-6:] == ["1", "1", "0", "1", "0", "1"], row
+        assert "first attempt of" in browser.find_element(By.ID, "function-errors").text
+        browser.save_screenshot(str(SHOTS / "functions.png"))
+
         open_page(browser, own, "events")
         replay = wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#dead-letters button[data-replay]"))
         assert "first attempt of" in browser.find_element(By.ID, "dead-letters").text
@@ -293,6 +300,10 @@ def test_a_failed_delivery_is_found_on_the_events_page_and_replayed(browser, tmp
         detail = wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#event-log tr.detail").text)
         assert "configUpdated" in detail and "google.firebase.remoteconfig.remoteConfig.v1.updated" in detail, detail
         browser.save_screenshot(str(SHOTS / "events.png"))
+        # The Functions page now counts two attempts for the event: one failed, one succeeded.
+        open_page(browser, own, "functions")
+        row = wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, 'tr[data-function="configUpdated"]').text)
+        assert row.split()[-6:] == ["1", "2", "1", "1", "0", "0"], row
         assert javascript_errors(browser) == []
     finally:
         process.terminate()
@@ -313,7 +324,7 @@ def test_every_page_renders_without_javascript_errors_and_is_keyboard_navigable(
     wait(browser, lambda d: "level_up" in d.find_element(By.ID, "analytics-events").text
          and '"level": 7' in d.find_element(By.ID, "analytics-events").text)
 
-    for page in ["overview", "events", "remote-config", "database", "authentication", "messaging", "analytics"]:
+    for page in ["overview", "functions", "events", "remote-config", "database", "authentication", "messaging", "analytics"]:
         open_page(browser, emulator, page)
         browser.save_screenshot(str(SHOTS / f"page-{page}.png"))
     open_page(browser, emulator, "overview")
@@ -331,9 +342,9 @@ def test_every_page_renders_without_javascript_errors_and_is_keyboard_navigable(
     for _ in range(4):
         ActionChains(browser).send_keys(Keys.TAB).perform()
         titles.append(browser.switch_to.active_element.text)
-    assert titles == ["Overview", "Events", "Remote Config", "Realtime Database"], titles
+    assert titles == ["Overview", "Functions", "Events", "Remote Config"], titles
     ActionChains(browser).send_keys(Keys.ENTER).perform()
-    wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "main h1").text == "Realtime Database")
+    wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "main h1").text == "Remote Config")
 
     assert javascript_errors(browser) == []
 

@@ -49,6 +49,12 @@ struct EmulatorDeadLetterRoutesTests {
                 #expect(letter["time"]?.stringValue?.hasSuffix("Z") == true)
                 return try #require(letter["id"]?.stringValue)
             }
+            try await client.execute(uri: "/emulator/v1/projects/demo/functions:stats", method: .get) { response in
+                let flaky = Self.json(response)?["functions"]?.arrayValue?.first
+                #expect(flaky?["deadLettered"] == 1)
+                #expect(flaky?["failedAttempts"] == 1)
+                #expect(flaky?["lastErrors"]?.arrayValue?.first?["error"]?.stringValue?.contains("refused on purpose") == true)
+            }
             try await client.execute(uri: "/emulator/v1/projects/demo/deadLetters:replay", method: .post, headers: [.authorization: "Bearer owner"],
                 body: ByteBuffer(string: #"{"id": \#(JSONValue.string(id).serialized())}"#)) { response in
                 #expect(response.status == .ok)
@@ -64,6 +70,18 @@ struct EmulatorDeadLetterRoutesTests {
                 let delivery = Self.json(response)?["events"]?.arrayValue?.first?["deliveries"]?.arrayValue?.first
                 #expect(delivery?["status"] == "succeeded")
                 #expect(delivery?["attempts"] == 2)
+            }
+            try await client.execute(uri: "/emulator/v1/projects/demo/functions:stats?window=3600", method: .get) { response in
+                let flaky = Self.json(response)?["functions"]?.arrayValue?.first
+                #expect(flaky?["function"] == "flaky")
+                #expect(flaky?["events"] == 1)
+                #expect(flaky?["attempts"] == 2)
+                #expect(flaky?["succeeded"] == 1)
+                #expect(flaky?["failedAttempts"] == 1)
+                #expect(flaky?["deadLettered"] == 0)
+            }
+            try await client.execute(uri: "/emulator/v1/projects/demo/functions:stats?window=0", method: .get) { response in
+                #expect(response.status == .badRequest)
             }
             try await client.execute(uri: "/emulator/v1/projects/demo/deadLetters:replay", method: .post, headers: [.authorization: "Bearer owner"],
                 body: ByteBuffer(string: #"{"id": \#(JSONValue.string(id).serialized())}"#)) { response in

@@ -3,13 +3,14 @@ import { onChange, project } from './api.js';
 import { h, replace, errorNote } from './dom.js';
 import overview from './pages/overview.js';
 import events from './pages/events.js';
+import functionsPage from './pages/functions.js';
 import remoteConfig from './pages/remote-config.js';
 import messaging from './pages/messaging.js';
 import database from './pages/database.js';
 import authentication from './pages/authentication.js';
 import analytics from './pages/analytics.js';
 
-const pages = [overview, events, remoteConfig, database, authentication, messaging, analytics];
+const pages = [overview, functionsPage, events, remoteConfig, database, authentication, messaging, analytics];
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
 let current = null;

@@ -76,6 +76,18 @@ struct EmulatorRoutes {
             }
             return Response.json(["path": .string(path)])
         }
+        group.get("functions:stats") { request, _ in
+            var window = 86_400.0
+            if let text = request.uri.queryParameters["window"] {
+                guard let seconds = Double(text), seconds > 0, seconds <= 31_536_000 else {
+                    throw ServiceError(.invalidArgument, "window must be a number of seconds up to a year")
+                }
+                window = seconds
+            }
+            let since = server.emulator.clock.now.addingTimeInterval(-window)
+            let statistics = try server.emulator.store.functionStatistics(since: since)
+            return Response.json(["window": .number(window), "functions": .array(statistics.map(Self.statisticsJSON))])
+        }
         group.get("events") { request, _ in
             // `?wait=true` answers once every queued delivery has finished (retries due later excepted).
             // `?limit=N` (default 1,000, at most 1,000,000): the newest N events, oldest first.
@@ -90,6 +102,23 @@ struct EmulatorRoutes {
             let log = try server.emulator.store.eventLog(limit: limit)
             return Response.json(["events": .array(log.map(EmulatorRoutes.eventJSON))])
         }
+    }
+
+    /// `GET .../functions:stats?window=SECONDS` (default a day).
+    static func statisticsJSON(_ statistics: FunctionStatistics) -> JSONValue {
+        [
+            "function": .string(statistics.function),
+            "events": .number(Double(statistics.events)),
+            "attempts": .number(Double(statistics.attempts)),
+            "succeeded": .number(Double(statistics.succeeded)),
+            "failedAttempts": .number(Double(statistics.failedAttempts)),
+            "retrying": .number(Double(statistics.retrying)),
+            "deadLettered": .number(Double(statistics.deadLettered)),
+            "lastErrors": .array(statistics.lastErrors.map {
+                ["eventId": .string($0.eventId), "error": .string($0.error),
+                    "time": .string(RFC3339Timestamp.string(from: $0.time))]
+            }),
+        ]
     }
 
     static func eventJSON(_ entry: EventLogEntry) -> JSONValue {

@@ -279,7 +279,7 @@ def test_a_failed_delivery_is_found_on_the_events_page_and_replayed(browser, tmp
         # The Functions page: one event, one failed attempt, one dead letter, and the error.
         open_page(browser, own, "functions")
         row = wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, 'tr[data-function="configUpdated"]').text)
-        assert row.split()[-6:] == ["1", "1", "0", "1", "0", "1"], row
+        assert row.split()[-8:-2] == ["1", "1", "0", "1", "0", "1"], row
         assert "first attempt of" in browser.find_element(By.ID, "function-errors").text
         browser.save_screenshot(str(SHOTS / "functions.png"))
 
@@ -299,11 +299,18 @@ def test_a_failed_delivery_is_found_on_the_events_page_and_replayed(browser, tmp
         browser.find_element(By.CSS_SELECTOR, "#event-log tbody tr[data-event] button").click()
         detail = wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#event-log tr.detail").text)
         assert "configUpdated" in detail and "google.firebase.remoteconfig.remoteConfig.v1.updated" in detail, detail
+        # Every attempt: the failed first one with its error, then the replayed one.
+        outcomes = [row.get_attribute("data-attempt") for row in browser.find_elements(By.CSS_SELECTOR, "#event-log tr[data-attempt]")]
+        assert outcomes == ["failed", "succeeded"], outcomes
+        assert "first attempt of" in detail and " ms" in detail, detail
         browser.save_screenshot(str(SHOTS / "events.png"))
         # The Functions page now counts two attempts for the event: one failed, one succeeded.
         open_page(browser, own, "functions")
         row = wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, 'tr[data-function="configUpdated"]').text)
-        assert row.split()[-6:] == ["1", "2", "1", "1", "0", "0"], row
+        assert row.split()[-8:-2] == ["1", "2", "1", "1", "0", "0"], row
+        assert all(token.replace(".", "").isdigit() for token in row.split()[-2:]), row  # p50, p99 in ms
+        # The error of the attempt the replay followed is still listed.
+        assert "first attempt of" in browser.find_element(By.ID, "function-errors").text
         assert javascript_errors(browser) == []
     finally:
         process.terminate()

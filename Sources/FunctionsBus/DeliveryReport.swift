@@ -30,6 +30,8 @@ public struct DeliveryReport: Sendable, Hashable {
     public var error: String?
     /// When it ended.
     public var time: Date
+    /// When the attempt started; `nil` when the event expired before any attempt.
+    public var startedAt: Date?
 }
 
 /// Told about every finished delivery attempt, and about every event finished for all its

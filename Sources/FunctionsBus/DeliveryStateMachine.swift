@@ -35,6 +35,8 @@ struct DeliveryStateMachine: Sendable, Hashable {
 
     private(set) var state: State = .ready
     private(set) var attempts = 0
+    /// When the latest attempt started.
+    private(set) var startedAt: Date?
     /// The time the age limit counts from: the event's time, or when it was replayed.
     let origin: Date
 
@@ -50,6 +52,7 @@ struct DeliveryStateMachine: Sendable, Hashable {
             return .expire
         }
         attempts += 1
+        startedAt = now
         let deadline = now.addingTimeInterval(options.timeout.seconds)
         state = .running(attempt: attempts, deadline: deadline)
         return .run(attempt: attempts, deadline: deadline)

@@ -197,7 +197,8 @@ extension EventBus {
             attempt: delivery.machine.attempts,
             status: status,
             error: error,
-            time: now
+            time: now,
+            startedAt: delivery.machine.startedAt
         )
     }
 

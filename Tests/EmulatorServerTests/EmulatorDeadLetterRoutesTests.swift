@@ -79,6 +79,10 @@ struct EmulatorDeadLetterRoutesTests {
                 #expect(flaky?["succeeded"] == 1)
                 #expect(flaky?["failedAttempts"] == 1)
                 #expect(flaky?["deadLettered"] == 0)
+                // Both attempts' durations, and the failed one's error, which the replay did not clear.
+                #expect(flaky?["p50Ms"]?.numberValue != nil)
+                #expect(flaky?["p99Ms"]?.numberValue != nil)
+                #expect(flaky?["lastErrors"]?.arrayValue?.count == 1)
             }
             try await client.execute(uri: "/emulator/v1/projects/demo/functions:stats?window=0", method: .get) { response in
                 #expect(response.status == .badRequest)

@@ -86,9 +86,18 @@ struct EmulatorRoutesTests {
                 let events = try #require((try? Self.json(response))?["events"]?.arrayValue)
                 #expect(events.count == 1)
                 #expect(events[0]["type"] == "google.firebase.remoteconfig.remoteConfig.v1.updated")
-                #expect(events[0]["deliveries"] == [
-                    ["function": "pushConfig", "attempts": 1, "status": "succeeded", "lastError": nil],
-                ])
+                let delivery = try #require(events[0]["deliveries"]?.arrayValue?.first?.objectValue)
+                #expect(delivery["function"] == "pushConfig")
+                #expect(delivery["attempts"] == 1)
+                #expect(delivery["status"] == "succeeded")
+                #expect(delivery["lastError"] == .null)
+                // Every attempt, with when it started and how long it took.
+                let attempt = try #require(delivery["attemptLog"]?.arrayValue?.first)
+                #expect(delivery["attemptLog"]?.arrayValue?.count == 1)
+                #expect(attempt["attempt"] == 1)
+                #expect(attempt["outcome"] == "succeeded")
+                #expect(attempt["startedAt"]?.stringValue?.hasSuffix("Z") == true)
+                #expect((attempt["durationMs"]?.numberValue ?? -1) >= 0)
             }
         }
     }

@@ -114,6 +114,8 @@ struct EmulatorRoutes {
             "failedAttempts": .number(Double(statistics.failedAttempts)),
             "retrying": .number(Double(statistics.retrying)),
             "deadLettered": .number(Double(statistics.deadLettered)),
+            "p50Ms": statistics.p50Milliseconds.map { .number(($0 * 1000).rounded() / 1000) } ?? .null,
+            "p99Ms": statistics.p99Milliseconds.map { .number(($0 * 1000).rounded() / 1000) } ?? .null,
             "lastErrors": .array(statistics.lastErrors.map {
                 ["eventId": .string($0.eventId), "error": .string($0.error),
                     "time": .string(RFC3339Timestamp.string(from: $0.time))]
@@ -131,12 +133,21 @@ struct EmulatorRoutes {
             "time": event.time.map { .string(RFC3339Timestamp.string(from: $0)) } ?? .null,
             "done": .bool(entry.done),
             "recoveries": .number(Double(entry.recoveries)),
-            "deliveries": .array(entry.deliveries.map {
+            "deliveries": .array(entry.deliveries.map { delivery in
                 [
-                    "function": .string($0.function),
-                    "attempts": .number(Double($0.attempts)),
-                    "status": .string($0.status),
-                    "lastError": $0.lastError.map(JSONValue.string) ?? .null,
+                    "function": .string(delivery.function),
+                    "attempts": .number(Double(delivery.attempts)),
+                    "status": .string(delivery.status),
+                    "lastError": delivery.lastError.map(JSONValue.string) ?? .null,
+                    "attemptLog": .array(entry.attempts.filter { $0.function == delivery.function }.map { attempt in
+                        [
+                            "attempt": .number(Double(attempt.attempt)),
+                            "startedAt": .string(RFC3339Timestamp.string(from: attempt.startedAt)),
+                            "durationMs": .number((attempt.finishedAt.timeIntervalSince(attempt.startedAt) * 1000 * 1000).rounded() / 1000),
+                            "outcome": .string(attempt.succeeded ? "succeeded" : "failed"),
+                            "error": attempt.error.map(JSONValue.string) ?? .null,
+                        ]
+                    }),
                 ]
             }),
         ]

@@ -36,6 +36,23 @@ extension EmulatorStore {
         try db.execute(sql: "ALTER TABLE outbox ADD COLUMN recoveries INTEGER NOT NULL DEFAULT 0")
     }
 
+    /// Every attempt of every delivery: when it started and ended, and how.
+    static let attemptsSchema = StoreSchema(name: "outbox-v3-attempts") { db in
+        try db.execute(sql: """
+            CREATE TABLE delivery_attempts (
+                event_seq INTEGER NOT NULL REFERENCES outbox(seq) ON DELETE CASCADE,
+                function TEXT NOT NULL,
+                attempt INTEGER NOT NULL,
+                started_at REAL NOT NULL,
+                finished_at REAL NOT NULL,
+                succeeded INTEGER NOT NULL,
+                error TEXT
+            );
+            CREATE INDEX delivery_attempts_event ON delivery_attempts(event_seq);
+            CREATE INDEX delivery_attempts_function ON delivery_attempts(function, finished_at);
+            """)
+    }
+
     /// Notes that the events were sent again by a recovery.
     public func markRecovered(_ sequences: [Int64]) throws {
         guard !sequences.isEmpty else { return }
@@ -91,6 +108,17 @@ extension EmulatorStore {
                 arguments: [sequence, report.function, report.attempt, status, report.error,
                     report.time.timeIntervalSince1970]
             )
+            // An event that expired before an attempt has no attempt to record.
+            if let started = report.startedAt, report.status != .deadLettered(.expired) {
+                try transaction.db.execute(
+                    sql: """
+                        INSERT INTO delivery_attempts (event_seq, function, attempt, started_at, finished_at, succeeded, error)
+                        VALUES (?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [sequence, report.function, report.attempt, started.timeIntervalSince1970,
+                        report.time.timeIntervalSince1970, report.status == .succeeded, report.error]
+                )
+            }
         }
     }
 
@@ -140,9 +168,22 @@ extension EmulatorStore {
                     EventLogEntry.Delivery(function: $0["function"], attempts: $0["attempts"], status: $0["status"],
                         lastError: $0["last_error"])
                 }
+                let attempts = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT function, attempt, started_at, finished_at, succeeded, error FROM delivery_attempts
+                        WHERE event_seq = ? ORDER BY rowid
+                        """,
+                    arguments: [entry.sequence]
+                ).map {
+                    EventLogEntry.Attempt(function: $0["function"], attempt: $0["attempt"],
+                        startedAt: Date(timeIntervalSince1970: $0["started_at"]),
+                        finishedAt: Date(timeIntervalSince1970: $0["finished_at"]), succeeded: $0["succeeded"],
+                        error: $0["error"])
+                }
                 let doneAt: Double? = row["done_at"]
                 return EventLogEntry(entry: entry, done: doneAt != nil, deliveries: deliveries,
-                    recoveries: row["recoveries"])
+                    recoveries: row["recoveries"], attempts: attempts)
             }
         }
     }
@@ -173,6 +214,22 @@ public struct EventLogEntry: Sendable, Hashable {
         public var lastError: String?
     }
 
+    /// One attempt of one delivery.
+    public struct Attempt: Sendable, Hashable {
+        /// The function.
+        public var function: String
+        /// The attempt's number, from 1 (counting again from 1 after a restart).
+        public var attempt: Int
+        /// When it started.
+        public var startedAt: Date
+        /// When it ended.
+        public var finishedAt: Date
+        /// Whether the handler returned.
+        public var succeeded: Bool
+        /// The error, when it failed.
+        public var error: String?
+    }
+
     /// The event and its place in the outbox.
     package var entry: OutboxEntry
     /// Whether every function has finished with it.
@@ -181,4 +238,6 @@ public struct EventLogEntry: Sendable, Hashable {
     public var deliveries: [Delivery]
     /// How often a restart or redeploy sent it again while it was undone.
     public var recoveries: Int = 0
+    /// Every attempt, in the order they ended.
+    public var attempts: [Attempt] = []
 }

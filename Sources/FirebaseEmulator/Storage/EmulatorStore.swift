@@ -38,7 +38,8 @@ public final class EmulatorStore: Sendable {
         }
         var migrator = DatabaseMigrator()
         let own = [
-            EmulatorStore.outboxSchema, EmulatorStore.recoveriesSchema, EmulatorStore.deploymentSchema,
+            EmulatorStore.outboxSchema, EmulatorStore.recoveriesSchema, EmulatorStore.attemptsSchema,
+            EmulatorStore.deploymentSchema,
             EmulatorStore.workerProcessSchema, EmulatorStore.workerProcessesSchema,
         ]
         for schema in own + schemas {

@@ -26,8 +26,12 @@ public struct FunctionStatistics: Sendable, Hashable {
     public var retrying: Int
     /// Events given up on.
     public var deadLettered: Int
-    /// Its latest errors, newest first (at most five).
+    /// Its latest failed attempts, newest first (at most five).
     public var lastErrors: [Failure]
+    /// The median duration of its attempts in the window, in milliseconds.
+    public var p50Milliseconds: Double?
+    /// The 99th percentile duration of its attempts in the window, in milliseconds.
+    public var p99Milliseconds: Double?
 
     /// Attempts that did not succeed.
     public var failedAttempts: Int { attempts - succeeded }
@@ -48,17 +52,31 @@ extension EmulatorStore {
                     succeeded: row["succeeded"], retrying: row["retrying"], deadLettered: row["dead"], lastErrors: [])
             }
             for index in statistics.indices {
+                let function = statistics[index].function
                 statistics[index].lastErrors = try Row.fetchAll(db, sql: """
-                    SELECT outbox.event_id, deliveries.last_error, deliveries.updated_at
-                    FROM deliveries JOIN outbox ON outbox.seq = deliveries.event_seq
-                    WHERE deliveries.function = ? AND deliveries.last_error IS NOT NULL AND deliveries.updated_at >= ?
-                    ORDER BY deliveries.updated_at DESC LIMIT 5
-                    """, arguments: [statistics[index].function, time]).map { row in
-                    FunctionStatistics.Failure(eventId: row["event_id"], error: row["last_error"],
-                        time: Date(timeIntervalSince1970: row["updated_at"]))
+                    SELECT outbox.event_id, delivery_attempts.error, delivery_attempts.finished_at
+                    FROM delivery_attempts JOIN outbox ON outbox.seq = delivery_attempts.event_seq
+                    WHERE delivery_attempts.function = ? AND delivery_attempts.succeeded = 0 AND delivery_attempts.finished_at >= ?
+                    ORDER BY delivery_attempts.finished_at DESC LIMIT 5
+                    """, arguments: [function, time]).map { row in
+                    FunctionStatistics.Failure(eventId: row["event_id"], error: row["error"] ?? "failed",
+                        time: Date(timeIntervalSince1970: row["finished_at"]))
                 }
+                let durations = try Double.fetchAll(db, sql: """
+                    SELECT (finished_at - started_at) * 1000 AS duration FROM delivery_attempts
+                    WHERE function = ? AND finished_at >= ? ORDER BY duration
+                    """, arguments: [function, time])
+                statistics[index].p50Milliseconds = Self.percentile(0.5, of: durations)
+                statistics[index].p99Milliseconds = Self.percentile(0.99, of: durations)
             }
             return statistics
         }
+    }
+
+    /// The value below which `fraction` of the sorted `values` lie (nearest rank); `nil` for none.
+    static func percentile(_ fraction: Double, of sorted: [Double]) -> Double? {
+        guard !sorted.isEmpty else { return nil }
+        let rank = Int((fraction * Double(sorted.count)).rounded(.up))
+        return sorted[min(max(rank, 1), sorted.count) - 1]
     }
 }

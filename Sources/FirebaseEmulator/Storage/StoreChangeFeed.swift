@@ -22,7 +22,7 @@ package final class StoreChangeFeed: Sendable {
     package static func area(ofTable table: String) -> String? {
         switch table {
         case "remote_config_versions": "remoteConfig"
-        case "outbox", "deliveries": "events"
+        case "outbox", "deliveries", "delivery_attempts": "events"
         case "deployment", "worker_process": "functions"
         default:
             if table.hasPrefix("fcm_") { "messaging" }

@@ -69,7 +69,13 @@ export default {
             h('div', { class: 'columns' },
               h('div', {}, h('h3', {}, 'Deliveries'), table(['Function', 'Attempts', 'Outcome', 'Last error'],
                 event.deliveries.map((delivery) => [delivery.function, String(delivery.attempts), delivery.status, delivery.lastError ?? '']),
-                { empty: 'No function matched this event.' })),
+                { empty: 'No function matched this event.' }),
+              h('h3', {}, 'Every attempt'), table(['Function', 'Attempt', 'Started', 'Duration', 'Outcome', 'Error'],
+                event.deliveries.flatMap((delivery) => (delivery.attemptLog ?? []).map((attempt) => h('tr', { 'data-attempt': attempt.outcome },
+                  h('td', {}, delivery.function), h('td', {}, String(attempt.attempt)), h('td', {}, time(attempt.startedAt)),
+                  h('td', {}, `${attempt.durationMs} ms`), h('td', { class: attempt.outcome === 'failed' ? 'error-text' : 'ok' }, attempt.outcome),
+                  h('td', {}, attempt.error ?? '')))),
+                { empty: 'No attempt has ended yet.' })),
               h('div', {}, h('h3', {}, 'Event'), json({ id: event.id, type: event.type, source: event.source, subject: event.subject, time: event.time, recoveries: event.recoveries }))))));
         }
       }

@@ -1,6 +1,6 @@
 // Functions: each deployed function with its trigger and instances, and what the event log says
-// of it over a recent window: events, attempts, successes, failed attempts, retries, dead letters
-// and its latest errors.
+// of it over a recent window: events, attempts, successes, failed attempts, retries, dead letters,
+// the median and 99th percentile duration of its attempts, and its latest failed attempts.
 import { get, emulatorPath } from '../api.js';
 import { h, replace, section, table, errorNote, time } from '../dom.js';
 
@@ -26,7 +26,8 @@ export default {
         const [description, stats] = await Promise.all([get(`${emulatorPath}/functions`), get(`${emulatorPath}/functions:stats?window=${windowSelect.value}`)]);
         const byName = new Map(stats.functions.map((entry) => [entry.function, entry]));
         const names = [...new Set([...Object.keys(description.endpoints ?? {}), ...byName.keys()])].sort();
-        replace(statsBox, table(['Function', 'Kind', 'Instances', 'Events', 'Attempts', 'Succeeded', 'Failed attempts', 'Retrying', 'Dead letters'],
+        const ms = (value) => (value === null || value === undefined ? '–' : `${value < 10 ? value.toFixed(1) : Math.round(value)}`);
+        replace(statsBox, table(['Function', 'Kind', 'Instances', 'Events', 'Attempts', 'Succeeded', 'Failed attempts', 'Retrying', 'Dead letters', 'p50 ms', 'p99 ms'],
           names.map((name) => {
             const entry = byName.get(name) ?? {};
             const runtime = description.functions?.[name] ?? {};
@@ -39,7 +40,8 @@ export default {
               h('td', { class: 'ok' }, String(entry.succeeded ?? 0)),
               h('td', { class: entry.failedAttempts ? 'warn' : '' }, String(entry.failedAttempts ?? 0)),
               h('td', {}, String(entry.retrying ?? 0)),
-              h('td', { class: entry.deadLettered ? 'error-text' : '' }, entry.deadLettered ? h('a', { href: '#/events' }, String(entry.deadLettered)) : '0'));
+              h('td', { class: entry.deadLettered ? 'error-text' : '' }, entry.deadLettered ? h('a', { href: '#/events' }, String(entry.deadLettered)) : '0'),
+              h('td', {}, ms(entry.p50Ms)), h('td', {}, ms(entry.p99Ms)));
           }), { empty: 'No functions are deployed, and none has had events in this window.' }));
         const failures = stats.functions.flatMap((entry) => entry.lastErrors.map((failure) => ({ ...failure, function: entry.function })))
           .sort((a, b) => b.time.localeCompare(a.time));

@@ -24,6 +24,13 @@ struct Scaffold {
         }
     }
 
+    /// The `import` lines of the new package's files. They are built here, not written out in
+    /// the templates, so that tools reading this target's sources do not take them for imports
+    /// of the CLI itself.
+    static func imports(_ modules: String...) -> String {
+        modules.map { "import " + $0 }.joined(separator: "\n")
+    }
+
     /// The package's name (its directory's).
     let package: String
     /// The executable target, also the `FunctionsApp` type.
@@ -81,9 +88,7 @@ struct Scaffold {
 
     private var functions: String {
         #"""
-        import CloudFunctions
-        import FunctionsBuiltins
-        import FunctionsWorker
+        \#(Self.imports("CloudFunctions", "FunctionsBuiltins", "FunctionsWorker"))
 
         /// This package's functions, one of each kind. `functions deploy` builds the package and
         /// reads their triggers from its manifest; the same binary serves them in the emulator, on
@@ -152,10 +157,7 @@ struct Scaffold {
 
     private var tests: String {
         #"""
-        import CloudFunctions
-        import CloudFunctionsTesting
-        import FirebaseEmulator
-        import Testing
+        \#(Self.imports("CloudFunctions", "CloudFunctionsTesting", "FirebaseEmulator", "Testing"))
         @testable import \#(target)
 
         @Suite("\#(target)")

@@ -18,7 +18,8 @@ import Logging
 /// (`HOST` to change it), printing `ready: http://HOST:PORT` once it accepts events. With
 /// `K_SERVICE` set, as Cloud Run and Knative set it, it listens on 0.0.0.0 and `PORT` defaults
 /// to 8080. `FUNCTION_TARGET=name` also serves that function at `POST /` (an unknown name exits
-/// 1, listing the functions); `FUNCTION_SIGNATURE_TYPE` may be `cloudevent`. SIGTERM lets
+/// 1, listing the functions); `FUNCTION_SIGNATURE_TYPE` may be `cloudevent` (or `event`) for an
+/// event function, and must be `http` when `FUNCTION_TARGET` names a request function. SIGTERM lets
 /// running handlers finish for `FUNCTIONS_SHUTDOWN_GRACE_SECONDS` (10 unless set), answering
 /// 503 meanwhile, then exits 0. With `K_SERVICE` or `LOG_FORMAT=json` set, logs are Cloud
 /// Logging structured JSON lines on standard output (``CloudLoggingLogHandler``). With
@@ -148,10 +149,15 @@ extension FunctionsWorker {
                 + functions.names.joined(separator: ", ") + "\n")
             return 1
         }
-        if let signature = environment["FUNCTION_SIGNATURE_TYPE"], !["cloudevent", "event"].contains(signature) {
-            standardError("error: FUNCTION_SIGNATURE_TYPE '\(signature)' is not served: this binary's functions take "
-                + "CloudEvents (cloudevent)\n")
-            return 1
+        // The deploy targets say `http` for a request function's container, `cloudevent` for an event function's.
+        if let signature = environment["FUNCTION_SIGNATURE_TYPE"] {
+            let answersRequests = target.map { functions[$0]?.eventTrigger == nil } ?? false
+            guard (answersRequests ? ["http"] : ["cloudevent", "event"]).contains(signature) else {
+                let served = target.map { "'\($0)'" } ?? "this binary's functions"
+                standardError("error: FUNCTION_SIGNATURE_TYPE '\(signature)' is not served: \(served) "
+                    + (answersRequests ? "answers HTTP requests (http)\n" : "take CloudEvents (cloudevent)\n"))
+                return 1
+            }
         }
         if let format = environment["LOG_FORMAT"], !["", "json", "text"].contains(format.lowercased()) {
             standardError("error: LOG_FORMAT '\(format)' is not a log format: use json or text\n")

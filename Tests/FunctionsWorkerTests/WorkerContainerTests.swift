@@ -51,6 +51,32 @@ struct WorkerContainerTests {
         #expect(signature == 1)
     }
 
+    @Test("a request function's container (FUNCTION_SIGNATURE_TYPE=http, as the deploy targets write it) serves; the wrong signature exits 1")
+    func requestSignature() async throws {
+        var functions = FunctionRegistry()
+        functions["hello"] = Https.onRequest { _, response in response.send("hello") }
+        let wrong = Mutex("")
+        let refused = await FunctionsWorker.main(functions: functions,
+            environment: ["FUNCTION_TARGET": "hello", "FUNCTION_SIGNATURE_TYPE": "cloudevent", "PORT": "0"],
+            standardOutput: { _ in }, standardError: { text in wrong.withLock { $0 += text } })
+        #expect(refused == 1)
+        #expect(wrong.withLock { $0 }.contains("'hello' answers HTTP requests (http)"))
+
+        let (lines, continuation) = AsyncStream.makeStream(of: String.self)
+        async let status = FunctionsWorker.main(functions: functions,
+            environment: ["FUNCTION_TARGET": "hello", "FUNCTION_SIGNATURE_TYPE": "http", "PORT": "0"],
+            standardOutput: { continuation.yield($0) }, standardError: { continuation.yield($0) })
+        var iterator = lines.makeAsyncIterator()
+        let ready = try #require(await iterator.next())
+        let base = try #require(ready.wholeMatch(of: /ready: (http:\/\/127\.0\.0\.1:\d+)\n/)).output.1
+        let (body, _) = try await URLSession.shared.data(from: URL(string: base + "/anything")!)
+        #expect(String(decoding: body, as: UTF8.self) == "hello")
+        var quit = URLRequest(url: URL(string: base + "/__/quitquitquit")!)
+        quit.httpMethod = "POST"
+        _ = try await URLSession.shared.data(for: quit)
+        #expect(await status == 0)
+    }
+
     @Test("with K_SERVICE set the worker listens on every interface; without it on 127.0.0.1")
     func containerAddress() async throws {
         for (environment, host) in [(["K_SERVICE": "scores", "PORT": "0"], "0.0.0.0"), (["PORT": "0"], "127.0.0.1")] {

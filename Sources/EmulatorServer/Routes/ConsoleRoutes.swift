@@ -4,7 +4,6 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
-import ServiceLifecycle
 
 /// The web console: its page at `/`, its files (HTML, CSS, JavaScript modules, shipped as the
 /// module's resources) under `/__/console/`, and the stream of changes that keeps it live.
@@ -66,34 +65,13 @@ struct ConsoleRoutes {
         // comment every 15 s so that proxies and browsers keep the connection.
         router.get("emulator/v1/projects/:project/changes") { _, _ in
             let subscription = server.emulator.store.changes.subscribe()
-            let body = ResponseBody { writer in
-                let (frames, continuation) = AsyncStream.makeStream(of: String.self)
-                try await withGracefulShutdownHandler {
-                    try await withThrowingTaskGroup(of: Void.self) { group in
-                        group.addTask {
-                            for await _ in subscription.signals {
-                                let areas = subscription.take().sorted().map(JSONValue.string)
-                                continuation.yield("event: change\ndata: \(JSONValue.object(["areas": .array(areas)]).serialized())\n\n")
-                            }
-                            continuation.finish()
-                        }
-                        group.addTask {
-                            while !Task.isCancelled {
-                                try await Task.sleep(for: .seconds(15))
-                                continuation.yield(": keep-alive\n\n")
-                            }
-                        }
-                        try await writer.write(ByteBuffer(string: ": connected\n\n"))
-                        for await frame in frames { try await writer.write(ByteBuffer(string: frame)) }
-                        group.cancelAll()
-                    }
-                } onGracefulShutdown: {
-                    continuation.finish()
+            return Response.eventStream(opening: ": connected\n\n", keepAlive: ": keep-alive\n\n", every: .seconds(15)) {
+                frames in
+                for await _ in subscription.signals {
+                    let areas = subscription.take().sorted().map(JSONValue.string)
+                    frames.yield("event: change\ndata: \(JSONValue.object(["areas": .array(areas)]).serialized())\n\n")
                 }
-                try await writer.finish(nil)
             }
-            return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
-                body: body)
         }
     }
 

@@ -2,8 +2,6 @@ import CloudFunctions
 import FirebaseEmulator
 import Foundation
 import Hummingbird
-import NIOCore
-import ServiceLifecycle
 
 extension DatabaseRoutes {
     /// The SSE frame that keeps an idle stream open.
@@ -25,43 +23,18 @@ extension DatabaseRoutes {
     func stream(_ request: DatabaseRequest) throws(ServiceError) -> Response {
         try checkRead(request)
         let changes = try service.changes(namespace: request.namespace, path: request.path.description)
-        let interval = server.configuration.databaseKeepAliveInterval
-        let body = ResponseBody { writer in
-            let (frames, continuation) = AsyncStream.makeStream(of: String.self)
-            try await withGracefulShutdownHandler {
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask {
-                        for await change in changes {
-                            // Rules apply for the stream's whole life: a read they no longer allow
-                            // (the rules changed, or the data they depend on) cancels it.
-                            if (try? checkRead(request)) == nil {
-                                continuation.yield(Self.cancelFrame)
-                                break
-                            }
-                            continuation.yield(Self.frame(change))
-                        }
-                        continuation.finish()
-                    }
-                    group.addTask {
-                        while !Task.isCancelled {
-                            try await Task.sleep(for: interval)
-                            continuation.yield(Self.keepAliveFrame)
-                        }
-                    }
-                    for await frame in frames {
-                        try await writer.write(ByteBuffer(string: frame))
-                    }
-                    group.cancelAll()
+        return .eventStream(keepAlive: Self.keepAliveFrame, every: server.configuration.databaseKeepAliveInterval) {
+            frames in
+            for await change in changes {
+                // Rules apply for the stream's whole life: a read they no longer allow
+                // (the rules changed, or the data they depend on) cancels it.
+                if (try? checkRead(request)) == nil {
+                    frames.yield(Self.cancelFrame)
+                    return
                 }
-            } onGracefulShutdown: {
-                continuation.finish()
+                frames.yield(Self.frame(change))
             }
-            try await writer.finish(nil)
         }
-        var headers: HTTPFields = [:]
-        headers[.contentType] = "text/event-stream"
-        headers[.cacheControl] = "no-cache"
-        return Response(status: .ok, headers: headers, body: body)
     }
 
     /// The SSE frame of a change: `event: put|patch` and `data: {"path": ..., "data": ...}` (path first,

@@ -1,0 +1,40 @@
+import Hummingbird
+import NIOCore
+import ServiceLifecycle
+
+extension Response {
+    /// A server-sent-event response: `opening` (if any), then every frame `produce` yields, with
+    /// `keepAlive` every `interval` between them. It ends when `produce` returns, when the client
+    /// goes away (the next write fails), or on the server's graceful shutdown.
+    static func eventStream(
+        opening: String? = nil,
+        keepAlive: String,
+        every interval: Duration,
+        produce: @escaping @Sendable (AsyncStream<String>.Continuation) async -> Void
+    ) -> Response {
+        let body = ResponseBody { writer in
+            let (frames, continuation) = AsyncStream.makeStream(of: String.self)
+            try await withGracefulShutdownHandler {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        await produce(continuation)
+                        continuation.finish()
+                    }
+                    group.addTask {
+                        while !Task.isCancelled {
+                            try await Task.sleep(for: interval)
+                            continuation.yield(keepAlive)
+                        }
+                    }
+                    if let opening { try await writer.write(ByteBuffer(string: opening)) }
+                    for await frame in frames { try await writer.write(ByteBuffer(string: frame)) }
+                    group.cancelAll()
+                }
+            } onGracefulShutdown: {
+                continuation.finish()
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"], body: body)
+    }
+}

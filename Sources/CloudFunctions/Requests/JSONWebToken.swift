@@ -36,17 +36,20 @@ package struct JSONWebToken: Sendable {
             + "."
     }
 
-    /// Base64url without padding.
+    /// Base64url without padding (the JWT form).
     package static func base64URLEncode(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        var text = data.base64EncodedString()
+        while text.hasSuffix("=") { text.removeLast() }
+        return String(text.map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 })
     }
 
-    /// Decodes base64url, with or without padding.
+    /// Decodes base64url or standard base64, with or without `=` padding; `nil` when the text
+    /// is not base64.
     package static func base64URLDecode(_ text: some StringProtocol) -> Data? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        guard !base64.contains("=") else { return Data(base64Encoded: base64) }
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        return Data(base64Encoded: base64)
+        var normalized = String(text.map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 })
+        while normalized.hasSuffix("=") { normalized.removeLast() }
+        guard !normalized.contains("="), normalized.count % 4 != 1 else { return nil }
+        normalized += String(repeating: "=", count: (4 - normalized.count % 4) % 4)
+        return Data(base64Encoded: normalized)
     }
 }

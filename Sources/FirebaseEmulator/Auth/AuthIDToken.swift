@@ -9,8 +9,6 @@ import Foundation
 public struct AuthIDToken: Sendable, Hashable {
     /// How long an ID token lives, in seconds.
     public static let lifetime: Int64 = 3600
-    /// The header of emulator tokens, in its exact text form.
-    public static let unsignedHeader = #"{"alg":"none","typ":"JWT"}"#
     /// The claims the token itself defines; the rest of the payload are custom claims.
     public static let standardClaimNames: Set<String> = [
         "iss", "aud", "auth_time", "user_id", "sub", "iat", "exp", "email", "email_verified", "phone_number",
@@ -45,11 +43,7 @@ public struct AuthIDToken: Sendable, Hashable {
     }
 
     /// Encodes a payload as an unsigned JWT (keys sorted, so equal claims give equal tokens).
-    public static func encode(claims: [String: JSONValue]) -> String {
-        let header = AuthBase64.urlEncoded(Data(unsignedHeader.utf8))
-        let payload = AuthBase64.urlEncoded(JSONValue.object(claims).serializedData(sortedKeys: true))
-        return "\(header).\(payload)."
-    }
+    public static func encode(claims: [String: JSONValue]) -> String { JSONWebToken.unsigned(claims) }
 }
 
 extension AuthIDToken {

@@ -79,7 +79,7 @@ public struct WrappedRequestFunction: Sendable {
         }
         let claims = BlockingProtocol.claims(
             for: user, event: trigger.event, project: project,
-            audience: BlockingProtocol.audience(project: project, region: function.options.region ?? "us-central1",
+            audience: BlockingProtocol.audience(project: project, region: function.options.deploymentRegion,
                 function: name),
             eventId: UUID().uuidString,
             signInMethod: signInMethod, now: Date(), ipAddress: ipAddress, userAgent: userAgent
@@ -124,7 +124,7 @@ public struct WrappedRequestFunction: Sendable {
             claims["aud"] = .array([.string("projects/\(project)")])
             claims["sub"] = .string(app.appId)
             claims["exp"] = claims["exp"] ?? .number(floor(Date().timeIntervalSince1970) + 3600)
-            headers[HTTPField.Name("X-Firebase-AppCheck")!] = JSONWebToken.unsigned(claims)
+            headers[CallableProtocol.appCheckHeader] = JSONWebToken.unsigned(claims)
         }
         if streaming { headers[.accept] = "text/event-stream" }
         let payload = (try? JSONValue(encoding: data)) ?? .null

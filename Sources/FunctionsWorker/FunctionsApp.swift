@@ -171,16 +171,15 @@ extension FunctionsWorker {
             }
             grace = .milliseconds(Int64((seconds * 1000).rounded()))
         }
+        let project = project(environment)
         var logger = Logger(label: "functions.worker")
         if logsAsJSON(environment) {
-            let project = project(environment)
             logger = Logger(label: "functions.worker") { CloudLoggingLogHandler(label: $0, project: project, sink: standardOutput) }
         }
         do {
             // Under the emulator (FUNCTIONS_EMULATOR=true) tokens are unsigned, as its Auth issues them.
-            let project = project(environment) ?? ""
             let tokens: any TokenVerifier = environment["FUNCTIONS_EMULATOR"] == "true"
-                ? EmulatorTokenVerifier(project: project) : GoogleTokenVerifier(project: project)
+                ? EmulatorTokenVerifier(project: project ?? "") : GoogleTokenVerifier(project: project ?? "")
             let worker = try FunctionsWorker(functions: functions, admin: admin, target: target, tokens: tokens,
                 logger: logger)
             let stdin = environment["FUNCTIONS_STOP_ON_STDIN_EOF"] == "true"

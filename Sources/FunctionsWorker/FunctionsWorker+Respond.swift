@@ -14,11 +14,9 @@ extension FunctionsWorker {
         do {
             body = try await request.collectBody(upTo: maxBodySize)
         } catch {
-            let message = "the request is larger than \(maxBodySize) bytes"
-            var response = Response(status: .contentTooLarge, headers: [.contentType: "application/json; charset=utf-8"])
-            let error: JSONValue = ["error": ["status": "INVALID_ARGUMENT", "message": .string(message)]]
-            response.body = .init(byteBuffer: ByteBuffer(bytes: error.serializedData()))
-            return response
+            let error = CallableError(.invalidArgument, "the request is larger than \(maxBodySize) bytes")
+            return Response(status: .contentTooLarge, headers: [.contentType: "application/json; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(bytes: JSONValue.object(["error": error.wireValue]).serializedData())))
         }
         var components = URLComponents()
         components.percentEncodedQuery = request.uri.query

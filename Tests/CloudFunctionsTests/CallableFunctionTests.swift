@@ -79,7 +79,7 @@ struct CallableFunctionTests {
     func codes(code: CallableError.Code, status: String, http: Int) {
         #expect(code.status == status)
         #expect(code.httpStatus.code == http)
-        #expect(CallableError.Code(status: status) != nil)
+        #expect(CallableError.Code(status: status) == code)
     }
 
     @Test("a handler's own error is 500 INTERNAL and shows nothing of it")

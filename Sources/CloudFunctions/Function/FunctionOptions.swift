@@ -17,6 +17,8 @@ public struct FunctionOptions: Sendable, Hashable {
     public var maxAttempts: Int?
     /// The region the function is deployed to, for the manifest.
     public var region: String?
+    /// ``region``, or the platform's default, `us-central1`.
+    package var deploymentRegion: String { region ?? "us-central1" }
     /// The memory the function asks for, in MB, for the manifest.
     public var memoryMB: Int?
     /// The fewest instances kept running, `nil` for the platform's default (0).

@@ -38,7 +38,7 @@ package enum BlockingProtocol {
             record["updateMask"] = .string(fieldOrder.filter { fields[$0] != nil }.joined(separator: ","))
             return .json(["userRecord": .object(record)])
         } catch let error as CallableError {
-            return .json(["error": error.wireValue], status: error.code.httpStatus)
+            return .error(error)
         } catch {
             context.logger.error("function failed", metadata: ["error": "\(error)"])
             return .json(

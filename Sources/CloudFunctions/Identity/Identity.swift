@@ -43,7 +43,7 @@ public enum Identity {
         let trigger = BlockingTrigger(event: event, idToken: idToken, accessToken: accessToken,
             refreshToken: refreshToken)
         var options = FunctionOptions()
-        options.timeout = .seconds(7)
+        options.timeout = FunctionTrigger.blocking(trigger).maximumTimeout
         return CloudFunction(trigger: .blocking(trigger), options: options, problems: [], handler: .request {
             request, context in
             await BlockingProtocol.respond(to: request, context: context, trigger: trigger, handler: handler)

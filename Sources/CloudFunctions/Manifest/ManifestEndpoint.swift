@@ -61,7 +61,7 @@ public struct ManifestEndpoint: Sendable, Hashable {
         let options = function.options
         entryPoint = name
         platform = "gcfv2"
-        region = [options.region ?? "us-central1"]
+        region = [options.deploymentRegion]
         availableMemoryMb = options.memoryMB
         timeoutSeconds = Int(options.timeout.seconds.rounded(.up))
         concurrency = options.concurrency

@@ -12,8 +12,8 @@ import HTTPTypes
 /// not verify is 401 `UNAUTHENTICATED`. With `Accept: text/event-stream` the answer is 200 at
 /// once and then server-sent events: `data: {"message": chunk}` per chunk, then
 /// `data: {"result": …}` or `data: {"error": …}`, with a `: ping` comment every 30 s of silence.
-enum CallableProtocol {
-    static let appCheckHeader = HTTPField.Name("X-Firebase-AppCheck")!
+package enum CallableProtocol {
+    package static let appCheckHeader = HTTPField.Name("X-Firebase-AppCheck")!
     static let instanceIdHeader = HTTPField.Name("Firebase-Instance-ID-Token")!
     static let keepAliveInterval: Duration = .seconds(30)
 
@@ -44,7 +44,7 @@ enum CallableProtocol {
                 response = .json(["result": try JSONValue(encoding: output)])
             } catch {
                 let error = visible(error, context: context)
-                response = .json(["error": error.wireValue], status: error.code.httpStatus)
+                response = .error(error)
             }
         }
         trigger.cors.apply(to: &response, for: request)

@@ -44,6 +44,12 @@ public struct HTTPSResponse: Sendable {
         return whole
     }
 
+    /// The answer to a ``CallableError``: `{"error": {"status", "message", "details"?}}` with the
+    /// code's HTTP status, as callables, blocking functions and HTTPS functions answer it.
+    package static func error(_ error: CallableError) -> HTTPSResponse {
+        .json(["error": error.wireValue], status: error.code.httpStatus)
+    }
+
     /// A JSON response.
     static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> HTTPSResponse {
         HTTPSResponse(

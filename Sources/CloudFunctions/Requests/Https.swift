@@ -45,7 +45,7 @@ public enum Https {
                     return response
                 }
             } catch let error as CallableError {
-                response = .json(["error": error.wireValue], status: error.code.httpStatus)
+                response = .error(error)
             } catch {
                 context.logger.error("function failed", metadata: ["error": "\(error)"])
                 response = HTTPSResponse(status: .internalServerError)

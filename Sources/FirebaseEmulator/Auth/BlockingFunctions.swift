@@ -55,8 +55,7 @@ public struct BlockingFunctions: Sendable {
         var handlers: [String: CloudFunction] = [:]
         for (name, function) in functions.functions {
             guard case .blocking(let trigger) = function.trigger, endpoints[trigger.event] == nil else { continue }
-            let region = function.options.region ?? "us-central1"
-            let url = BlockingProtocol.audience(project: project, region: region, function: name)
+            let url = BlockingProtocol.audience(project: project, region: function.options.deploymentRegion, function: name)
             endpoints[trigger.event] = Endpoint(name: name, url: url, audience: url, timeout: function.options.timeout)
             handlers[name] = function
         }

@@ -20,7 +20,7 @@ struct DeployableFunction {
     static let databaseRegions = ["us-central1", "europe-west1", "asia-southeast1"]
 
     /// The region the function runs in.
-    var region: String { options.region ?? "us-central1" }
+    var region: String { options.deploymentRegion }
 
     /// Reads one endpoint of a manifest.
     ///

@@ -74,7 +74,7 @@ extension EventBus {
                 logger: logger
             )
             do {
-                try await definition.function.invoke(job.delivery.event, context: context)
+                try await definition.handle(job.delivery.event, context)
                 finished = (job, nil)
             } catch {
                 finished = (job, error)

@@ -27,6 +27,8 @@ public final class EventBus: Sendable {
         let name: String
         let function: CloudFunction
         let trigger: EventTrigger
+        /// The function's event handler, taken out once.
+        let handle: @Sendable (CloudEvent, EventContext) async throws -> Void
     }
 
     /// Settings of the bus itself.
@@ -83,8 +85,9 @@ public final class EventBus: Sendable {
     ) throws(RegistryError) {
         try functions.validate()
         // Request functions (HTTPS, callable, blocking) take no events: they get no lane.
-        let lanes = functions.functions.compactMap { name, function in
-            function.eventTrigger.map { LaneDefinition(name: name, function: function, trigger: $0) }
+        let lanes = functions.functions.compactMap { name, function -> LaneDefinition? in
+            guard let trigger = function.eventTrigger, case .event(let handle) = function.handler else { return nil }
+            return LaneDefinition(name: name, function: function, trigger: trigger, handle: handle)
         }
         self.lanes = lanes
         self.index = TriggerIndex(lanes.map(\.trigger))

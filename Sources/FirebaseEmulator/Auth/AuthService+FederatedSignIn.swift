@@ -105,29 +105,19 @@ extension AuthService {
         developerClaims: [String: JSONValue],
         make: (Date) -> AuthUser
     ) async throws -> (user: AuthUser, session: AuthSession, isNewUser: Bool) {
-        let now = clock.now
         if let existing {
             guard !existing.disabled else { throw ServiceError(.invalidArgument, "USER_DISABLED") }
-            var candidate = existing
-            candidate.lastLoginAt = now
-            let outcome = try await runBlockingFunctions([.beforeSignIn], on: candidate, signInMethod: provider)
-            let (user, session) = try recordSignIn(existing, provider: provider, changes: outcome.user,
-                sessionClaims: developerClaims.merging(outcome.sessionClaims) { $1 })
+            let (user, session) = try await signInRunningBlocking(existing, provider: provider, claims: developerClaims)
             return (user, session, false)
         }
-        var user = make(now)
+        var user = make(clock.now)
         if user.localId.isEmpty {
             var generator = makeGenerator()
             user.localId = AuthUser.generateLocalId(using: &generator)
         }
-        try read { db in try checkUnique(user, in: db) }
-        let outcome = try await runBlockingFunctions([.beforeCreate, .beforeSignIn], on: user, signInMethod: provider)
-        user = outcome.user
-        let created = try commitSignUp(user, provider: provider,
-            sessionClaims: developerClaims.merging(outcome.sessionClaims) { $1 })
-        if user.disabled { throw ServiceError(.invalidArgument, "USER_DISABLED") }
+        let (created, saved) = try await createRunningBlocking(user, provider: provider, claims: developerClaims)
         let session = AuthSession(idToken: created.idToken ?? "", refreshToken: created.refreshToken ?? "")
-        return (user, session, true)
+        return (saved, session, true)
     }
 
     /// The `uid` and developer claims of a custom token: a JWT (signature not checked) or, as

@@ -12,7 +12,9 @@ extension AuthService {
     ///   `INVALID_PASSWORD`, `INVALID_LOGIN_CREDENTIALS`.
     package func signInWithPassword(email: String?, password: String?) throws -> AuthSignInResponse {
         let (found, hash) = try checkPassword(email: email, password: password)
-        return try completePasswordSignIn(found, hash: hash, changes: found, sessionClaims: [:])
+        let (user, session) = try recordSignIn(found, provider: "password", changes: found, sessionClaims: [:],
+            check: stillHasPassword(hash))
+        return Self.signInResponse(user, session)
     }
 
     /// A client's password sign-in as the REST route serves it: the deployed
@@ -23,10 +25,27 @@ extension AuthService {
     /// - Throws: what ``signInWithPassword(email:password:)`` throws, and `BLOCKING_FUNCTION_ERROR_RESPONSE : ((…))`.
     package func clientSignInWithPassword(email: String?, password: String?) async throws -> AuthSignInResponse {
         let (found, hash) = try checkPassword(email: email, password: password)
+        let (user, session) = try await signInRunningBlocking(found, provider: "password", check: stillHasPassword(hash))
+        return Self.signInResponse(user, session)
+    }
+
+    /// Signs a known user in as a client sign-in does: the deployed `beforeUserSignedIn` runs
+    /// first; what it changes is saved with the sign-in, and its session claims (over `claims`)
+    /// go into this session's ID tokens.
+    ///
+    /// - Throws: what ``recordSignIn(_:provider:changes:sessionClaims:check:)`` throws, and
+    ///   `BLOCKING_FUNCTION_ERROR_RESPONSE : ((…))`.
+    func signInRunningBlocking(
+        _ found: AuthUser,
+        provider: String,
+        claims: [String: JSONValue] = [:],
+        check: (AuthUser?) throws -> Void = { _ in }
+    ) async throws -> (AuthUser, AuthSession) {
         var candidate = found
         candidate.lastLoginAt = clock.now
-        let outcome = try await runBlockingFunctions([.beforeSignIn], on: candidate, signInMethod: "password")
-        return try completePasswordSignIn(found, hash: hash, changes: outcome.user, sessionClaims: outcome.sessionClaims)
+        let outcome = try await runBlockingFunctions([.beforeSignIn], on: candidate, signInMethod: provider)
+        return try recordSignIn(found, provider: provider, changes: outcome.user,
+            sessionClaims: claims.merging(outcome.sessionClaims) { $1 }, check: check)
     }
 
     /// The stored user whose password this is, and its hash.
@@ -47,22 +66,19 @@ extension AuthService {
         return (found, hash)
     }
 
-    /// Records the sign-in of `found` (still with password `hash`), with the profile fields a
-    /// blocking function changed in `changes`, and issues its tokens.
-    private func completePasswordSignIn(
-        _ found: AuthUser,
-        hash: String,
-        changes: AuthUser,
-        sessionClaims: [String: JSONValue]
-    ) throws -> AuthSignInResponse {
+    /// Fails a sign-in whose user no longer has password `hash` (deleted, or the password changed
+    /// while the functions ran).
+    private func stillHasPassword(_ hash: String) -> (AuthUser?) throws -> Void {
         let privacy = emulatorConfig.enableImprovedEmailPrivacy
-        let (user, session) = try recordSignIn(found, provider: "password", changes: changes,
-            sessionClaims: sessionClaims) { stored in
+        return { stored in
             guard stored?.passwordHash == hash else {
                 throw ServiceError(.invalidArgument, privacy ? "INVALID_LOGIN_CREDENTIALS" : "INVALID_PASSWORD")
             }
         }
-        return AuthSignInResponse(
+    }
+
+    private static func signInResponse(_ user: AuthUser, _ session: AuthSession) -> AuthSignInResponse {
+        AuthSignInResponse(
             localId: user.localId, email: user.email ?? "", displayName: user.displayName, idToken: session.idToken,
             refreshToken: session.refreshToken, expiresIn: session.expiresIn
         )

@@ -30,15 +30,30 @@ extension AuthService {
     ///
     /// - Throws: what ``signUp(_:privileged:)`` throws, and `BLOCKING_FUNCTION_ERROR_RESPONSE : ((…))`.
     package func clientSignUp(_ request: AuthSignUpRequest, privileged: Bool) async throws -> AuthSignUpResponse {
-        var (user, provider) = try prepareSignUp(request, privileged: privileged)
+        let (user, provider) = try prepareSignUp(request, privileged: privileged)
         guard let provider else { return try commitSignUp(user, provider: nil, sessionClaims: [:]) }
+        return try await createRunningBlocking(user, provider: provider).response
+    }
+
+    /// Creates `user` and signs it in as a client sign-up does: the deployed `beforeUserCreated`
+    /// and `beforeUserSignedIn` run first on the new user, what they change is saved, and their
+    /// session claims (over `claims`) go into its ID tokens; when either refuses, nothing is saved.
+    ///
+    /// - Returns: the answer and the user as created.
+    /// - Throws: `DUPLICATE_LOCAL_ID`, `EMAIL_EXISTS`, `PHONE_NUMBER_EXISTS` (before any function runs),
+    ///   `BLOCKING_FUNCTION_ERROR_RESPONSE : ((…))`, and `USER_DISABLED` for a user a function disabled.
+    func createRunningBlocking(
+        _ user: AuthUser,
+        provider: String,
+        claims: [String: JSONValue] = [:]
+    ) async throws -> (response: AuthSignUpResponse, user: AuthUser) {
         // A taken email fails before any function runs.
         try read { db in try checkUnique(user, in: db) }
         let outcome = try await runBlockingFunctions([.beforeCreate, .beforeSignIn], on: user, signInMethod: provider)
-        user = outcome.user
-        let response = try commitSignUp(user, provider: provider, sessionClaims: outcome.sessionClaims)
-        if user.disabled { throw ServiceError(.invalidArgument, "USER_DISABLED") }
-        return response
+        let response = try commitSignUp(outcome.user, provider: provider,
+            sessionClaims: claims.merging(outcome.sessionClaims) { $1 })
+        if outcome.user.disabled { throw ServiceError(.invalidArgument, "USER_DISABLED") }
+        return (response, outcome.user)
     }
 
     /// Checks a sign-up and builds the user it would create, with the sign-in provider of a
@@ -92,7 +107,7 @@ extension AuthService {
     }
 
     /// Saves a prepared user (emitting `user.created`) and, for a client sign-up, signs it in.
-    func commitSignUp(
+    private func commitSignUp(
         _ created: AuthUser,
         provider: String?,
         sessionClaims: [String: JSONValue]

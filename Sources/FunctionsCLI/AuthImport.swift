@@ -18,17 +18,13 @@ struct AuthImport: AsyncParsableCommand {
             """
     )
 
-    enum Format: String, ExpressibleByArgument, CaseIterable {
-        case firebase, parse
-    }
-
     @OptionGroup var target: EmulatorOptions
 
     @Argument(help: "The export file ('-' reads stdin).")
     var file: String
 
     @Option(help: "The export's format.")
-    var from: Format = .firebase
+    var from: AuthService.ExportFormat = .firebase
 
     @Option(name: .customLong("hash-algo"), help: "The password hash algorithm of a Firebase export (BCRYPT).")
     var hashAlgorithm: String?
@@ -46,23 +42,16 @@ struct AuthImport: AsyncParsableCommand {
         let api = try target.client()
         let export = try readJSONFile(file)
         let users: [JSONValue]
-        var algorithm = hashAlgorithm?.uppercased()
-        switch from {
-        case .parse:
-            do {
-                users = try ParseUserExport.batchCreateRequest(from: export)["users"]?.arrayValue ?? []
-            } catch {
-                throw CLIError("\(file) is not a Parse _User export: \(error)")
-            }
-            algorithm = "BCRYPT"
-        case .firebase:
-            guard let list = export["users"]?.arrayValue else {
-                throw CLIError("\(file) is not a Firebase auth export: expected {\"users\": [...]}")
-            }
-            users = list.map(AuthService.firebaseExportUser)
-            if algorithm == nil, users.contains(where: { $0["passwordHash"] != nil }) {
-                throw CLIError("users in \(file) have password hashes: give --hash-algo (BCRYPT)")
-            }
+        let algorithm: String?
+        do {
+            (users, algorithm) = try AuthService.exportedUsers(export, format: from,
+                hashAlgorithm: hashAlgorithm)
+        } catch .notParse(let error) {
+            throw CLIError("\(file) is not a Parse _User export: \(error)")
+        } catch .notFirebase {
+            throw CLIError("\(file) is not a Firebase auth export: expected {\"users\": [...]}")
+        } catch .hashesWithoutAlgorithm {
+            throw CLIError("users in \(file) have password hashes: give --hash-algo (BCRYPT)")
         }
         guard !users.isEmpty else { throw CLIError("\(file) has no users") }
 
@@ -90,3 +79,5 @@ struct AuthImport: AsyncParsableCommand {
         print("imported \(imported) user\(imported == 1 ? "" : "s")")
     }
 }
+
+extension AuthService.ExportFormat: ExpressibleByArgument {}

@@ -98,14 +98,44 @@ extension AuthService {
 
 extension AuthService {
     /// The export formats ``importExport(_:format:hashAlgorithm:)`` reads.
-    package enum ExportFormat: String, Sendable {
+    package enum ExportFormat: String, Sendable, CaseIterable {
         /// `firebase auth:export` JSON: `{"users": [...]}`.
         case firebase
         /// A Parse `_User` export (bcrypt hashes).
         case parse
     }
 
-    /// Imports a whole export file, 1,000 users at a time, as `auth:import` and the console do.
+    /// Why an export file cannot be imported as given.
+    package enum ExportProblem: Error {
+        /// Not a Parse `_User` export (the conversion's error).
+        case notParse(any Error)
+        /// Not `{"users": [...]}`.
+        case notFirebase
+        /// Users with password hashes, and no hash algorithm named.
+        case hashesWithoutAlgorithm
+    }
+
+    /// The `accounts:batchCreate` users of an export file, and the hash algorithm of their
+    /// passwords: what `auth:import` sends and the console's import stores.
+    package static func exportedUsers(_ export: JSONValue, format: ExportFormat, hashAlgorithm: String?)
+        throws(ExportProblem) -> (users: [JSONValue], hashAlgorithm: String?)
+    {
+        switch format {
+        case .parse:
+            do {
+                return (try ParseUserExport.batchCreateRequest(from: export)["users"]?.arrayValue ?? [], "BCRYPT")
+            } catch {
+                throw .notParse(error)
+            }
+        case .firebase:
+            guard let list = export["users"]?.arrayValue else { throw .notFirebase }
+            let users = list.map(firebaseExportUser)
+            if hashAlgorithm == nil, users.contains(where: { $0["passwordHash"] != nil }) { throw .hashesWithoutAlgorithm }
+            return (users, hashAlgorithm?.uppercased())
+        }
+    }
+
+    /// Imports a whole export file, 1,000 users at a time, as the console does.
     ///
     /// - Returns: the uids stored, and the users refused with their index in the export.
     /// - Throws: `INVALID_PARSE_EXPORT : …` or `INVALID_ARGUMENT : …` for a file that is not an
@@ -114,19 +144,15 @@ extension AuthService {
         -> AuthImportOutcome
     {
         let users: [JSONValue]
-        var algorithm = hashAlgorithm?.uppercased()
-        switch format {
-        case .parse:
-            users = try ParseUserExport.batchCreateRequest(from: export)["users"]?.arrayValue ?? []
-            algorithm = "BCRYPT"
-        case .firebase:
-            guard let list = export["users"]?.arrayValue else {
-                throw ServiceError(.invalidArgument, "INVALID_ARGUMENT : not a Firebase auth export: expected {\"users\": [...]}")
-            }
-            users = list.map(Self.firebaseExportUser)
-            if algorithm == nil, users.contains(where: { $0["passwordHash"] != nil }) {
-                throw ServiceError(.invalidArgument, "INVALID_ARGUMENT : the users have password hashes: give their hash algorithm (BCRYPT)")
-            }
+        let algorithm: String?
+        do {
+            (users, algorithm) = try Self.exportedUsers(export, format: format, hashAlgorithm: hashAlgorithm)
+        } catch .notParse(let error) {
+            throw error
+        } catch .notFirebase {
+            throw ServiceError(.invalidArgument, "INVALID_ARGUMENT : not a Firebase auth export: expected {\"users\": [...]}")
+        } catch .hashesWithoutAlgorithm {
+            throw ServiceError(.invalidArgument, "INVALID_ARGUMENT : the users have password hashes: give their hash algorithm (BCRYPT)")
         }
         var outcome = AuthImportOutcome(imported: [], failures: [])
         for start in stride(from: 0, to: users.count, by: AuthUserImport.maximumUsers) {

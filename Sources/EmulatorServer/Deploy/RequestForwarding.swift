@@ -21,7 +21,7 @@ enum RequestForwarding {
     /// - Throws: `UNAVAILABLE` when no instance answers before the deadline.
     static func forward(
         _ request: Request,
-        body: ByteBuffer,
+        body: Data,
         name: String,
         path: String,
         pool: FunctionInstances,
@@ -39,7 +39,7 @@ enum RequestForwarding {
             let headers = request.headers.filter { !unforwarded.contains($0.name.canonicalName) }
                 .map { ($0.name.canonicalName, $0.value) }
             answer = try await HTTPExchange.stream(request.method.rawValue, URL(string: target)!, headers: headers,
-                body: Data(buffer: body), timeout: timeout + .seconds(5))
+                body: body, timeout: timeout + .seconds(5))
         } catch {
             throw ServiceError(.unavailable, "the function '\(name)' did not answer: \(error)")
         }
@@ -108,12 +108,7 @@ struct FunctionRequestMiddleware: RouterMiddleware {
             throw ServiceError(.notFound, "'\(name)' is a blocking function: Authentication calls it on sign-up and sign-in")
         }
         var request = request
-        let body: ByteBuffer
-        do {
-            body = try await request.collectBody(upTo: server.configuration.maxBodySize)
-        } catch {
-            throw ServiceError(.payloadTooLarge, "the request is larger than \(server.configuration.maxBodySize) bytes")
-        }
+        let body = try await request.bodyData(limit: server.configuration.maxBodySize)
         let path = "/" + parts.dropFirst(3).joined(separator: "/")
         return try await RequestForwarding.forward(request, body: body, name: name, path: path, pool: pool,
             timeout: .seconds(endpoint.timeoutSeconds ?? 60), clock: server.emulator.clock)

@@ -45,6 +45,27 @@ package final class OutboxDispatcher: DeliveryObserver {
         bus.publish(contentsOf: entries.map(\.event))
     }
 
+    /// Replays a dead letter of the attached bus, tracking its event again (found in the outbox)
+    /// so that the new attempts reach the event log.
+    ///
+    /// - Returns: whether the bus had a dead letter with that id.
+    public func replayDeadLetter(id: String) throws -> Bool {
+        guard let bus = state.withLock({ $0.bus }), let letter = bus.deadLetters.first(where: { $0.id == id }) else {
+            return false
+        }
+        let key = letter.event.key
+        var tracked = false
+        if state.withLock({ $0.inFlight[key] == nil }), let sequence = try store.latestSequence(of: key) {
+            state.withLock { $0.inFlight[key] = [sequence] }
+            tracked = true
+        }
+        guard bus.replayDeadLetter(id: id) else {
+            if tracked { state.withLock { $0.inFlight[key] = nil } }
+            return false
+        }
+        return true
+    }
+
     /// Publishes every event an earlier run left undone, in commit order.
     ///
     /// - Returns: how many events were published.
@@ -64,11 +85,8 @@ package final class OutboxDispatcher: DeliveryObserver {
 
     public func deliveryFinished(_ report: DeliveryReport) {
         let key = CloudEvent.Key(source: report.eventSource, id: report.eventId)
+        guard let sequence = state.withLock({ $0.inFlight[key]?.first }) else { return }
         do {
-            // An event no longer in flight (a replayed dead letter) is found in the outbox.
-            guard let sequence = try state.withLock({ $0.inFlight[key]?.first }) ?? store.latestSequence(of: key) else {
-                return
-            }
             try store.recordDelivery(sequence: sequence, report: report)
         } catch {
             logger.error("could not record a delivery", metadata: ["error": "\(error)"])

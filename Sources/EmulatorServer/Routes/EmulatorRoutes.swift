@@ -139,7 +139,7 @@ struct EmulatorRoutes {
                     "attempts": .number(Double(delivery.attempts)),
                     "status": .string(delivery.status),
                     "lastError": delivery.lastError.map(JSONValue.string) ?? .null,
-                    "attemptLog": .array(entry.attempts.filter { $0.function == delivery.function }.map { attempt in
+                    "attemptLog": .array(delivery.attemptLog.map { attempt in
                         [
                             "attempt": .number(Double(attempt.attempt)),
                             "startedAt": .string(RFC3339Timestamp.string(from: attempt.startedAt)),

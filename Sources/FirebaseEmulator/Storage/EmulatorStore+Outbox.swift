@@ -155,35 +155,36 @@ extension EmulatorStore {
                     """,
                 arguments: [limit]
             )
-            return try rows.map { row in
-                let entry = try OutboxEntry(row: row)
-                let deliveries = try Row.fetchAll(
-                    db,
-                    sql: """
-                        SELECT function, attempts, status, last_error FROM deliveries
-                        WHERE event_seq = ? ORDER BY function
-                        """,
-                    arguments: [entry.sequence]
-                ).map {
-                    EventLogEntry.Delivery(function: $0["function"], attempts: $0["attempts"], status: $0["status"],
-                        lastError: $0["last_error"])
-                }
-                let attempts = try Row.fetchAll(
-                    db,
-                    sql: """
-                        SELECT function, attempt, started_at, finished_at, succeeded, error FROM delivery_attempts
-                        WHERE event_seq = ? ORDER BY rowid
-                        """,
-                    arguments: [entry.sequence]
-                ).map {
-                    EventLogEntry.Attempt(function: $0["function"], attempt: $0["attempt"],
-                        startedAt: Date(timeIntervalSince1970: $0["started_at"]),
-                        finishedAt: Date(timeIntervalSince1970: $0["finished_at"]), succeeded: $0["succeeded"],
-                        error: $0["error"])
-                }
+            let entries = try rows.map(OutboxEntry.init(row:))
+            guard let first = entries.first?.sequence, let last = entries.last?.sequence else { return [] }
+            // The deliveries and attempts of every listed event, in one query each.
+            var attempts: [Int64: [String: [EventLogEntry.Attempt]]] = [:]
+            for attempt in try Row.fetchAll(db, sql: """
+                SELECT event_seq, function, attempt, started_at, finished_at, succeeded, error FROM delivery_attempts
+                WHERE event_seq BETWEEN ? AND ? ORDER BY rowid
+                """, arguments: [first, last])
+            {
+                attempts[attempt["event_seq"], default: [:]][attempt["function"], default: []].append(EventLogEntry.Attempt(
+                    attempt: attempt["attempt"], startedAt: Date(timeIntervalSince1970: attempt["started_at"]),
+                    finishedAt: Date(timeIntervalSince1970: attempt["finished_at"]), succeeded: attempt["succeeded"],
+                    error: attempt["error"]))
+            }
+            var deliveries: [Int64: [EventLogEntry.Delivery]] = [:]
+            for delivery in try Row.fetchAll(db, sql: """
+                SELECT event_seq, function, attempts, status, last_error FROM deliveries
+                WHERE event_seq BETWEEN ? AND ? ORDER BY function
+                """, arguments: [first, last])
+            {
+                let sequence: Int64 = delivery["event_seq"]
+                let function: String = delivery["function"]
+                deliveries[sequence, default: []].append(EventLogEntry.Delivery(function: function,
+                    attempts: delivery["attempts"], status: delivery["status"], lastError: delivery["last_error"],
+                    attemptLog: attempts[sequence]?[function] ?? []))
+            }
+            return zip(entries, rows).map { entry, row in
                 let doneAt: Double? = row["done_at"]
-                return EventLogEntry(entry: entry, done: doneAt != nil, deliveries: deliveries,
-                    recoveries: row["recoveries"], attempts: attempts)
+                return EventLogEntry(entry: entry, done: doneAt != nil, deliveries: deliveries[entry.sequence] ?? [],
+                    recoveries: row["recoveries"])
             }
         }
     }
@@ -212,12 +213,12 @@ public struct EventLogEntry: Sendable, Hashable {
         public var status: String
         /// The last error, if any.
         public var lastError: String?
+        /// Every attempt, in the order they ended.
+        public var attemptLog: [Attempt] = []
     }
 
     /// One attempt of one delivery.
     public struct Attempt: Sendable, Hashable {
-        /// The function.
-        public var function: String
         /// The attempt's number, from 1 (counting again from 1 after a restart).
         public var attempt: Int
         /// When it started.
@@ -238,6 +239,4 @@ public struct EventLogEntry: Sendable, Hashable {
     public var deliveries: [Delivery]
     /// How often a restart or redeploy sent it again while it was undone.
     public var recoveries: Int = 0
-    /// Every attempt, in the order they ended.
-    public var attempts: [Attempt] = []
 }

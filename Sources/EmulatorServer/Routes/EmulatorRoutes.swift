@@ -19,13 +19,7 @@ struct EmulatorRoutes {
             return Response.json(["token": .string(token)])
         }
         group.get("devices") { request, _ in
-            var limit = 1000
-            if let text = request.uri.queryParameters["limit"] {
-                guard let number = Int(text), (1...100_000).contains(number) else {
-                    throw ServiceError(.invalidArgument, "limit must be a whole number from 1 to 100000")
-                }
-                limit = number
-            }
+            let limit = try Self.limit(of: request, default: 1000, maximum: 100_000)
             let devices = try server.emulator.messaging.devices(limit: limit).map { device -> JSONValue in
                 ["token": .string(device.token), "platform": device.platform.map(JSONValue.string) ?? .null,
                     "createdAt": .string(RFC3339Timestamp.string(from: device.createdAt)),
@@ -92,16 +86,18 @@ struct EmulatorRoutes {
             // `?wait=true` answers once every queued delivery has finished (retries due later excepted).
             // `?limit=N` (default 1,000, at most 1,000,000): the newest N events, oldest first.
             if request.uri.queryParameters["wait"] == "true" { await server.emulator.waitUntilIdle() }
-            var limit = 1000
-            if let text = request.uri.queryParameters["limit"] {
-                guard let number = Int(text), (1...1_000_000).contains(number) else {
-                    throw ServiceError(.invalidArgument, "limit must be a whole number from 1 to 1000000")
-                }
-                limit = number
-            }
-            let log = try server.emulator.store.eventLog(limit: limit)
+            let log = try server.emulator.store.eventLog(limit: Self.limit(of: request, default: 1000, maximum: 1_000_000))
             return Response.json(["events": .array(log.map(EmulatorRoutes.eventJSON))])
         }
+    }
+
+    /// The `?limit=` of a listing: a whole number from 1 to `maximum`, `default` when absent.
+    static func limit(of request: Request, default defaultLimit: Int, maximum: Int) throws -> Int {
+        guard let text = request.uri.queryParameters["limit"] else { return defaultLimit }
+        guard let number = Int(text), (1...maximum).contains(number) else {
+            throw ServiceError(.invalidArgument, "limit must be a whole number from 1 to \(maximum)")
+        }
+        return number
     }
 
     /// `GET .../functions:stats?window=SECONDS` (default a day).

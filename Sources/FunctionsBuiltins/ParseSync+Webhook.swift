@@ -100,14 +100,7 @@ extension ParseSync {
     }
 
     /// Why a string cannot be a database key, `nil` when it can.
-    static func keyProblem(_ key: String) -> String? {
-        if key.isEmpty { return "it is empty" }
-        if key.utf8.count > 768 { return "it is longer than 768 bytes" }
-        if key.unicodeScalars.contains(where: { ".$#[]/".unicodeScalars.contains($0) || $0.value < 0x20 || $0.value == 0x7F }) {
-            return "it contains one of . $ # [ ] / or a control character"
-        }
-        return nil
-    }
+    static func keyProblem(_ key: String) -> String? { DatabaseKeyRule.problem(key) }
 
     static func answer(_ status: HTTPResponse.Status, error: String? = nil) -> HTTPSResponse {
         // `success` must be `true`, not an object: Parse would send an object to the client

@@ -41,7 +41,7 @@ extension ParseSync {
             case (let before, .object(let fields)):
                 let sent = fields.filter { !Self.reservedFields.contains($0.key) }
                 if before.isNull {
-                    try await create(className, objectId, sent, context: context)
+                    try await create(className, objectId, at: resource, sent, context: context)
                 } else {
                     var update = sent
                     for key in (before.objectValue ?? [:]).keys where fields[key] == nil && !Self.reservedFields.contains(key) {
@@ -50,7 +50,7 @@ extension ParseSync {
                     do {
                         try await server.send("PUT", resource, body: .object(update), context: context)
                     } catch let error as ParseError where error.code == ParseError.objectNotFound {
-                        try await create(className, objectId, sent, context: context)
+                        try await create(className, objectId, at: resource, sent, context: context)
                     }
                 }
             default:
@@ -76,14 +76,15 @@ extension ParseSync {
 
     /// Creates the object with its database key as `objectId`, or updates it when Parse
     /// already has one with that id.
-    private func create(_ className: String, _ objectId: String, _ fields: [String: JSONValue], context: JSONValue) async throws {
+    private func create(
+        _ className: String, _ objectId: String, at resource: String, _ fields: [String: JSONValue], context: JSONValue
+    ) async throws {
         var body = fields
         body["objectId"] = .string(objectId)
         do {
             try await server.send("POST", "/classes/\(className)", body: .object(body), context: context)
         } catch let error as ParseError where error.code == ParseError.duplicateValue {
-            try await server.send("PUT", "/classes/\(className)/\(Self.escaped(objectId))", body: .object(fields),
-                context: context)
+            try await server.send("PUT", resource, body: .object(fields), context: context)
         }
     }
 

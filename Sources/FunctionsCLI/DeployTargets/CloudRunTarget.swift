@@ -38,9 +38,10 @@ struct CloudRunTarget {
         ]
         var registrations: [String] = []
         for function in functions {
-            guard function.trigger != nil else {
-                lines += ["", "# \(function.name): \(function.kind.summary), an HTTP service without a trigger"]
-                lines += Self.command(["gcloud", "run", "deploy", function.serviceName], runFlags(function))
+            let trigger = try function.trigger.map { _ in try eventarcTrigger(function) }
+            lines += ["", "# \(function.name): " + (trigger?.summary ?? "\(function.kind.summary), an HTTP service without a trigger")]
+            lines += Self.command(["gcloud", "run", "deploy", function.serviceName], runFlags(function))
+            guard let trigger else {
                 for member in function.invokers {
                     lines += Self.command(["gcloud", "run", "services", "add-iam-policy-binding", function.serviceName],
                         ["--project=\"$PROJECT\"", "--region=\(function.region)", "--member=" + Self.quoted(member),
@@ -49,9 +50,6 @@ struct CloudRunTarget {
                 if case .blocking(let blocking) = function.kind { registrations += registration(function, blocking) }
                 continue
             }
-            let trigger = try eventarcTrigger(function)
-            lines += ["", "# \(function.name): \(trigger.summary)"]
-            lines += Self.command(["gcloud", "run", "deploy", function.serviceName], runFlags(function))
             lines += [
                 "if gcloud eventarc triggers describe \(function.serviceName) --project=\"$PROJECT\" "
                     + "--location=\(trigger.location) >/dev/null 2>&1; then",

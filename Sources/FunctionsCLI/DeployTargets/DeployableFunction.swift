@@ -56,18 +56,20 @@ struct DeployableFunction {
     var isPublic: Bool {
         switch kind {
         case .event: false
-        case .https(let trigger): trigger.invoker.map { $0.contains("public") } ?? true
-        case .callable(let trigger): trigger.invoker.map { $0.contains("public") } ?? true
+        case .https, .callable: invoker.map { $0.contains("public") } ?? true
         case .blocking: true
         }
     }
 
     /// The accounts that may invoke a private HTTPS or callable function (`serviceAccount:…`, `user:…`).
-    var invokers: [String] {
+    var invokers: [String] { invoker?.filter { $0 != "public" && $0 != "private" } ?? [] }
+
+    /// The `invoker` option of an HTTPS or callable function.
+    private var invoker: [String]? {
         switch kind {
-        case .https(let trigger): trigger.invoker?.filter { $0 != "public" && $0 != "private" } ?? []
-        case .callable(let trigger): trigger.invoker?.filter { $0 != "public" && $0 != "private" } ?? []
-        default: []
+        case .https(let trigger): trigger.invoker
+        case .callable(let trigger): trigger.invoker
+        default: nil
         }
     }
 

@@ -58,10 +58,15 @@ def find(driver, css):
     return wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, css))
 
 
+TITLES = {"overview": "Overview", "functions": "Functions", "events": "Events", "remote-config": "Remote Config",
+          "database": "Realtime Database", "authentication": "Authentication", "messaging": "Messaging",
+          "analytics": "Analytics"}
+
+
 def open_page(driver, emulator, page):
+    """Opens a page and waits until the console shows it and its live stream is connected."""
     driver.get(f"{emulator.base}/#/{page}")
-    wait(driver, lambda d: d.execute_script("return document.querySelector('main h1')?.textContent") != ""
-         and d.execute_script("return document.querySelector('main p.empty')?.textContent") != "Loading…")
+    wait(driver, lambda d: d.execute_script("return document.querySelector('main h1')?.textContent") == TITLES[page])
     wait(driver, lambda d: d.find_element("css selector", "#live").text == "live")
 
 

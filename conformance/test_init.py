@@ -8,7 +8,7 @@ import subprocess
 import urllib.error
 import urllib.request
 
-from conftest import ROOT, PROJECT
+from conftest import Emulator, ROOT, PROJECT
 
 
 def run(*arguments):
@@ -18,6 +18,7 @@ def run(*arguments):
 
 
 def call(base, method, path, body=None, headers=None):
+    """A client's call (no owner credential); returns (status, body text)."""
     request = urllib.request.Request(base + path, data=None if body is None else json.dumps(body).encode(),
                                      method=method)
     for name, value in (headers or {"Content-Type": "application/json"}).items():
@@ -58,15 +59,12 @@ def test_init_writes_a_package_that_tests_and_deploys(tmp_path):
                             {"Content-Type": "application/json", "Authorization": f"Bearer {signed_up['idToken']}"})
         assert status == 200, text
         message_id = json.loads(text)["result"]["id"]
-        status, text = call(base, "GET", f"/emulator/v1/projects/{PROJECT}/events?wait=true",
-                            headers={"Authorization": "Bearer owner"})
-        assert status == 200, text
-        status, text = call(base, "GET", f"/uppercase/{message_id}.json?ns={PROJECT}-default-rtdb",
-                            headers={"Authorization": "Bearer owner"})
-        assert (status, json.loads(text)) == (200, "HI")
-        status, text = call(base, "GET", f"/profiles/{signed_up['localId']}.json?ns={PROJECT}-default-rtdb",
-                            headers={"Authorization": "Bearer owner"})
-        assert json.loads(text) == {"email": "ada@example.com"}, text
+        own = Emulator(base, binary)
+        own.wait_for_deliveries()
+        status, upper, _ = own.request("GET", f"/uppercase/{message_id}.json?ns={PROJECT}-default-rtdb")
+        assert (status, upper) == (200, "HI")
+        _, profile, _ = own.request("GET", f"/profiles/{signed_up['localId']}.json?ns={PROJECT}-default-rtdb")
+        assert profile == {"email": "ada@example.com"}, profile
     finally:
         emulator.terminate()
         emulator.wait(timeout=60)

@@ -10,19 +10,37 @@ export class ApiError extends Error {
   }
 }
 
+/** The emulator's owner credential, which every call of the console carries. */
+const owner = { Authorization: 'Bearer owner' };
+
 /** Calls a route; returns `{body, headers}`, or throws an ApiError with the service's message. */
 export async function call(method, path, { body, headers = {} } = {}) {
-  const init = { method, headers: { Authorization: 'Bearer owner', ...headers } };
+  const init = { method, headers: { ...owner, ...headers } };
   if (body !== undefined) {
     init.body = typeof body === 'string' ? body : JSON.stringify(body);
     init.headers['Content-Type'] ??= 'application/json';
   }
   const response = await fetch(path, init);
-  const text = await response.text();
-  let parsed = null;
-  try { parsed = text ? JSON.parse(text) : null; } catch { parsed = text; }
+  const parsed = await bodyOf(response);
   if (!response.ok) throw new ApiError(response.status, messageOf(parsed, response), parsed);
   return { body: parsed, headers: response.headers };
+}
+
+/** Opens a server-sent-event stream with the owner credential (which EventSource cannot send);
+ * returns the response, whose body the caller reads, or throws an ApiError. */
+export async function openStream(path, signal) {
+  const response = await fetch(path, { headers: { ...owner, Accept: 'text/event-stream' }, signal });
+  if (!response.ok) {
+    const parsed = await bodyOf(response);
+    throw new ApiError(response.status, messageOf(parsed, response), parsed);
+  }
+  return response;
+}
+
+/** A response's body: JSON when it parses, else its text; `null` when empty. */
+async function bodyOf(response) {
+  const text = await response.text();
+  try { return text ? JSON.parse(text) : null; } catch { return text; }
 }
 
 /** The message of a Firebase-style error body (`{"error": {"message"}}` or `{"error": "..."}`). */

@@ -52,6 +52,11 @@ export function errorNote(error) {
   return h('p', { class: 'error', role: 'alert' }, error?.message ?? String(error));
 }
 
+/** Whether `text` (already lower-cased) occurs anywhere in `value`'s JSON: the pages' text filters. */
+export function matchesText(value, text) {
+  return !text || JSON.stringify(value).toLowerCase().includes(text);
+}
+
 /** A local date and time of an RFC 3339 string or epoch milliseconds. */
 export function time(value) {
   if (value === null || value === undefined || value === '') return '';

@@ -1,6 +1,6 @@
 // Analytics: the events apps logged, newest first, filtered by name, app instance and text.
 import { get, emulatorPath } from '../api.js';
-import { h, replace, section, table, json, errorNote, time } from '../dom.js';
+import { h, replace, section, table, json, errorNote, time, matchesText } from '../dom.js';
 
 export default {
   id: 'analytics',
@@ -21,7 +21,7 @@ export default {
 
     function draw() {
       const needle = text.value.trim().toLowerCase();
-      const shown = events.filter((event) => !needle || JSON.stringify(event).toLowerCase().includes(needle));
+      const shown = events.filter((event) => matchesText(event, needle));
       replace(eventsBox, table(['Time', 'Event', 'App instance', 'User', 'Parameters'], shown.map((event) => [
         time(event.timestamp), h('code', {}, event.name), h('code', {}, event.appInstanceId), event.userId ?? '',
         Object.keys(event.params ?? {}).length ? json(event.params) : '',

@@ -1,7 +1,7 @@
 // Realtime Database: a live tree of one instance at a path, with inline add, edit and delete,
 // JSON import and export, and a query box. It reads the REST streaming protocol (put and patch
 // events) with the owner credential, so security rules never hide data from the console.
-import { ApiError, call, info } from '../api.js';
+import { call, info, openStream } from '../api.js';
 import { h, replace, section, json, errorNote } from '../dom.js';
 
 const segments = (path) => path.split('/').filter(Boolean);
@@ -46,8 +46,7 @@ export default {
   title: 'Realtime Database',
   areas: [],
   async render(container, query) {
-    const instances = info.databaseInstances?.length ? info.databaseInstances : [info.databaseInstance];
-    const instance = h('select', { id: 'db-instance', name: 'instance' }, instances.map((name) => h('option', { value: name }, name)));
+    const instance = h('select', { id: 'db-instance', name: 'instance' }, info.databaseInstances.map((name) => h('option', { value: name }, name)));
     instance.value = query.get('ns') ?? info.databaseInstance;
     const path = h('input', { id: 'db-path', name: 'path', size: 40, value: query.get('path') ?? '/' });
     const status = h('span', { class: 'hint', 'aria-live': 'polite' });
@@ -128,7 +127,7 @@ export default {
       const label = h('span', { class: 'key' }, key);
       const editor = h('span', { class: 'actions' });
       const edit = () => {
-        const input = h('input', { 'aria-label': `New value of ${id || '/'}`, 'data-edit': id, value: isObject ? JSON.stringify(value) : JSON.stringify(value), size: 30 });
+        const input = h('input', { 'aria-label': `New value of ${id || '/'}`, 'data-edit': id, value: JSON.stringify(value), size: 30 });
         replace(editor, h('form', { class: 'inline', onsubmit: (event) => { event.preventDefault(); write('PUT', parts, parseValue(input.value)); } },
           input, h('button', { type: 'submit' }, 'Save'), h('button', { type: 'button', onclick: draw }, 'Cancel')));
         input.focus();
@@ -173,9 +172,7 @@ export default {
       data = null;
       replace(status, 'connecting…');
       try {
-        const response = await fetch(restURL(instance.value, path.value), {
-          headers: { Accept: 'text/event-stream', Authorization: 'Bearer owner' }, signal: controller.signal });
-        if (!response.ok) throw new ApiError(response.status, (await response.text()) || `HTTP ${response.status}`);
+        const response = await openStream(restURL(instance.value, path.value), controller.signal);
         replace(status, 'live');
         await readEvents(response, (name, text) => {
           if (name !== 'put' && name !== 'patch') return;

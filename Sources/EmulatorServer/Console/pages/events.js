@@ -1,7 +1,7 @@
 // Events: the event log newest first, filterable; each event's data and deliveries; dead
 // letters with Replay; and a form that sends a test event to a function.
 import { call, get, emulatorPath } from '../api.js';
-import { h, replace, section, table, json, errorNote, time } from '../dom.js';
+import { h, replace, section, table, json, errorNote, time, matchesText } from '../dom.js';
 
 export default {
   id: 'events',
@@ -50,7 +50,7 @@ export default {
         && (!filters.function.value || event.deliveries.some((delivery) => delivery.function === filters.function.value))
         && (!filters.status.value || event.deliveries.some((delivery) => statusOf(delivery) === filters.status.value)
           || (filters.status.value === 'pending' && !event.done))
-        && (!text || JSON.stringify(event).toLowerCase().includes(text)));
+        && matchesText(event, text));
       const rows = [];
       for (const event of shown) {
         const expanded = open.has(event.id);
@@ -79,9 +79,8 @@ export default {
               h('div', {}, h('h3', {}, 'Event'), json({ id: event.id, type: event.type, source: event.source, subject: event.subject, time: event.time, recoveries: event.recoveries }))))));
         }
       }
-      replace(logBox, rows.length
-        ? h('table', {}, h('thead', {}, h('tr', {}, ['Time', 'Id', 'Type', 'Subject', 'Deliveries', 'State'].map((name) => h('th', { scope: 'col' }, name)))), h('tbody', {}, rows))
-        : h('p', { class: 'empty' }, events.length ? 'No event matches these filters.' : 'No events yet: write to the database, publish a template or sign a user up.'));
+      replace(logBox, table(['Time', 'Id', 'Type', 'Subject', 'Deliveries', 'State'], rows,
+        { empty: events.length ? 'No event matches these filters.' : 'No events yet: write to the database, publish a template or sign a user up.' }));
     }
 
     async function drawDeadLetters() {
@@ -125,12 +124,14 @@ export default {
     }
 
     async function refresh(areas = ['events', 'functions']) {
-      const log = await get(`${emulatorPath}/events?limit=500`);
-      events = log.events.slice().reverse();
-      options(filters.type, new Set(events.map((event) => event.type)), 'any type');
-      options(filters.function, new Set(events.flatMap((event) => event.deliveries.map((delivery) => delivery.function))), 'any function');
-      drawLog();
-      await drawDeadLetters();
+      if (areas.includes('events')) {
+        const log = await get(`${emulatorPath}/events?limit=500`);
+        events = log.events.slice().reverse();
+        options(filters.type, new Set(events.map((event) => event.type)), 'any type');
+        options(filters.function, new Set(events.flatMap((event) => event.deliveries.map((delivery) => delivery.function))), 'any function');
+        drawLog();
+        await drawDeadLetters();
+      }
       if (areas.includes('functions')) await drawTrigger();
     }
     await refresh();

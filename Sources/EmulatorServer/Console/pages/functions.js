@@ -3,6 +3,7 @@
 // the median and 99th percentile duration of its attempts, and its latest failed attempts.
 import { get, emulatorPath } from '../api.js';
 import { h, replace, section, table, errorNote, time } from '../dom.js';
+import { kindOf, instanceCount } from './overview.js';
 
 const windows = [['300', 'last 5 minutes'], ['3600', 'last hour'], ['86400', 'last day'], ['31536000', 'all']];
 
@@ -34,8 +35,8 @@ export default {
             const endpoint = description.endpoints?.[name];
             return h('tr', { 'data-function': name },
               h('td', {}, h('code', {}, name), endpoint ? '' : h('span', { class: 'muted' }, ' (not deployed)')),
-              h('td', {}, runtime.kind ?? (endpoint?.eventTrigger ? 'event' : '')),
-              h('td', {}, String((runtime.instances ?? []).length)),
+              h('td', {}, kindOf(endpoint, runtime)),
+              h('td', {}, String(instanceCount(runtime))),
               h('td', {}, String(entry.events ?? 0)), h('td', {}, String(entry.attempts ?? 0)),
               h('td', { class: 'ok' }, String(entry.succeeded ?? 0)),
               h('td', { class: entry.failedAttempts ? 'warn' : '' }, String(entry.failedAttempts ?? 0)),

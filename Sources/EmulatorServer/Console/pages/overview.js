@@ -46,19 +46,29 @@ export default {
   },
 };
 
-export function functionsTable(description) {
+function functionsTable(description) {
   const running = description.functions ?? {};
   const endpoints = Object.entries(description.endpoints ?? {}).sort(([a], [b]) => a.localeCompare(b));
   return table(['Function', 'Kind', 'Trigger', 'Instances', 'Health'], endpoints.map(([name, endpoint]) => {
     const runtime = running[name] ?? {};
     return [
       h('code', {}, name),
-      runtime.kind ?? (endpoint.eventTrigger ? 'event' : ''),
+      kindOf(endpoint, runtime),
       trigger(endpoint, runtime),
-      `${(runtime.instances ?? []).length} of ${runtime.maxInstances ?? '?'}`,
+      `${instanceCount(runtime)} of ${runtime.maxInstances ?? '?'}`,
       (description.skipped ?? []).includes(name) ? h('span', { class: 'warn' }, 'skipped') : health(runtime),
     ];
   }), { empty: 'No functions are deployed. Run `functions deploy` (or ./deploy.sh).' });
+}
+
+/** A function's kind, from its manifest endpoint and what the emulator runs of it. */
+export function kindOf(endpoint, runtime) {
+  return runtime?.kind ?? (endpoint?.eventTrigger ? 'event' : '');
+}
+
+/** How many instances of a function are running. */
+export function instanceCount(runtime) {
+  return (runtime?.instances ?? []).length;
 }
 
 function trigger(endpoint, runtime) {

@@ -8,8 +8,7 @@ const templatePath = `${adminPath}/remoteConfig`;
 
 /** The parts of a template one publishes (the version is the service's). */
 function editable(template) {
-  const { version, ...rest } = template ?? {};
-  return { conditions: rest.conditions ?? [], parameters: rest.parameters ?? {}, parameterGroups: rest.parameterGroups ?? {} };
+  return { conditions: template?.conditions ?? [], parameters: template?.parameters ?? {}, parameterGroups: template?.parameterGroups ?? {} };
 }
 
 function valueText(value) {
@@ -39,8 +38,9 @@ export default {
       section('Versions', versionsBox),
       section('Compare versions', diffBox));
 
-    async function load() {
-      const { body, headers } = await call('GET', templatePath);
+    /** Shows the current template: `answer` is its GET, when the caller already has it. */
+    async function load(answer) {
+      const { body, headers } = answer ?? await call('GET', templatePath);
       current = body;
       etag = headers.get('etag');
       working = structuredClone(editable(body));
@@ -174,13 +174,13 @@ export default {
     await drawVersions();
     return {
       async refresh() {
-        const { headers } = await call('GET', templatePath);
-        if (headers.get('etag') !== etag) {
+        const answer = await call('GET', templatePath);
+        if (answer.headers.get('etag') !== etag) {
           if (dirty) {
             replace(notice, h('p', { class: 'warn' }, 'A newer version was published. Publishing your changes will show both; ',
               h('button', { type: 'button', class: 'link', onclick: async () => { await load(); } }, 'discard yours and load it'), '.'));
           } else {
-            await load();
+            await load(answer);
           }
         }
         await drawVersions();

@@ -58,6 +58,13 @@ def find(driver, css):
     return wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, css))
 
 
+def click(driver, css):
+    """Clicks an element of a part the page redraws live: found and clicked in one step, again if
+    the redraw replaced it in between."""
+    from selenium.webdriver.common.by import By
+    return wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, css).click() or True)
+
+
 TITLES = {"overview": "Overview", "functions": "Functions", "events": "Events", "remote-config": "Remote Config",
           "database": "Realtime Database", "authentication": "Authentication", "messaging": "Messaging",
           "analytics": "Analytics"}
@@ -164,10 +171,10 @@ def test_editing_a_score_in_the_database_page_updates_the_leaderboard_live(app, 
     open_page(browser, emulator, "database")
     wait(browser, lambda d: d.find_element(By.ID, "db-path").get_attribute("value") == "/")
     for path in ["scores", f"scores/{score_id}", "leaderboard"]:
-        wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, f'button[aria-label="Expand {path}"]')).click()
+        click(browser, f'button[aria-label="Expand {path}"]')
     wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, f'li[data-path="leaderboard/{player}"] code').text == "10")
 
-    wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, f'button[aria-label="Edit scores/{score_id}/score"]')).click()
+    click(browser, f'button[aria-label="Edit scores/{score_id}/score"]')
     editor = wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, f'input[data-edit="scores/{score_id}/score"]'))
     editor.clear()
     editor.send_keys("42", Keys.ENTER)
@@ -178,7 +185,7 @@ def test_editing_a_score_in_the_database_page_updates_the_leaderboard_live(app, 
     browser.save_screenshot(str(SHOTS / "database.png"))
 
     # A key the database refuses: its message next to the tree, and nothing written.
-    wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, 'button[aria-label="Add a child to leaderboard"]')).click()
+    click(browser, 'button[aria-label="Add a child to leaderboard"]')
     inputs = browser.find_elements(By.CSS_SELECTOR, 'li[data-path="leaderboard"] > .actions input')
     inputs[0].send_keys("bad.key")
     inputs[1].send_keys("1", Keys.ENTER)
@@ -206,7 +213,7 @@ def test_users_are_added_edited_and_imported_on_the_authentication_page(app, emu
     assert auth.get_user(uid).email == email
 
     browser.find_element(By.ID, "user-search").send_keys(email, Keys.ENTER)
-    wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, f'button[aria-label="Edit {uid}"]')).click()
+    click(browser, f'button[aria-label="Edit {uid}"]')
     claims = find(browser, "#edit-claims")
     claims.clear()
     claims.send_keys('{"sub": "someone-else"}')

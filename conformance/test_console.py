@@ -71,7 +71,9 @@ TITLES = {"overview": "Overview", "functions": "Functions", "events": "Events", 
 
 
 def open_page(driver, emulator, page):
-    """Opens a page and waits until the console shows it and its live stream is connected."""
+    """Loads the console afresh on a page, and waits until it shows it and its live stream is
+    connected. (From the same page, a get() of its URL would only change the fragment.)"""
+    driver.get("about:blank")
     driver.get(f"{emulator.base}/#/{page}")
     wait(driver, lambda d: d.execute_script("return document.querySelector('main h1')?.textContent") == TITLES[page])
     wait(driver, lambda d: d.find_element("css selector", "#live").text == "live")
@@ -153,6 +155,68 @@ def test_publish_on_the_remote_config_page_reaches_a_device_inbox_live(app, emul
     assert "bad key!" in error or "INVALID" in error.upper(), error
     status, current, _ = emulator.request("GET", f"/v1/projects/{PROJECT}/remoteConfig")
     assert status == 200 and current["version"]["versionNumber"] == str(version + 1), current
+
+    assert javascript_errors(browser) == []
+
+
+def test_conditions_and_conditional_values_are_edited_in_the_remote_config_page(app, emulator, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import Select
+
+    open_page(browser, emulator, "remote-config")
+    suffix = uuid.uuid4().hex[:6]
+    condition, renamed, key = f"ios_{suffix}", f"apple_{suffix}", f"greeting_{suffix}"
+    browser.find_element(By.ID, "new-condition-name").send_keys(condition)
+    browser.find_element(By.ID, "new-condition-expression").send_keys("device.os == 'ios'", Keys.ENTER)
+    find(browser, f'input[data-condition-name="{condition}"]')
+    browser.find_element(By.ID, "new-parameter-key").send_keys(key)
+    browser.find_element(By.ID, "new-parameter-value").send_keys("hello", Keys.ENTER)
+    Select(find(browser, f'select[aria-label="Add a conditional value to {key}"]')).select_by_visible_text(condition)
+    value = find(browser, f'input[data-conditional="{key}/{condition}"]')
+    assert value.get_attribute("value") == "hello"  # starts from the default
+    value.clear()
+    value.send_keys("hello, iPhone")
+    browser.find_element(By.ID, "publish-button").click()
+    wait(browser, lambda d: d.find_element(By.ID, "publish").text.startswith("Published version")
+         or d.find_element(By.CSS_SELECTOR, "#publish .error").text)  # or an error, whose text the assert shows
+    assert browser.find_element(By.ID, "publish").text.startswith("Published version"), browser.find_element(By.ID, "publish").text
+    _, template, _ = emulator.request("GET", f"/v1/projects/{PROJECT}/remoteConfig")
+    assert {"name": condition, "expression": "device.os == 'ios'"} in template["conditions"], template["conditions"]
+    assert template["parameters"][key]["conditionalValues"] == {condition: {"value": "hello, iPhone"}}
+
+    # Renamed in the table (Enter commits it): the parameter's value follows the new name.
+    name = find(browser, f'input[data-condition-name="{condition}"]')
+    name.send_keys(Keys.CONTROL, "a")
+    name.send_keys(renamed, Keys.ENTER)
+    find(browser, f'input[data-conditional="{key}/{renamed}"]')
+    browser.find_element(By.ID, "publish-button").click()
+    published = wait(browser, lambda d: d.find_element(By.ID, "publish").text.startswith("Published version")
+                     and d.find_element(By.ID, "publish").text)
+    _, template, _ = emulator.request("GET", f"/v1/projects/{PROJECT}/remoteConfig")
+    names = [entry["name"] for entry in template["conditions"]]
+    assert renamed in names and condition not in names, names
+    assert template["parameters"][key]["conditionalValues"] == {renamed: {"value": "hello, iPhone"}}
+    browser.save_screenshot(str(SHOTS / "remote-config-conditions.png"))
+
+    # An expression the service cannot parse: its message under the form, nothing published.
+    expression = find(browser, f'input[data-condition-expression="{renamed}"]')
+    expression.clear()
+    expression.send_keys("device.os ==")
+    browser.find_element(By.ID, "publish-button").click()
+    error = wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#publish .error").text)
+    assert renamed in error or "expression" in error.lower(), error
+    _, current, _ = emulator.request("GET", f"/v1/projects/{PROJECT}/remoteConfig")
+    assert current["version"]["versionNumber"] == published.split()[-1].rstrip("."), current["version"]
+
+    # Deleting the condition deletes the values that used it.
+    browser.find_element(By.CSS_SELECTOR, f'button[aria-label="Delete {renamed}"]').click()
+    assert not browser.find_elements(By.CSS_SELECTOR, f'input[data-conditional="{key}/{renamed}"]')
+    browser.find_element(By.ID, "publish-button").click()
+    wait(browser, lambda d: d.find_element(By.ID, "publish").text.startswith("Published version"))
+    _, template, _ = emulator.request("GET", f"/v1/projects/{PROJECT}/remoteConfig")
+    assert renamed not in [entry["name"] for entry in template.get("conditions", [])]
+    assert "conditionalValues" not in template["parameters"][key], template["parameters"][key]
 
     assert javascript_errors(browser) == []
 
@@ -293,6 +357,10 @@ def test_a_failed_delivery_is_found_on_the_events_page_and_replayed(browser, tmp
         row = wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, 'tr[data-function="configUpdated"]').text)
         assert row.split()[-8:-2] == ["1", "1", "0", "1", "0", "1"], row
         assert "first attempt of" in browser.find_element(By.ID, "function-errors").text
+        # Its logs: the worker's line for the failed attempt, at ERROR, with the event.
+        failed = wait(browser, lambda d: [row.text for row in d.find_elements(By.CSS_SELECTOR, "#function-logs tr[data-log]")
+                                          if "function failed" in row.text])
+        assert "ERROR configUpdated" in failed[0] and "first attempt of" in failed[0], failed
         browser.save_screenshot(str(SHOTS / "functions.png"))
 
         open_page(browser, own, "events")
@@ -323,8 +391,20 @@ def test_a_failed_delivery_is_found_on_the_events_page_and_replayed(browser, tmp
         assert all(token.replace(".", "").isdigit() for token in row.split()[-2:]), row  # p50, p99 in ms
         # The error of the attempt the replay followed is still listed.
         assert "first attempt of" in browser.find_element(By.ID, "function-errors").text
+        # The logs follow live: a new publish's "handled" appears without a reload; ERROR and
+        # above hides it.
+        handled = lambda d: len([row for row in d.find_elements(By.CSS_SELECTOR, "#function-logs tr[data-log]")
+                                 if "handled" in row.text])
+        before = wait(browser, handled)
+        status, body, _ = own.request("PUT", f"/v1/projects/{PROJECT}/remoteConfig", {
+            "parameters": {"a": {"defaultValue": {"value": "2"}}}, "version": {"description": "plain"}}, {"If-Match": "*"})
+        assert status == 200, body
+        wait(browser, lambda d: handled(d) == before + 1, timeout=60)
+        browser.find_element(By.ID, "log-severity").send_keys("ERROR")
+        wait(browser, lambda d: handled(d) == 0 and "function failed" in d.find_element(By.ID, "function-logs").text)
         assert javascript_errors(browser) == []
     finally:
+        browser.get("about:blank")  # its streams end before their emulator does
         process.terminate()
         process.wait(timeout=60)
 
@@ -364,6 +444,18 @@ def test_every_page_renders_without_javascript_errors_and_is_keyboard_navigable(
     assert titles == ["Overview", "Functions", "Events", "Remote Config"], titles
     ActionChains(browser).send_keys(Keys.ENTER).perform()
     wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "main h1").text == "Remote Config")
+
+    # A narrow window (a small laptop split in two, a tablet): the navigation moves above the page,
+    # and no page is wider than the window (wide tables scroll inside their card).
+    browser.set_window_size(760, 900)
+    try:
+        for page in ["overview", "functions", "events", "remote-config", "database", "authentication", "messaging", "analytics"]:
+            open_page(browser, emulator, page)
+            widths = browser.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+            assert widths[0] <= widths[1], (page, widths)
+            browser.save_screenshot(str(SHOTS / f"narrow-{page}.png"))
+    finally:
+        browser.set_window_size(1366, 900)
 
     assert javascript_errors(browser) == []
 

@@ -97,6 +97,43 @@ def test_importing_parse_scores_fires_the_leaderboard_function(app, emulator, tm
     assert db.reference(f"/leaderboard/{player}").get() == 40
 
 
+def test_function_logs_are_printed_and_followed_by_the_cli(app, emulator):
+    """`functions functions:log --follow` prints onScoreWrite's line as it is written; without
+    --follow the same line is listed with its severity and event."""
+    import json
+    import queue
+    import subprocess
+    import threading
+
+    player = f"log{uuid.uuid4().hex[:8]}"
+    follow = subprocess.Popen([emulator.binary, "functions:log", "--follow", "--only", "onScoreWrite", "--limit", "1",
+                               "--emulator", emulator.base, "--project", PROJECT],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    lines = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in follow.stdout], daemon=True).start()
+    try:
+        db.reference(f"/scores/{player}a").set({"playerName": player, "score": 12, "cheatMode": False})
+        while True:
+            line = lines.get(timeout=60)
+            if line.rstrip().endswith(f"new best score for {player}: 12"):
+                break
+        assert " INFO onScoreWrite [event " in line, line
+    finally:
+        follow.terminate()
+        follow.wait(timeout=30)
+
+    listed = emulator.cli("functions:log", "--only", "onScoreWrite", "--json", "--limit", "1000")
+    assert listed.returncode == 0, listed.stderr
+    entries = [json.loads(line) for line in listed.stdout.splitlines()]
+    assert entries and all(entry["function"] == "onScoreWrite" for entry in entries)
+    mine = [entry for entry in entries if entry["message"] == f"new best score for {player}: 12"]
+    assert len(mine) == 1 and mine[0]["severity"] == "INFO" and mine[0]["eventId"], mine
+    errors = emulator.cli("functions:log", "--severity", "ERROR", "--json", "--limit", "1000")
+    assert errors.returncode == 0 and all(json.loads(line)["severity"] == "ERROR" for line in errors.stdout.splitlines())
+    refused = emulator.cli("functions:log", "--severity", "LOUD")
+    assert refused.returncode != 0 and "severity must be one of" in refused.stderr, refused.stderr
+
+
 def test_deploy_only_serves_the_chosen_functions(tmp_path):
     """`functions deploy --only onUserCreated`: the other functions get no events and are not listed."""
     import json

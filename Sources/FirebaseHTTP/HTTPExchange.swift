@@ -93,6 +93,26 @@ extension HTTPExchange {
             for try await piece in body { try await consume(piece) }
         }
 
+        /// Reads the body as server-sent events: hands each event's name (`message` when it
+        /// has none) and data (its `data:` lines, joined by newlines) to `consume`. Comments and
+        /// events without data are skipped.
+        public func forEachEvent(_ consume: (_ event: String, _ data: String) async throws -> Void) async throws {
+            var pending = ""
+            for try await piece in body {
+                pending += String(buffer: piece)
+                while let end = pending.range(of: "\n\n") {
+                    var event = "message"
+                    var data: [Substring] = []
+                    for line in pending[..<end.lowerBound].split(separator: "\n") {
+                        if line.hasPrefix("event:") { event = line.dropFirst(6).trimmingCharacters(in: .whitespaces) }
+                        if line.hasPrefix("data:") { data.append(line.dropFirst(line.hasPrefix("data: ") ? 6 : 5)) }
+                    }
+                    pending.removeSubrange(..<end.upperBound)
+                    if !data.isEmpty { try await consume(event, data.joined(separator: "\n")) }
+                }
+            }
+        }
+
         /// The whole body, up to `limit` bytes.
         public func collect(upTo limit: Int = HTTPExchange.maximumBodySize) async throws -> Data {
             Data(buffer: try await body.collect(upTo: limit))

@@ -25,9 +25,35 @@ struct EmulatorAPI: Sendable {
             throw CLIError("\(method) \(path) failed (HTTP \(error.status)): "
                 + error.message.trimmingCharacters(in: .whitespacesAndNewlines))
         } catch {
-            throw CLIError("cannot reach the emulator at \(base.absoluteString) "
-                + "(start it with `functions emulators:start`): \(error.localizedDescription)")
+            throw unreachable(error)
         }
+    }
+
+    /// Opens a server-sent event stream (`Accept: text/event-stream`) that stays open until the
+    /// emulator closes it; anything but 200 throws a ``CLIError`` with the service's message.
+    func openStream(_ path: String, query: [URLQueryItem] = []) async throws -> HTTPExchange.StreamedResponse {
+        var components = URLComponents(url: base, resolvingAgainstBaseURL: false)!
+        components.path = path
+        if !query.isEmpty { components.queryItems = query }
+        let response: HTTPExchange.StreamedResponse
+        do {
+            response = try await HTTPExchange.stream("GET", components.url!,
+                headers: [("Authorization", "Bearer owner"), ("Accept", "text/event-stream")],
+                timeout: .seconds(10 * 365 * 86_400))
+        } catch {
+            throw unreachable(error)
+        }
+        guard response.status == 200 else {
+            let body = try? JSONValue(parsing: await response.collect(upTo: 64 * 1024))
+            throw CLIError("GET \(path) failed (HTTP \(response.status)): "
+                + (body?["error"]?["message"]?.stringValue ?? "no message"))
+        }
+        return response
+    }
+
+    private func unreachable(_ error: any Error) -> CLIError {
+        CLIError("cannot reach the emulator at \(base.absoluteString) "
+            + "(start it with `functions emulators:start`): \(error.localizedDescription)")
     }
 
     /// `/emulator/v1/projects/{project}` + `rest`.

@@ -74,6 +74,12 @@ export function onChange(areas, callback) {
   return () => listeners.delete(listener);
 }
 
+/** Closes the stream of changes (the page is being left). */
+export function disconnect() {
+  source?.close();
+  source = undefined;
+}
+
 function connect() {
   if (source) return;
   source = new EventSource(`${emulatorPath}/changes`);

@@ -1,5 +1,5 @@
 // The console's shell: the navigation, the page for the address's #fragment, and live updates.
-import { onChange, project } from './api.js';
+import { onChange, disconnect, project } from './api.js';
 import { h, replace, errorNote } from './dom.js';
 import overview from './pages/overview.js';
 import events from './pages/events.js';
@@ -44,4 +44,8 @@ async function show() {
 }
 
 window.addEventListener('hashchange', () => { show(); main.focus(); });
+// A page left for another may be kept whole (the back/forward cache) with its streams open, and
+// browsers allow only six connections to one host: close them on leaving, start afresh on return.
+window.addEventListener('pagehide', () => { current?.stop?.(); disconnect(); });
+window.addEventListener('pageshow', (event) => { if (event.persisted) location.reload(); });
 show();

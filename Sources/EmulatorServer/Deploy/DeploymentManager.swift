@@ -55,6 +55,8 @@ public final class DeploymentManager: Service, Sendable {
     let startTimeout: Duration
     let idleTimeout: Duration
     let logger: Logger
+    /// What the workers wrote, by function, for the console and `functions logs`.
+    public let logs = FunctionLogs()
     /// Where every worker supervisor, instance start and idle reaper runs: children of ``run()``.
     let tasks = TaskScope()
     private let current = Mutex<Deployment?>(nil)
@@ -194,14 +196,23 @@ public final class DeploymentManager: Service, Sendable {
     }
 
     /// A worker process of `binary` serving `function`, whose process id is kept in the store
-    /// while it runs.
+    /// while it runs and whose lines go to ``logs``.
     private func supervisor(binary: URL, function: String) -> WorkerSupervisor {
         let store = emulator.store
+        let logs = logs
         var environment = workerEnvironment()
         environment["FUNCTION_TARGET"] = function
         return WorkerSupervisor(binary: binary, environment: environment, startTimeout: startTimeout,
-            logger: logger, tasks: tasks, onProcessChange: { pid, running in
+            logger: logger, tasks: tasks,
+            onProcessChange: { pid, running in
                 _ = try? running ? store.recordWorkerProcess(pid, binary: binary.path) : store.forgetWorkerProcess(pid)
+            },
+            onLine: { [logger] line, stream in
+                let entry = logs.append(line, function: function, stream: stream)
+                var metadata: Logger.Metadata = ["function": "\(function)"]
+                if let event = entry.eventID { metadata["event.id"] = "\(event)" }
+                for (key, value) in entry.labels { metadata[key] = "\(value.stringValue ?? value.serialized())" }
+                logger.log(level: FunctionLogs.level(ofSeverity: entry.severity), "\(entry.message)", metadata: metadata)
             })
     }
 
@@ -248,6 +259,8 @@ public final class DeploymentManager: Service, Sendable {
             "PORT": "0", "HOST": "127.0.0.1", "GCLOUD_PROJECT": emulator.project,
             "GOOGLE_CLOUD_PROJECT": emulator.project, "FUNCTIONS_STOP_ON_STDIN_EOF": "true",
             "FUNCTIONS_EMULATOR": "true",
+            // Structured lines, so that the emulator keeps each one's severity and event (FunctionLogs).
+            "LOG_FORMAT": "json",
         ]
         if let base = baseURL(), let host = base.host, let port = base.port {
             environment["FUNCTIONS_EMULATOR_URL"] = base.absoluteString

@@ -19,18 +19,25 @@ import SystemPackage
 /// resets them), so any program stops on SIGTERM. Its standard input is a pipe the emulator
 /// holds open and never writes: when the emulator dies, even by SIGKILL, the child reads end
 /// of file, and workers built with this package exit on it. A launch that prints no
-/// `ready: URL` line within ``startTimeout`` is killed; only the last 16 KiB of its output is
-/// kept, to explain the failure.
+/// `ready: URL` line within ``startTimeout`` is killed; only the last 16 KiB of its output
+/// (standard output and error) is kept, to explain the failure. Once it is ready, each line it
+/// writes is handed to the supervisor's `onLine`.
 public final class WorkerSupervisor: Sendable {
     /// What the supervisor knows about the worker.
     public enum Status: String, Sendable {
         case starting, running, restarting, stopped
     }
 
+    /// Which of the worker's outputs a line came from.
+    public enum Stream: String, Sendable {
+        case output, error
+    }
+
     /// How much of a worker's output is kept.
     static let outputLimit = 16 * 1024
-    /// The longest line read whole; the ready line is far shorter.
-    static let lineLimit = 4096
+    /// The longest line read whole (a structured log line with its metadata fits); longer
+    /// lines are cut.
+    static let lineLimit = 16 * 1024
 
     private struct State {
         /// Counts launches; each exit belongs to one.
@@ -44,8 +51,8 @@ public final class WorkerSupervisor: Sendable {
         var restarts = 0
         /// The end of the current launch's output, for error messages.
         var output: [UInt8] = []
-        /// The current line, until its newline arrives.
-        var line: [UInt8] = []
+        /// The current line of each output, until its newline arrives.
+        var lines: [Stream: [UInt8]] = [:]
         /// Whether any launch reached its ready line; a binary that never does is not restarted.
         var everReady = false
         /// Why the worker stopped before it was ever ready.
@@ -64,12 +71,15 @@ public final class WorkerSupervisor: Sendable {
     let tasks: TaskScope
     /// Told each launched process id (`true`), and when that process has exited (`false`).
     let onProcessChange: @Sendable (Int32, Bool) -> Void
+    /// Told each line the worker writes once it is ready, without its newline.
+    let onLine: @Sendable (String, Stream) -> Void
     private let state = Mutex(State())
 
     /// Creates a supervisor; call ``start()``.
     init(
         binary: URL, environment: [String: String], startTimeout: Duration = .seconds(30), logger: Logger,
-        tasks: TaskScope, onProcessChange: @escaping @Sendable (Int32, Bool) -> Void = { _, _ in }
+        tasks: TaskScope, onProcessChange: @escaping @Sendable (Int32, Bool) -> Void = { _, _ in },
+        onLine: @escaping @Sendable (String, Stream) -> Void = { _, _ in }
     ) {
         self.binary = binary
         self.tasks = tasks
@@ -77,6 +87,7 @@ public final class WorkerSupervisor: Sendable {
         self.startTimeout = startTimeout
         self.logger = logger
         self.onProcessChange = onProcessChange
+        self.onLine = onLine
     }
 
     /// The worker's status and how often it was restarted.
@@ -224,7 +235,7 @@ public final class WorkerSupervisor: Sendable {
                 state.generation += 1
                 state.url = nil
                 state.output = []
-                state.line = []
+                state.lines = [:]
                 if state.status != .stopped { state.status = state.restarts == 0 ? .starting : .restarting }
                 return state.generation
             }
@@ -232,15 +243,21 @@ public final class WorkerSupervisor: Sendable {
             do {
                 let result = try await run(
                     .path(FilePath(binary.path)), environment: environment, platformOptions: options,
-                    input: .inputWriter, output: .sequence, error: .currentStandardError
+                    input: .inputWriter, output: .sequence, error: .sequence
                 ) { execution in
                     self.launched(execution.processIdentifier.value, generation: generation)
-                    // Read the output to its end; a launch (a restart too) that is not ready by the
-                    // start deadline is torn down (SIGTERM, then SIGKILL) by the error thrown.
+                    // Read both outputs to their end; a launch (a restart too) that is not ready by
+                    // the start deadline is torn down (SIGTERM, then SIGKILL) by the error thrown.
                     try await withThrowingTaskGroup(of: Bool.self) { group in
                         group.addTask {
                             for try await buffer in execution.standardOutput {
-                                buffer.withUnsafeBytes { self.received($0, generation: generation) }
+                                buffer.withUnsafeBytes { self.received($0, from: .output, generation: generation) }
+                            }
+                            return true
+                        }
+                        group.addTask {
+                            for try await buffer in execution.standardError {
+                                buffer.withUnsafeBytes { self.received($0, from: .error, generation: generation) }
                             }
                             return true
                         }
@@ -251,8 +268,10 @@ public final class WorkerSupervisor: Sendable {
                             }
                             return false
                         }
+                        var ended = 0
                         while let outputEnded = try await group.next() {
-                            if outputEnded {
+                            if outputEnded { ended += 1 }
+                            if ended == 2 {
                                 group.cancelAll()
                                 break
                             }
@@ -284,8 +303,9 @@ public final class WorkerSupervisor: Sendable {
         onProcessChange(processIdentifier, true)
     }
 
-    /// Keeps the tail of the output and looks for the ready line; lines after it are logged.
-    private func received(_ bytes: UnsafeRawBufferPointer, generation: Int) {
+    /// Keeps the tail of the output and looks for the ready line on standard output; lines
+    /// after it are handed to `onLine`.
+    private func received(_ bytes: UnsafeRawBufferPointer, from stream: Stream, generation: Int) {
         var logged: [String] = []
         let waiters = state.withLock { state -> (URL, Dictionary<Int, CheckedContinuation<URL, any Error>>.Values)? in
             guard state.generation == generation else { return nil }
@@ -294,14 +314,16 @@ public final class WorkerSupervisor: Sendable {
                 if state.output.count > Self.outputLimit { state.output.removeFirst(state.output.count - Self.outputLimit) }
             }
             var ready: URL?
+            var current = state.lines.removeValue(forKey: stream) ?? []
+            defer { state.lines[stream] = current }
             for byte in bytes {
                 guard byte == UInt8(ascii: "\n") else {
-                    if state.line.count < Self.lineLimit { state.line.append(byte) }
+                    if current.count < Self.lineLimit { current.append(byte) }
                     continue
                 }
-                let line = String(decoding: state.line, as: UTF8.self)
-                state.line.removeAll(keepingCapacity: true)
-                if state.url == nil, ready == nil, line.hasPrefix("ready: "),
+                let line = String(decoding: current, as: UTF8.self)
+                current.removeAll(keepingCapacity: true)
+                if stream == .output, state.url == nil, ready == nil, line.hasPrefix("ready: "),
                     let url = URL(string: String(line.dropFirst("ready: ".count)))
                 {
                     ready = url
@@ -317,7 +339,7 @@ public final class WorkerSupervisor: Sendable {
             defer { state.readyWaiters = [:] }
             return (ready, state.readyWaiters.values)
         }
-        for line in logged { logger.info("\(line)", metadata: ["worker": "\(binary.lastPathComponent)"]) }
+        for line in logged { onLine(line, stream) }
         if let (url, waiters) = waiters {
             for waiter in waiters { waiter.resume(returning: url) }
         }

@@ -82,6 +82,35 @@ struct EmulatorRoutes {
             let statistics = try server.emulator.store.functionStatistics(since: since)
             return Response.json(["window": .number(window), "functions": .array(statistics.map(Self.statisticsJSON))])
         }
+        // The workers' log lines, oldest first: `?function=NAME`, `?severity=WARNING` (that and
+        // above), `?limit=N` (the newest N, default 100). With `Accept: text/event-stream`, those
+        // lines and then each new one as it is written, as `event: log` frames.
+        group.get("logs") { request, _ in
+            let logs = server.deployments.logs
+            let function = request.uri.queryParameters["function"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
+            let severity = request.uri.queryParameters["severity"].map { String($0).uppercased() } ?? "DEFAULT"
+            guard FunctionLogs.severities.contains(severity) else {
+                throw ServiceError(.invalidArgument,
+                    "severity must be one of \(FunctionLogs.severities.joined(separator: ", "))")
+            }
+            let limit = try Self.limit(of: request, default: 100, maximum: logs.capacity)
+            guard request.headers[.accept]?.contains("text/event-stream") == true else {
+                let entries = logs.entries(function: function, minimumSeverity: severity, limit: limit)
+                return Response.json(["entries": .array(entries.map(\.json))])
+            }
+            // Followed before the backlog is read, so that no line falls between the two.
+            let followed = logs.follow()
+            let backlog = logs.entries(function: function, minimumSeverity: severity, limit: limit)
+            let last = backlog.last?.sequence ?? 0
+            let matches = FunctionLogs.filter(function: function, minimumSeverity: severity)
+            let frame: @Sendable (FunctionLogs.Entry) -> String = { "event: log\ndata: \($0.json.serialized())\n\n" }
+            return Response.eventStream(opening: ": connected\n\n" + backlog.map(frame).joined(),
+                keepAlive: ": keep-alive\n\n", every: .seconds(15)) { frames in
+                for await entry in followed where entry.sequence > last && matches(entry) {
+                    frames.yield(frame(entry))
+                }
+            }
+        }
         group.get("events") { request, _ in
             // `?wait=true` answers once every queued delivery has finished (retries due later excepted).
             // `?limit=N` (default 1,000, at most 1,000,000): the newest N events, oldest first.

@@ -37,9 +37,12 @@ struct AppFunctions: FunctionsApp {
                 let score = entry.child("score").val().numberValue,
                 entry.child("cheatMode").val().boolValue != true
             else { return }
-            try await context.database.ref("leaderboard").child(player).transaction { best in
+            let raised = try await context.database.ref("leaderboard").child(player).transaction { best in
                 if let best = best.numberValue, best >= score { return nil }
                 return .number(score)
+            }
+            if raised != nil {
+                context.logger.info("new best score for \(player): \(Int(exactly: score).map(String.init) ?? "\(score)")")
             }
         }
 

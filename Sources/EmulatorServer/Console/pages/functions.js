@@ -1,8 +1,9 @@
 // Functions: each deployed function with its trigger and instances, and what the event log says
 // of it over a recent window: events, attempts, successes, failed attempts, retries, dead letters,
-// the median and 99th percentile duration of its attempts, and its latest failed attempts.
+// the median and 99th percentile duration of its attempts, and its latest failed attempts; and
+// the log lines its workers write, live.
 import { get, emulatorPath } from '../api.js';
-import { h, replace, section, table, errorNote, time } from '../dom.js';
+import { h, replace, section, table, errorNote, time, matchesText } from '../dom.js';
 import { kindOf, instanceCount } from './overview.js';
 
 const windows = [['300', 'last 5 minutes'], ['3600', 'last hour'], ['86400', 'last day'], ['31536000', 'all']];
@@ -17,16 +18,58 @@ export default {
     const statsBox = h('div', { id: 'function-stats' });
     const errorsBox = h('div', { id: 'function-errors' });
     windowSelect.addEventListener('change', () => refresh());
+    const logFunction = h('select', { id: 'log-function', name: 'function' }, h('option', { value: '' }, 'all functions'));
+    const logSeverity = h('select', { id: 'log-severity', name: 'severity' },
+      ['DEFAULT', 'DEBUG', 'INFO', 'WARNING', 'ERROR'].map((value) => h('option', { value }, value === 'DEFAULT' ? 'any severity' : `${value} and above`)));
+    const logText = h('input', { id: 'log-text', type: 'search', name: 'text', placeholder: 'text in the line' });
+    const logBox = h('div', { id: 'function-logs', class: 'logs' });
     replace(container,
       section('Deliveries', h('form', { class: 'inline', onsubmit: (event) => event.preventDefault() },
         h('label', { for: 'stats-window' }, 'Over the'), windowSelect), statsBox),
-      section('Latest errors', errorsBox));
+      section('Latest errors', errorsBox),
+      section('Logs', h('form', { class: 'inline', onsubmit: (event) => event.preventDefault() },
+        h('label', { for: 'log-function' }, 'From'), logFunction, h('label', { for: 'log-severity' }, 'Showing'), logSeverity,
+        h('label', { for: 'log-text', class: 'visually-hidden' }, 'Text'), logText), logBox));
+
+    // The newest lines, newest first; the stream sends the latest 200, then each new one.
+    let lines = [];
+    let source = null;
+    function follow() {
+      source?.close();
+      lines = [];
+      drawLogs();
+      const query = new URLSearchParams({ limit: '200', severity: logSeverity.value });
+      if (logFunction.value) query.set('function', logFunction.value);
+      source = new EventSource(`${emulatorPath}/logs?${query}`);
+      source.addEventListener('log', (event) => {
+        lines.unshift(JSON.parse(event.data));
+        lines.length = Math.min(lines.length, 500);
+        drawLogs();
+      });
+    }
+    function drawLogs() {
+      const text = logText.value.trim().toLowerCase();
+      const shown = lines.filter((line) => matchesText(line, text));
+      replace(logBox, table(['Time', 'Severity', 'Function', 'Event', 'Message'], shown.map((line) =>
+        h('tr', { 'data-log': line.sequence },
+          h('td', { class: 'kv' }, time(line.time)), h('td', { class: `severity-${line.severity}` }, line.severity),
+          h('td', {}, line.function), h('td', {}, line.eventId ? h('code', {}, line.eventId) : ''),
+          h('td', { class: 'message' }, line.message,
+            line.labels ? h('span', { class: 'muted' }, ' ', Object.entries(line.labels).map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`).join(' ')) : ''))),
+      { empty: lines.length ? 'No line matches.' : 'No log lines yet: they appear here as the functions write them.' }));
+    }
+    logFunction.addEventListener('change', follow);
+    logSeverity.addEventListener('change', follow);
+    logText.addEventListener('input', drawLogs);
 
     async function refresh() {
       try {
         const [description, stats] = await Promise.all([get(`${emulatorPath}/functions`), get(`${emulatorPath}/functions:stats?window=${windowSelect.value}`)]);
         const byName = new Map(stats.functions.map((entry) => [entry.function, entry]));
         const names = [...new Set([...Object.keys(description.endpoints ?? {}), ...byName.keys()])].sort();
+        const chosen = logFunction.value;
+        replace(logFunction, h('option', { value: '' }, 'all functions'), names.map((name) => h('option', { value: name }, name)));
+        logFunction.value = names.includes(chosen) ? chosen : '';
         const ms = (value) => (value === null || value === undefined ? '–' : `${value < 10 ? value.toFixed(1) : Math.round(value)}`);
         replace(statsBox, table(['Function', 'Kind', 'Instances', 'Events', 'Attempts', 'Succeeded', 'Failed attempts', 'Retrying', 'Dead letters', 'p50 ms', 'p99 ms'],
           names.map((name) => {
@@ -52,6 +95,7 @@ export default {
       } catch (error) { replace(statsBox, errorNote(error)); }
     }
     await refresh();
-    return { refresh };
+    follow();
+    return { refresh, stop: () => source?.close() };
   },
 };

@@ -11,6 +11,15 @@ function editable(template) {
   return { conditions: template?.conditions ?? [], parameters: template?.parameters ?? {}, parameterGroups: template?.parameterGroups ?? {} };
 }
 
+/** The colors the Firebase console tags conditions with. */
+const tagColors = ['', 'BLUE', 'BROWN', 'CYAN', 'DEEP_ORANGE', 'GREEN', 'INDIGO', 'LIME', 'ORANGE', 'PINK', 'PURPLE', 'TEAL'];
+
+/** Every parameter of the template: the top-level ones and those in groups. */
+function allParameters(template) {
+  return [...Object.values(template.parameters ?? {}),
+    ...Object.values(template.parameterGroups ?? {}).flatMap((group) => Object.values(group.parameters ?? {}))];
+}
+
 function valueText(value) {
   if (!value) return '';
   if (value.useInAppDefault) return '(in-app default)';
@@ -32,6 +41,7 @@ export default {
     const versionsBox = h('div', { id: 'versions' });
     const diffBox = h('div', { id: 'diff' });
     const notice = h('div', { 'aria-live': 'polite' });
+    const conditionsNote = h('div', { id: 'conditions-note', 'aria-live': 'polite' });
 
     replace(container,
       section('Template', notice, templateBox, publishBox),
@@ -66,9 +76,7 @@ export default {
         const input = h('input', { 'aria-label': `Default value of ${key}`, 'data-parameter': key, value: valueText(parameter.defaultValue),
           disabled: Boolean(parameter.defaultValue?.useInAppDefault || parameter.defaultValue?.personalizationValue),
           oninput: () => { parameter.defaultValue = { value: input.value }; markDirty(); } });
-        const conditional = Object.entries(parameter.conditionalValues ?? {}).map(([condition, value]) =>
-          h('div', {}, h('span', { class: 'badge' }, condition), ' ', valueText(value)));
-        return [h('code', {}, key), input, conditional, parameter.valueType ?? 'STRING', parameter.description ?? '',
+        return [h('code', {}, key), input, conditionalValues(key, parameter), parameter.valueType ?? 'STRING', parameter.description ?? '',
           h('button', { 'aria-label': `Delete ${key}`, onclick: () => { delete working.parameters[key]; markDirty(); drawTemplate(); } }, 'Delete')];
       });
       const newKey = h('input', { id: 'new-parameter-key', name: 'key', placeholder: 'key', required: true });
@@ -88,7 +96,7 @@ export default {
       const jsonEditor = h('textarea', { id: 'template-json', rows: 14, cols: 80, spellcheck: 'false', 'aria-label': 'The template as JSON' }, stableJSON(working));
       const jsonError = h('div', { 'aria-live': 'polite' });
       const jsonForm = h('details', {},
-        h('summary', {}, 'Edit as JSON (conditions, conditional values, groups)'),
+        h('summary', {}, 'Edit as JSON (parameter groups, value types, descriptions)'),
         jsonEditor,
         h('div', {}, h('button', { type: 'button', onclick: () => {
           try {
@@ -106,11 +114,115 @@ export default {
         table(['Key', 'Default value', 'Conditional values', 'Type', 'Description', ''], parameterRows, { empty: 'No parameters.' }),
         addForm,
         h('h3', {}, 'Conditions'),
-        table(['Name', 'Expression', 'Color'], (working.conditions ?? []).map((condition) =>
-          [condition.name, h('code', {}, condition.expression), condition.tagColor ?? '']), { empty: 'No conditions.' }),
+        h('p', { class: 'hint' }, 'The first condition that matches a device wins; a parameter\'s values for a condition are set in its row above.'),
+        conditionsTable(),
+        conditionsNote,
+        conditionForm(),
         jsonForm,
         publishForm);
       publishButton.disabled = !dirty;
+    }
+
+    /** A parameter's values under conditions, each editable and removable, and a way to add one. */
+    function conditionalValues(key, parameter) {
+      const values = parameter.conditionalValues ?? {};
+      const unused = working.conditions.map((condition) => condition.name).filter((name) => !(name in values));
+      const rows = Object.entries(values).map(([condition, value]) => {
+        const input = h('input', { 'aria-label': `Value of ${key} when ${condition}`, 'data-conditional': `${key}/${condition}`, size: 12,
+          value: valueText(value), disabled: Boolean(value.useInAppDefault || value.personalizationValue),
+          oninput: () => { values[condition] = { value: input.value }; markDirty(); } });
+        return h('div', { class: 'conditional' }, h('span', { class: 'badge' }, condition), input,
+          h('button', { type: 'button', class: 'link', 'aria-label': `Remove the value of ${key} when ${condition}`, onclick: () => {
+            delete values[condition];
+            if (Object.keys(values).length === 0) delete parameter.conditionalValues;
+            markDirty();
+            drawTemplate();
+          } }, '×'));
+      });
+      const adder = unused.length === 0 ? null : h('select', { 'aria-label': `Add a conditional value to ${key}`, onchange: () => {
+        if (!adder.value) return;
+        parameter.conditionalValues = { ...values, [adder.value]: { value: valueText(parameter.defaultValue) } };
+        markDirty();
+        drawTemplate();
+        document.querySelector(`[data-conditional="${CSS.escape(`${key}/${adder.value}`)}"]`)?.focus();
+      } }, h('option', { value: '' }, '+ value for a condition'), unused.map((name) => h('option', { value: name }, name)));
+      return [rows, adder];
+    }
+
+    /** The conditions, in priority order, each with its name, expression and color editable. */
+    function conditionsTable() {
+      const conditions = working.conditions;
+      return table(['Priority', 'Name', 'Expression', 'Color', ''], conditions.map((condition, index) => {
+        const name = h('input', { 'aria-label': `Name of condition ${index + 1}`, 'data-condition-name': condition.name, value: condition.name, size: 16,
+          onchange: () => { rename(condition, name); },
+          onkeydown: (event) => { if (event.key === 'Enter') name.blur(); } });
+        const expression = h('input', { 'aria-label': `Expression of ${condition.name}`, 'data-condition-expression': condition.name,
+          value: condition.expression ?? '', class: 'expression', oninput: () => { condition.expression = expression.value; markDirty(); } });
+        const color = h('select', { 'aria-label': `Color of ${condition.name}`, onchange: () => {
+          if (color.value) condition.tagColor = color.value; else delete condition.tagColor;
+          markDirty();
+        } }, tagColors.map((value) => h('option', { value }, value ? value.toLowerCase().replace('_', ' ') : '(none)')));
+        color.value = condition.tagColor ?? '';
+        const move = (offset) => () => {
+          conditions.splice(index, 1);
+          conditions.splice(index + offset, 0, condition);
+          markDirty();
+          drawTemplate();
+        };
+        return [String(index + 1), name, expression, color, h('span', { class: 'actions' },
+          h('button', { type: 'button', 'aria-label': `Move ${condition.name} up`, disabled: index === 0, onclick: move(-1) }, '↑'),
+          h('button', { type: 'button', 'aria-label': `Move ${condition.name} down`, disabled: index === conditions.length - 1, onclick: move(1) }, '↓'),
+          h('button', { type: 'button', 'aria-label': `Delete ${condition.name}`, onclick: () => {
+            conditions.splice(index, 1);
+            for (const parameter of allParameters(working)) {
+              if (parameter.conditionalValues) delete parameter.conditionalValues[condition.name];
+            }
+            markDirty();
+            drawTemplate();
+          } }, 'Delete'))];
+      }), { empty: 'No conditions.' });
+    }
+
+    /** Renames a condition to what `input` holds, and with it the conditional values that use
+     * it; an empty name or one another condition has puts the old one back. */
+    function rename(condition, input) {
+      const old = condition.name;
+      const name = input.value.trim();
+      if (name === old) return;
+      if (!name || working.conditions.some((other) => other.name === name)) {
+        input.value = old;
+        replace(conditionsNote, errorNote(name ? `A condition named '${name}' exists already.` : 'A condition needs a name.'));
+        return;
+      }
+      replace(conditionsNote);
+      condition.name = name;
+      for (const parameter of allParameters(working)) {
+        const values = parameter.conditionalValues;
+        if (values && old in values) {
+          parameter.conditionalValues = Object.fromEntries(Object.entries(values).map(([key, value]) => [key === old ? name : key, value]));
+        }
+      }
+      markDirty();
+      drawTemplate();
+    }
+
+    function conditionForm() {
+      const name = h('input', { id: 'new-condition-name', name: 'name', placeholder: 'name', required: true, size: 16 });
+      const expression = h('input', { id: 'new-condition-expression', name: 'expression', class: 'expression', required: true,
+        placeholder: "device.os == 'ios'" });
+      const note = h('span', { 'aria-live': 'polite' });
+      return h('form', { class: 'inline', onsubmit: (event) => {
+        event.preventDefault();
+        const key = name.value.trim();
+        if (working.conditions.some((condition) => condition.name === key)) {
+          replace(note, errorNote(`A condition named '${key}' exists already.`));
+          return;
+        }
+        working.conditions.push({ name: key, expression: expression.value.trim() });
+        markDirty();
+        drawTemplate();
+      } }, h('label', { for: 'new-condition-name' }, 'New condition'), name,
+      h('label', { for: 'new-condition-expression' }, 'when'), expression, h('button', { type: 'submit' }, 'Add'), note);
     }
 
     async function publish() {

@@ -1,0 +1,139 @@
+import CloudEvents
+import CloudFunctions
+import Foundation
+import Logging
+import Synchronization
+
+/// The recent log lines of the deployed functions' workers, kept in memory (the newest
+/// ``capacity``) for the console's Functions page and `functions logs`, and followed live.
+///
+/// A worker's structured lines (Cloud Logging's JSON, which workers built with this package
+/// write) keep their severity, time, message and metadata; any other line is a message of its
+/// own, with severity `DEFAULT` on standard output and `ERROR` on standard error, as Cloud Run
+/// reads them.
+public final class FunctionLogs: Sendable {
+    /// One log line.
+    public struct Entry: Sendable, Equatable {
+        /// Increases by one with each line the emulator received.
+        public let sequence: Int
+        /// When it was written (RFC 3339).
+        public let time: String
+        /// Cloud Logging's severity: `DEFAULT`, `DEBUG`, `INFO`, … `EMERGENCY`.
+        public let severity: String
+        /// The function whose worker wrote it.
+        public let function: String
+        public let message: String
+        /// The event being handled, when the line says.
+        public let eventID: String?
+        /// The line's other metadata (the author's, the attempt number of a retry).
+        public let labels: [String: JSONValue]
+
+        /// The entry as the emulator's REST routes show it.
+        public var json: JSONValue {
+            var object: [String: JSONValue] = [
+                "sequence": .number(Double(sequence)), "time": .string(time), "severity": .string(severity),
+                "function": .string(function), "message": .string(message),
+            ]
+            if let eventID { object["eventId"] = .string(eventID) }
+            if !labels.isEmpty { object["labels"] = .object(labels) }
+            return .object(object)
+        }
+    }
+
+    /// Cloud Logging's severities, lowest first.
+    public static let severities = ["DEFAULT", "DEBUG", "INFO", "NOTICE", "WARNING", "ERROR", "CRITICAL", "ALERT", "EMERGENCY"]
+
+    /// How many lines are kept.
+    public let capacity: Int
+
+    private struct State {
+        var entries: [Entry] = []
+        var nextSequence = 1
+        var followers: [UUID: AsyncStream<Entry>.Continuation] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    /// Creates an empty record keeping the newest `capacity` lines.
+    public init(capacity: Int = 5000) {
+        self.capacity = max(capacity, 1)
+    }
+
+    /// Records a line `function`'s worker wrote on `stream`, and hands it to the followers.
+    @discardableResult
+    public func append(_ line: String, function: String, stream: WorkerSupervisor.Stream) -> Entry {
+        var severity = stream == .error ? "ERROR" : "DEFAULT"
+        var time = RFC3339Timestamp.string(from: Date())
+        var message = line
+        var eventID: String?
+        var labels: [String: JSONValue] = [:]
+        if line.first == "{", case .object(let fields)? = try? JSONValue(parsing: line) {
+            for (key, value) in fields {
+                switch key {
+                case "severity": if let text = value.stringValue, Self.severities.contains(text) { severity = text }
+                case "time": if let text = value.stringValue { time = text }
+                case "message": message = value.stringValue ?? value.serialized()
+                case "event.id": eventID = value.stringValue
+                case "function", "logger", "event.type": break
+                default: if !key.hasPrefix("logging.googleapis.com/") { labels[key] = value }
+                }
+            }
+        }
+        let (entry, followers) = state.withLock { state in
+            let entry = Entry(sequence: state.nextSequence, time: time, severity: severity, function: function,
+                message: message, eventID: eventID, labels: labels)
+            state.nextSequence += 1
+            state.entries.append(entry)
+            // Dropped in batches, so that appending stays cheap.
+            if state.entries.count >= capacity + capacity / 4 { state.entries.removeFirst(state.entries.count - capacity) }
+            return (entry, Array(state.followers.values))
+        }
+        for follower in followers { follower.yield(entry) }
+        return entry
+    }
+
+    /// The newest `limit` lines (oldest first) that match: of `function` when given, at
+    /// `minimumSeverity` or above.
+    public func entries(function: String? = nil, minimumSeverity: String = "DEFAULT", limit: Int = 100) -> [Entry] {
+        let matches = Self.filter(function: function, minimumSeverity: minimumSeverity)
+        return state.withLock { state in
+            var found: [Entry] = []
+            for entry in state.entries.reversed() where matches(entry) {
+                if found.count == limit { break }
+                found.append(entry)
+            }
+            return found.reversed()
+        }
+    }
+
+    /// The lines from now on, until the stream's consumer stops.
+    public func follow() -> AsyncStream<Entry> {
+        let id = UUID()
+        let (stream, continuation) = AsyncStream.makeStream(of: Entry.self, bufferingPolicy: .bufferingNewest(capacity))
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.followers.removeValue(forKey: id) }
+        }
+        state.withLock { $0.followers[id] = continuation }
+        return stream
+    }
+
+    /// The swift-log level of a Cloud Logging severity.
+    public static func level(ofSeverity severity: String) -> Logger.Level {
+        switch severity {
+        case "DEBUG": .debug
+        case "NOTICE": .notice
+        case "WARNING": .warning
+        case "ERROR": .error
+        case "CRITICAL", "ALERT", "EMERGENCY": .critical
+        default: .info
+        }
+    }
+
+    /// Whether an entry is of `function` (any when nil) and at `minimumSeverity` or above.
+    public static func filter(function: String?, minimumSeverity: String) -> @Sendable (Entry) -> Bool {
+        let rank = severities.firstIndex(of: minimumSeverity) ?? 0
+        return { entry in
+            (function == nil || entry.function == function) && (severities.firstIndex(of: entry.severity) ?? 0) >= rank
+        }
+    }
+}

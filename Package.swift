@@ -180,6 +180,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "bare-route",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
+            ],
+            path: "Benchmarks/BareRoute",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "emulator-benchmark",
             dependencies: ["FirebaseEmulator", "CloudFunctions", "CloudFunctionsTesting", "FunctionsBus"],
             path: "Benchmarks/EmulatorBenchmark",

@@ -451,7 +451,8 @@ def test_every_page_renders_without_javascript_errors_and_is_keyboard_navigable(
     try:
         for page in ["overview", "functions", "events", "remote-config", "database", "authentication", "messaging", "analytics"]:
             open_page(browser, emulator, page)
-            widths = browser.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+            widths = browser.execute_script(
+                "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
             assert widths[0] <= widths[1], (page, widths)
             browser.save_screenshot(str(SHOTS / f"narrow-{page}.png"))
     finally:

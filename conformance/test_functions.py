@@ -129,7 +129,9 @@ def test_function_logs_are_printed_and_followed_by_the_cli(app, emulator):
     mine = [entry for entry in entries if entry["message"] == f"new best score for {player}: 12"]
     assert len(mine) == 1 and mine[0]["severity"] == "INFO" and mine[0]["eventId"], mine
     errors = emulator.cli("functions:log", "--severity", "ERROR", "--json", "--limit", "1000")
-    assert errors.returncode == 0 and all(json.loads(line)["severity"] == "ERROR" for line in errors.stdout.splitlines())
+    assert errors.returncode == 0, errors.stderr
+    errors = [json.loads(line) for line in errors.stdout.splitlines()]
+    assert all(entry["severity"] == "ERROR" for entry in errors) and mine[0] not in errors
     refused = emulator.cli("functions:log", "--severity", "LOUD")
     assert refused.returncode != 0 and "severity must be one of" in refused.stderr, refused.stderr
 

@@ -97,17 +97,20 @@ extension HTTPExchange {
         /// has none) and data (its `data:` lines, joined by newlines) to `consume`. Comments and
         /// events without data are skipped.
         public func forEachEvent(_ consume: (_ event: String, _ data: String) async throws -> Void) async throws {
-            var pending = ""
+            // Bytes until a blank line ends an event, so that a character split between two
+            // pieces is decoded whole; carriage returns (CRLF line ends) are dropped.
+            var pending: [UInt8] = []
             for try await piece in body {
-                pending += String(buffer: piece)
-                while let end = pending.range(of: "\n\n") {
+                for byte in piece.readableBytesView where byte != UInt8(ascii: "\r") {
+                    pending.append(byte)
+                    guard byte == UInt8(ascii: "\n"), pending.count >= 2, pending[pending.count - 2] == byte else { continue }
                     var event = "message"
                     var data: [Substring] = []
-                    for line in pending[..<end.lowerBound].split(separator: "\n") {
+                    for line in String(decoding: pending, as: UTF8.self).split(separator: "\n") {
                         if line.hasPrefix("event:") { event = line.dropFirst(6).trimmingCharacters(in: .whitespaces) }
                         if line.hasPrefix("data:") { data.append(line.dropFirst(line.hasPrefix("data: ") ? 6 : 5)) }
                     }
-                    pending.removeSubrange(..<end.upperBound)
+                    pending.removeAll(keepingCapacity: true)
                     if !data.isEmpty { try await consume(event, data.joined(separator: "\n")) }
                 }
             }

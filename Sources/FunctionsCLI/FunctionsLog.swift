@@ -52,11 +52,13 @@ struct FunctionsLog: AsyncParsableCommand {
         throw CLIError("the emulator closed the log stream")
     }
 
-    /// `TIME SEVERITY FUNCTION: MESSAGE`, or the entry's JSON.
+    /// `TIME SEVERITY FUNCTION [event ID]: MESSAGE key=value…`, or the entry's JSON.
     func line(_ entry: JSONValue) -> String {
         if json { return entry.serialized() }
         let event = entry["eventId"]?.stringValue.map { " [event \($0)]" } ?? ""
+        let labels = (entry["labels"]?.objectValue ?? [:]).sorted { $0.key < $1.key }
+            .map { " \($0.key)=\($0.value.stringValue ?? $0.value.serialized())" }.joined()
         return "\(entry["time"]?.stringValue ?? "?") \(entry["severity"]?.stringValue ?? "DEFAULT") "
-            + "\(entry["function"]?.stringValue ?? "?")\(event): \(entry["message"]?.stringValue ?? "")"
+            + "\(entry["function"]?.stringValue ?? "?")\(event): \(entry["message"]?.stringValue ?? "")\(labels)"
     }
 }

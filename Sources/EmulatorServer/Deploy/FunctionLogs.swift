@@ -47,7 +47,9 @@ public final class FunctionLogs: Sendable {
     public let capacity: Int
 
     private struct State {
+        /// A ring: once full, the newest entry takes the place of the oldest, at `oldest`.
         var entries: [Entry] = []
+        var oldest = 0
         var nextSequence = 1
         var followers: [UUID: AsyncStream<Entry>.Continuation] = [:]
     }
@@ -79,17 +81,20 @@ public final class FunctionLogs: Sendable {
                 }
             }
         }
-        let (entry, followers) = state.withLock { state in
+        return state.withLock { state in
             let entry = Entry(sequence: state.nextSequence, time: time, severity: severity, function: function,
                 message: message, eventID: eventID, labels: labels)
             state.nextSequence += 1
-            state.entries.append(entry)
-            // Dropped in batches, so that appending stays cheap.
-            if state.entries.count >= capacity + capacity / 4 { state.entries.removeFirst(state.entries.count - capacity) }
-            return (entry, Array(state.followers.values))
+            if state.entries.count < capacity {
+                state.entries.append(entry)
+            } else {
+                state.entries[state.oldest] = entry
+                state.oldest = (state.oldest + 1) % capacity
+            }
+            // Under the lock, so that followers get lines in their order (yielding never blocks).
+            for follower in state.followers.values { follower.yield(entry) }
+            return entry
         }
-        for follower in followers { follower.yield(entry) }
-        return entry
     }
 
     /// The newest `limit` lines (oldest first) that match: of `function` when given, at
@@ -98,9 +103,10 @@ public final class FunctionLogs: Sendable {
         let matches = Self.filter(function: function, minimumSeverity: minimumSeverity)
         return state.withLock { state in
             var found: [Entry] = []
-            for entry in state.entries.reversed() where matches(entry) {
-                if found.count == limit { break }
-                found.append(entry)
+            let count = state.entries.count
+            for offset in 0..<count where found.count < limit {
+                let entry = state.entries[(state.oldest + count - 1 - offset) % count]
+                if matches(entry) { found.append(entry) }
             }
             return found.reversed()
         }

@@ -20,8 +20,8 @@ import SystemPackage
 /// holds open and never writes: when the emulator dies, even by SIGKILL, the child reads end
 /// of file, and workers built with this package exit on it. A launch that prints no
 /// `ready: URL` line within ``startTimeout`` is killed; only the last 16 KiB of its output
-/// (standard output and error) is kept, to explain the failure. Once it is ready, each line it
-/// writes is handed to the supervisor's `onLine`.
+/// (standard output and error) is kept, to explain the failure (a failed restart's too). Once
+/// it is ready, each line it writes is handed to the supervisor's `onLine`.
 public final class WorkerSupervisor: Sendable {
     /// What the supervisor knows about the worker.
     public enum Status: String, Sendable {
@@ -253,12 +253,14 @@ public final class WorkerSupervisor: Sendable {
                             for try await buffer in execution.standardOutput {
                                 buffer.withUnsafeBytes { self.received($0, from: .output, generation: generation) }
                             }
+                            self.ended(.output, generation: generation)
                             return true
                         }
                         group.addTask {
                             for try await buffer in execution.standardError {
                                 buffer.withUnsafeBytes { self.received($0, from: .error, generation: generation) }
                             }
+                            self.ended(.error, generation: generation)
                             return true
                         }
                         group.addTask {
@@ -303,8 +305,8 @@ public final class WorkerSupervisor: Sendable {
         onProcessChange(processIdentifier, true)
     }
 
-    /// Keeps the tail of the output and looks for the ready line on standard output; lines
-    /// after it are handed to `onLine`.
+    /// Keeps the tail of the output and looks for the ready line on standard output; the lines
+    /// after it are handed to `onLine` (those before it explain a failed start).
     private func received(_ bytes: UnsafeRawBufferPointer, from stream: Stream, generation: Int) {
         var logged: [String] = []
         let waiters = state.withLock { state -> (URL, Dictionary<Int, CheckedContinuation<URL, any Error>>.Values)? in
@@ -345,11 +347,23 @@ public final class WorkerSupervisor: Sendable {
         }
     }
 
+    /// Hands the last line of an output that ended without a newline to `onLine`.
+    private func ended(_ stream: Stream, generation: Int) {
+        let last = state.withLock { state -> [UInt8]? in
+            guard state.generation == generation, let line = state.lines.removeValue(forKey: stream), !line.isEmpty
+            else { return nil }
+            return line
+        }
+        if let last { onLine(String(decoding: last, as: UTF8.self), stream) }
+    }
+
     /// Records the end of launch `generation`: the delay before the next launch, or nil to
     /// stop (stopped, or it was never ready: restarting would only fail again).
     private func exited(generation: Int, outcome: String) -> Duration? {
-        let (delay, failed, exitWaiters, pid) = state.withLock { state in
+        let (delay, failed, exitWaiters, pid, unready) = state.withLock { state in
             let pid = state.processIdentifier
+            // What a launch that was never ready wrote (a ready one's output is not kept).
+            let unready = state.url == nil ? String(decoding: state.output.suffix(2000), as: UTF8.self) : ""
             state.processIdentifier = nil
             state.url = nil
             let exitWaiters = state.exitWaiters.filter { $0.value.generation == generation }
@@ -358,12 +372,12 @@ public final class WorkerSupervisor: Sendable {
                 if state.status != .stopped { state.failure = "\(binary.path) \(outcome) before it was ready" }
                 state.status = .stopped
                 defer { state.readyWaiters = [:] }
-                return (Duration?.none, Array(state.readyWaiters.values), exitWaiters, pid)
+                return (Duration?.none, Array(state.readyWaiters.values), exitWaiters, pid, unready)
             }
             state.restarts += 1
             state.status = .restarting
             // A worker that keeps crashing is restarted at most every few seconds.
-            return (Duration.milliseconds(min(state.restarts - 1, 20) * 250), [], exitWaiters, pid)
+            return (Duration.milliseconds(min(state.restarts - 1, 20) * 250), [], exitWaiters, pid, unready)
         }
         if let pid { onProcessChange(pid, false) }
         for waiter in exitWaiters.values { waiter.continuation.resume() }
@@ -371,7 +385,8 @@ public final class WorkerSupervisor: Sendable {
             waiter.resume(throwing: WorkerError(message: "\(binary.path) \(outcome) before it was ready"))
         }
         if delay != nil {
-            logger.warning("the functions worker \(outcome); restarting it")
+            let output = unready.trimmingCharacters(in: .whitespacesAndNewlines)
+            logger.warning("the functions worker \(outcome)\(output.isEmpty ? "" : " before it was ready: \(output)"); restarting it")
         }
         return delay
     }

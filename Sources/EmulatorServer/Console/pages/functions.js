@@ -41,11 +41,20 @@ export default {
       const query = new URLSearchParams({ limit: '200', severity: logSeverity.value });
       if (logFunction.value) query.set('function', logFunction.value);
       source = new EventSource(`${emulatorPath}/logs?${query}`);
+      // After a reconnection the stream starts again with the latest lines.
+      source.onopen = () => { lines = []; scheduleDraw(); };
       source.addEventListener('log', (event) => {
         lines.unshift(JSON.parse(event.data));
         lines.length = Math.min(lines.length, 500);
-        drawLogs();
+        scheduleDraw();
       });
+    }
+    // At most one redraw per frame, however many lines arrive.
+    let drawPending = false;
+    function scheduleDraw() {
+      if (drawPending) return;
+      drawPending = true;
+      requestAnimationFrame(() => { drawPending = false; drawLogs(); });
     }
     function drawLogs() {
       const text = logText.value.trim().toLowerCase();
@@ -70,6 +79,7 @@ export default {
         const chosen = logFunction.value;
         replace(logFunction, h('option', { value: '' }, 'all functions'), names.map((name) => h('option', { value: name }, name)));
         logFunction.value = names.includes(chosen) ? chosen : '';
+        if (logFunction.value !== chosen && source) follow();
         const ms = (value) => (value === null || value === undefined ? '–' : `${value < 10 ? value.toFixed(1) : Math.round(value)}`);
         replace(statsBox, table(['Function', 'Kind', 'Instances', 'Events', 'Attempts', 'Succeeded', 'Failed attempts', 'Retrying', 'Dead letters', 'p50 ms', 'p99 ms'],
           names.map((name) => {

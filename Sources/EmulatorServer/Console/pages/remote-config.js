@@ -126,7 +126,7 @@ export default {
     /** A parameter's values under conditions, each editable and removable, and a way to add one. */
     function conditionalValues(key, parameter) {
       const values = parameter.conditionalValues ?? {};
-      const unused = working.conditions.map((condition) => condition.name).filter((name) => !(name in values));
+      const unused = working.conditions.map((condition) => condition.name).filter((name) => !Object.hasOwn(values, name));
       const rows = Object.entries(values).map(([condition, value]) => {
         const input = h('input', { 'aria-label': `Value of ${key} when ${condition}`, 'data-conditional': `${key}/${condition}`, size: 12,
           value: valueText(value), disabled: Boolean(value.useInAppDefault || value.personalizationValue),
@@ -141,7 +141,7 @@ export default {
       });
       const adder = unused.length === 0 ? null : h('select', { 'aria-label': `Add a conditional value to ${key}`, onchange: () => {
         if (!adder.value) return;
-        parameter.conditionalValues = { ...values, [adder.value]: { value: valueText(parameter.defaultValue) } };
+        parameter.conditionalValues = { ...values, [adder.value]: { value: parameter.defaultValue?.value ?? '' } };
         markDirty();
         drawTemplate();
         document.querySelector(`[data-conditional="${CSS.escape(`${key}/${adder.value}`)}"]`)?.focus();
@@ -168,6 +168,7 @@ export default {
           conditions.splice(index + offset, 0, condition);
           markDirty();
           drawTemplate();
+          focusCondition(condition.name, offset < 0 ? 'up' : 'down');
         };
         return [String(index + 1), name, expression, color, h('span', { class: 'actions' },
           h('button', { type: 'button', 'aria-label': `Move ${condition.name} up`, disabled: index === 0, onclick: move(-1) }, '↑'),
@@ -175,10 +176,13 @@ export default {
           h('button', { type: 'button', 'aria-label': `Delete ${condition.name}`, onclick: () => {
             conditions.splice(index, 1);
             for (const parameter of allParameters(working)) {
-              if (parameter.conditionalValues) delete parameter.conditionalValues[condition.name];
+              if (!parameter.conditionalValues) continue;
+              delete parameter.conditionalValues[condition.name];
+              if (Object.keys(parameter.conditionalValues).length === 0) delete parameter.conditionalValues;
             }
             markDirty();
             drawTemplate();
+            document.getElementById('new-condition-name')?.focus();
           } }, 'Delete'))];
       }), { empty: 'No conditions.' });
     }
@@ -198,12 +202,21 @@ export default {
       condition.name = name;
       for (const parameter of allParameters(working)) {
         const values = parameter.conditionalValues;
-        if (values && old in values) {
+        if (values && Object.hasOwn(values, old)) {
           parameter.conditionalValues = Object.fromEntries(Object.entries(values).map(([key, value]) => [key === old ? name : key, value]));
         }
       }
       markDirty();
       drawTemplate();
+      focusCondition(name, 'name');
+    }
+
+    /** After a redraw, puts the focus back on a condition's name field or move button. */
+    function focusCondition(name, control) {
+      const selector = control === 'name' ? `input[data-condition-name="${CSS.escape(name)}"]`
+        : `button[aria-label="${CSS.escape(`Move ${name} ${control}`)}"]`;
+      const element = document.querySelector(selector);
+      (element && !element.disabled ? element : document.querySelector(`input[data-condition-name="${CSS.escape(name)}"]`))?.focus();
     }
 
     function conditionForm() {
@@ -214,13 +227,14 @@ export default {
       return h('form', { class: 'inline', onsubmit: (event) => {
         event.preventDefault();
         const key = name.value.trim();
-        if (working.conditions.some((condition) => condition.name === key)) {
-          replace(note, errorNote(`A condition named '${key}' exists already.`));
+        if (!key || working.conditions.some((condition) => condition.name === key)) {
+          replace(note, errorNote(key ? `A condition named '${key}' exists already.` : 'A condition needs a name.'));
           return;
         }
         working.conditions.push({ name: key, expression: expression.value.trim() });
         markDirty();
         drawTemplate();
+        document.getElementById('new-condition-name')?.focus();
       } }, h('label', { for: 'new-condition-name' }, 'New condition'), name,
       h('label', { for: 'new-condition-expression' }, 'when'), expression, h('button', { type: 'submit' }, 'Add'), note);
     }

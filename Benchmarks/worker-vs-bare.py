@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""Our worker against its ceiling, side by side in one run.
+
+Builds in release the noop-worker (its `config` function: a typed RemoteConfig.onUpdate that
+reads the version) and bare-route (a bare Hummingbird 2 route decoding the same event's JSON),
+then for each, one after the other on the same machine:
+
+- launch → first 2xx: from exec to the first answered POST (polled every millisecond), over
+  LAUNCHES launches, median;
+- idle RSS once it has answered (VmRSS);
+- under wrk (2 threads, 16 and 64 connections, DURATION seconds, RUNS runs, medians) POSTing the
+  same binary-mode Remote Config CloudEvent: requests/s, p50 and p99 latency, and the server's
+  CPU time per request (utime + stime from /proc/PID/stat over the run ÷ requests).
+
+Prints both and the ratios, with the goals of the performance issue next to them. wrk and the
+server share the machine's cores; compare the ratios, not the absolute figures.
+
+    python3 Benchmarks/worker-vs-bare.py [--duration 10] [--runs 3] [--launches 20] [--no-build]
+"""
+
+import argparse
+import http.client
+import os
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TICKS = os.sysconf("SC_CLK_TCK")
+DATA = ('{"versionNumber":"42","updateTime":"2026-11-25T10:00:00.000Z","updateUser":{"email":"dev@example.com"},'
+        '"description":"benchmark publish","updateOrigin":"CONSOLE","updateType":"INCREMENTAL_UPDATE"}')
+HEADERS = {
+    "Content-Type": "application/json",
+    "ce-specversion": "1.0",
+    "ce-type": "google.firebase.remoteconfig.remoteConfig.v1.updated",
+    "ce-source": "//firebaseremoteconfig.googleapis.com/projects/demo",
+    "ce-id": "benchmark-event-1",
+    "ce-time": "2026-11-25T10:00:00.000Z",
+}
+
+
+def build(products):
+    for product in products:
+        subprocess.run(["swift", "build", "-c", "release", "--product", product], cwd=ROOT, check=True,
+                       stdout=sys.stderr)
+    path = subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=ROOT, check=True,
+                          capture_output=True, text=True).stdout.strip()
+    return Path(path)
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def post(port):
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    try:
+        connection.request("POST", "/config", body=DATA, headers=HEADERS)
+        return connection.getresponse().status
+    finally:
+        connection.close()
+
+
+def launch(binary):
+    """Starts the server on a free port; returns (process, port, seconds to the first 2xx)."""
+    port = free_port()
+    environment = {**os.environ, "PORT": str(port), "MALLOC_ARENA_MAX": os.environ.get("MALLOC_ARENA_MAX", "")}
+    environment = {key: value for key, value in environment.items() if value != ""}
+    begin = time.perf_counter()
+    process = subprocess.Popen([str(binary)], env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               stdin=subprocess.PIPE)
+    while True:
+        try:
+            status = post(port)
+            if 200 <= status < 300:
+                return process, port, time.perf_counter() - begin
+            raise SystemExit(f"{binary.name} answered {status}")
+        except (ConnectionRefusedError, ConnectionResetError):
+            if process.poll() is not None:
+                raise SystemExit(f"{binary.name} exited with {process.returncode}")
+            time.sleep(0.001)
+
+
+def stop(process):
+    process.terminate()
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def cpu_seconds(pid):
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime
+
+
+def rss_mb(pid):
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def milliseconds(text):
+    number, unit = re.match(r"([\d.]+)(us|ms|s)", text).groups()
+    return float(number) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+
+
+def load(port, pid, connections, duration, script):
+    before = cpu_seconds(pid)
+    output = subprocess.run(["wrk", "-t2", f"-c{connections}", f"-d{duration}s", "--latency", "-s", script,
+                             f"http://127.0.0.1:{port}/config"], check=True, capture_output=True, text=True).stdout
+    cpu = cpu_seconds(pid) - before
+    requests = int(re.search(r"(\d+) requests in", output).group(1))
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
+    if errors:
+        raise SystemExit(f"{errors.group(1)} answers were not 2xx:\n{output}")
+    return {
+        "rps": float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1)),
+        "p50": milliseconds(re.search(r"\s50%\s+(\S+)", output).group(1)),
+        "p99": milliseconds(re.search(r"\s99%\s+(\S+)", output).group(1)),
+        "cpu_us": cpu / requests * 1e6,
+    }
+
+
+def measure(name, binary, arguments, script):
+    launches = []
+    for _ in range(arguments.launches):
+        process, _, seconds = launch(binary)
+        launches.append(seconds * 1000)
+        stop(process)
+    process, port, _ = launch(binary)
+    time.sleep(1)
+    figures = {"launch_ms": statistics.median(launches), "rss_mb": rss_mb(process.pid)}
+    try:
+        for connections in (16, 64):
+            runs = [load(port, process.pid, connections, arguments.duration, script) for _ in range(arguments.runs)]
+            for key in ("rps", "p50", "p99", "cpu_us"):
+                figures[f"{key}@{connections}"] = statistics.median(run[key] for run in runs)
+            print(f"  {name}, {connections} connections: " + ", ".join(
+                f"{run['rps']:,.0f} req/s p99 {run['p99']:.2f} ms {run['cpu_us']:.1f} µs" for run in runs),
+                file=sys.stderr)
+    finally:
+        stop(process)
+    return figures
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--duration", type=int, default=10, help="seconds per wrk run")
+    parser.add_argument("--runs", type=int, default=3, help="wrk runs per load, the median is reported")
+    parser.add_argument("--launches", type=int, default=20, help="launches timed, the median is reported")
+    parser.add_argument("--no-build", action="store_true", help="use the release binaries already built")
+    arguments = parser.parse_args()
+    if subprocess.run(["which", "wrk"], capture_output=True).returncode != 0:
+        raise SystemExit("worker-vs-bare: needs wrk (apt-get install wrk)")
+    bin_path = (Path(subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=ROOT, check=True,
+                                    capture_output=True, text=True).stdout.strip())
+                if arguments.no_build else build(["noop-worker", "bare-route"]))
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
+        script.write('wrk.method = "POST"\n')
+        script.write(f"wrk.body = '{DATA}'\n")
+        for name, value in HEADERS.items():
+            script.write(f'wrk.headers["{name}"] = "{value}"\n')
+    try:
+        bare = measure("bare route", bin_path / "bare-route", arguments, script.name)
+        worker = measure("worker", bin_path / "noop-worker", arguments, script.name)
+    finally:
+        os.unlink(script.name)
+
+    print(f"{arguments.runs} runs of {arguments.duration} s per load (medians), wrk -t2; "
+          f"launch → first 2xx over {arguments.launches} launches (median)")
+    print(f"{'server':<48} {'req/s @16':>10} {'p50 ms':>7} {'p99 ms':>7} {'req/s @64':>10} {'p99 ms':>7} "
+          f"{'CPU µs/event':>13} {'launch ms':>10} {'idle RSS MB':>12}")
+    for name, figures in (("bare Hummingbird 2 route (the ceiling)", bare), ("our worker, typed RemoteConfig.onUpdate", worker)):
+        print(f"{name:<48} {figures['rps@16']:>10,.0f} {figures['p50@16']:>7.2f} {figures['p99@16']:>7.2f} "
+              f"{figures['rps@64']:>10,.0f} {figures['p99@64']:>7.2f} {figures['cpu_us@16']:>13.1f} "
+              f"{figures['launch_ms']:>10.1f} {figures['rss_mb']:>12.1f}")
+    ratios = [
+        ("requests/s @16, worker ÷ bare", worker["rps@16"] / bare["rps@16"], "≥ 0.85", lambda r: r >= 0.85),
+        ("requests/s @64, worker ÷ bare", worker["rps@64"] / bare["rps@64"], "≥ 0.85", lambda r: r >= 0.85),
+        ("CPU per event @16, worker ÷ bare", worker["cpu_us@16"] / bare["cpu_us@16"], "≤ 1.3", lambda r: r <= 1.3),
+        ("CPU per event @64, worker ÷ bare", worker["cpu_us@64"] / bare["cpu_us@64"], "≤ 1.3", lambda r: r <= 1.3),
+        ("launch → first 2xx, worker ÷ bare", worker["launch_ms"] / bare["launch_ms"], "≤ 1.2", lambda r: r <= 1.2),
+        ("idle RSS, worker ÷ bare", worker["rss_mb"] / bare["rss_mb"], "≤ 1.1", lambda r: r <= 1.1),
+    ]
+    for label, ratio, goal, met in ratios:
+        print(f"  {label:<36} {ratio:6.2f}  (goal {goal}: {'met' if met(ratio) else 'NOT met'})")
+
+
+if __name__ == "__main__":
+    main()

@@ -29,7 +29,7 @@ extension ParseSync {
         guard let path = objectPath(className, objectId) else {
             return Self.answer(.badRequest, error: "class '\(className)' is not synced by \(context.functionName)")
         }
-        if let problem = Self.keyProblem(objectId) {
+        if let problem = DatabaseKeyRule.problem(objectId) {
             return Self.answer(.badRequest, error: "objectId '\(objectId)' cannot be a database key: \(problem)")
         }
         var logger = context.logger
@@ -87,7 +87,7 @@ extension ParseSync {
         switch value {
         case .object(let members):
             for (key, child) in members {
-                if let problem = keyProblem(key) {
+                if let problem = DatabaseKeyRule.problem(key) {
                     throw InvalidParseObject(description: "field '\(path)\(key)' cannot be a database key: \(problem)")
                 }
                 try checkKeys(child, at: "\(path)\(key).")
@@ -98,9 +98,6 @@ extension ParseSync {
             break
         }
     }
-
-    /// Why a string cannot be a database key, `nil` when it can.
-    static func keyProblem(_ key: String) -> String? { DatabaseKeyRule.problem(key) }
 
     static func answer(_ status: HTTPResponse.Status, error: String? = nil) -> HTTPSResponse {
         // `success` must be `true`, not an object: Parse would send an object to the client

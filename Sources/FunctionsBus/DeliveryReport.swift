@@ -30,7 +30,7 @@ public struct DeliveryReport: Sendable, Hashable {
     public var error: String?
     /// When it ended.
     public var time: Date
-    /// When the attempt started; `nil` when the event expired before any attempt.
+    /// When the attempt started; `nil` when the event expired, which ends it without an attempt.
     public var startedAt: Date?
 }
 

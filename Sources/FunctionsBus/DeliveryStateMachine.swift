@@ -35,7 +35,7 @@ struct DeliveryStateMachine: Sendable, Hashable {
 
     private(set) var state: State = .ready
     private(set) var attempts = 0
-    /// When the latest attempt started.
+    /// When the latest attempt started; `nil` once the event expired (no attempt is made then).
     private(set) var startedAt: Date?
     /// The time the age limit counts from: the event's time, or when it was replayed.
     let origin: Date
@@ -49,6 +49,7 @@ struct DeliveryStateMachine: Sendable, Hashable {
         guard case .ready = state else { preconditionFailure("start in state \(state)") }
         if now.timeIntervalSince(origin) > options.maxEventAge.seconds {
             state = .finished
+            startedAt = nil
             return .expire
         }
         attempts += 1

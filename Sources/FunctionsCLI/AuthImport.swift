@@ -58,8 +58,9 @@ struct AuthImport: AsyncParsableCommand {
         var failures: [String] = []
         var imported = 0
         let path = "/identitytoolkit.googleapis.com/v1/projects/\(api.project)/accounts:batchCreate"
-        for start in stride(from: 0, to: users.count, by: 1000) {
-            let batch = Array(users[start..<min(start + 1000, users.count)])
+        let batchSize = AuthUserImport.maximumUsers
+        for start in stride(from: 0, to: users.count, by: batchSize) {
+            let batch = Array(users[start..<min(start + batchSize, users.count)])
             var request: [String: JSONValue] = ["users": .array(batch)]
             if let algorithm { request["hashAlgorithm"] = .string(algorithm) }
             let answer = try await api.send("POST", path, json: .object(request), timeout: 300).json()

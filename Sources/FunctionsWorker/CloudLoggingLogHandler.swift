@@ -59,7 +59,7 @@ public struct CloudLoggingLogHandler: LogHandler {
         if case .string(let function)? = merged["function"] {
             fields["logging.googleapis.com/labels"] = .object(["function": .string(function)])
         }
-        fields["severity"] = .string(Self.severity(event.level))
+        fields["severity"] = .string(LogSeverity(event.level).rawValue)
         fields["message"] = .string(event.message.description)
         fields["time"] = .string(RFC3339Timestamp.string(from: Date()))
         fields["logger"] = .string(label)
@@ -67,18 +67,6 @@ public struct CloudLoggingLogHandler: LogHandler {
             "file": .string(event.file), "line": .string(String(event.line)), "function": .string(event.function),
         ])
         sink(JSONValue.object(fields).serialized() + "\n")
-    }
-
-    /// Cloud Logging's name for a swift-log level.
-    static func severity(_ level: Logger.Level) -> String {
-        switch level {
-        case .trace, .debug: "DEBUG"
-        case .info: "INFO"
-        case .notice: "NOTICE"
-        case .warning: "WARNING"
-        case .error: "ERROR"
-        case .critical: "CRITICAL"
-        }
     }
 
     private static func json(_ value: Logger.Metadata.Value) -> JSONValue {

@@ -14,9 +14,9 @@ extension FunctionsWorker {
         do {
             body = try await request.collectBody(upTo: maxBodySize)
         } catch {
-            let error = CallableError(.invalidArgument, "the request is larger than \(maxBodySize) bytes")
-            return Response(status: .contentTooLarge, headers: [.contentType: "application/json; charset=utf-8"],
-                body: .init(byteBuffer: ByteBuffer(bytes: JSONValue.object(["error": error.wireValue]).serializedData())))
+            var refused = HTTPSResponse.error(CallableError(.invalidArgument, "the request is larger than \(maxBodySize) bytes"))
+            refused.status = .contentTooLarge
+            return Self.response(refused)
         }
         var components = URLComponents()
         components.percentEncodedQuery = request.uri.query
@@ -35,7 +35,11 @@ extension FunctionsWorker {
             tokens: tokens,
             logger: logger
         )
-        let answer = await function.respond(to: incoming, context: context)
+        return Self.response(await function.respond(to: incoming, context: context))
+    }
+
+    /// The HTTP response of a function's answer, its streamed body written as it comes.
+    static func response(_ answer: HTTPSResponse) -> Response {
         var headers = answer.headerFields
         guard let writer = answer.bodyWriter else {
             headers[.contentLength] = String(answer.body.count)

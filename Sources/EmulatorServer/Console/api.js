@@ -2,11 +2,10 @@
 // owner credential, so each action goes through the same validation as any client's.
 
 /** An answer outside 2xx, with the service's own message. */
-export class ApiError extends Error {
-  constructor(status, message, body) {
+class ApiError extends Error {
+  constructor(status, message) {
     super(message);
     this.status = status;
-    this.body = body;
   }
 }
 
@@ -21,20 +20,21 @@ export async function call(method, path, { body, headers = {} } = {}) {
     init.headers['Content-Type'] ??= 'application/json';
   }
   const response = await fetch(path, init);
-  const parsed = await bodyOf(response);
-  if (!response.ok) throw new ApiError(response.status, messageOf(parsed, response), parsed);
-  return { body: parsed, headers: response.headers };
+  if (!response.ok) throw await failure(response);
+  return { body: await bodyOf(response), headers: response.headers };
 }
 
 /** Opens a server-sent-event stream with the owner credential (which EventSource cannot send);
  * returns the response, whose body the caller reads, or throws an ApiError. */
 export async function openStream(path, signal) {
   const response = await fetch(path, { headers: { ...owner, Accept: 'text/event-stream' }, signal });
-  if (!response.ok) {
-    const parsed = await bodyOf(response);
-    throw new ApiError(response.status, messageOf(parsed, response), parsed);
-  }
+  if (!response.ok) throw await failure(response);
   return response;
+}
+
+/** The ApiError of an answer outside 2xx. */
+async function failure(response) {
+  return new ApiError(response.status, messageOf(await bodyOf(response), response));
 }
 
 /** A response's body: JSON when it parses, else its text; `null` when empty. */

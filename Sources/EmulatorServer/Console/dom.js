@@ -37,6 +37,15 @@ export function table(headers, rows, { empty = 'Nothing yet.', caption } = {}) {
     h('tbody', {}, rows.map((row) => row instanceof Node ? row : h('tr', {}, row.map((cell) => h('td', {}, cell))))));
 }
 
+/** Fills a filter's `select` with `any` (value '') and the sorted `values`, keeping the choice
+ * when it is still one of them; returns whether the choice was kept. */
+export function options(select, values, any) {
+  const chosen = select.value;
+  replace(select, h('option', { value: '' }, any), [...values].sort().map((value) => h('option', { value }, value)));
+  select.value = values.has(chosen) ? chosen : '';
+  return select.value === chosen;
+}
+
 /** A section with a heading. */
 export function section(title, ...children) {
   return h('section', { class: 'card' }, h('h2', {}, title), ...children);

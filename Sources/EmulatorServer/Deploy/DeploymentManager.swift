@@ -212,7 +212,8 @@ public final class DeploymentManager: Service, Sendable {
                 var metadata: Logger.Metadata = ["function": "\(function)"]
                 if let event = entry.eventID { metadata["event.id"] = "\(event)" }
                 for (key, value) in entry.labels { metadata[key] = "\(value.stringValue ?? value.serialized())" }
-                logger.log(level: FunctionLogs.level(ofSeverity: entry.severity), "\(entry.message)", metadata: metadata)
+                logger.log(level: LogSeverity(rawValue: entry.severity)?.level ?? .info, "\(entry.message)",
+                    metadata: metadata)
             })
     }
 

@@ -1,7 +1,6 @@
 import CloudEvents
 import CloudFunctions
 import Foundation
-import Logging
 import Synchronization
 
 /// The recent log lines of the deployed functions' workers, kept in memory (the newest
@@ -27,6 +26,8 @@ public final class FunctionLogs: Sendable {
         public let eventID: String?
         /// The line's other metadata (the author's, the attempt number of a retry).
         public let labels: [String: JSONValue]
+        /// The severity's place in ``FunctionLogs/severities``.
+        let rank: Int
 
         /// The entry as the emulator's REST routes show it.
         public var json: JSONValue {
@@ -41,7 +42,7 @@ public final class FunctionLogs: Sendable {
     }
 
     /// Cloud Logging's severities, lowest first.
-    public static let severities = ["DEFAULT", "DEBUG", "INFO", "NOTICE", "WARNING", "ERROR", "CRITICAL", "ALERT", "EMERGENCY"]
+    public static let severities = LogSeverity.allCases.map(\.rawValue)
 
     /// How many lines are kept.
     public let capacity: Int
@@ -64,15 +65,15 @@ public final class FunctionLogs: Sendable {
     /// Records a line `function`'s worker wrote on `stream`, and hands it to the followers.
     @discardableResult
     public func append(_ line: String, function: String, stream: WorkerSupervisor.Stream) -> Entry {
-        var severity = stream == .error ? "ERROR" : "DEFAULT"
-        var time = RFC3339Timestamp.string(from: Date())
+        var severity: LogSeverity = stream == .error ? .error : .default
+        var time: String?
         var message = line
         var eventID: String?
         var labels: [String: JSONValue] = [:]
         if line.first == "{", case .object(let fields)? = try? JSONValue(parsing: line) {
             for (key, value) in fields {
                 switch key {
-                case "severity": if let text = value.stringValue, Self.severities.contains(text) { severity = text }
+                case "severity": if let known = value.stringValue.flatMap(LogSeverity.init(rawValue:)) { severity = known }
                 case "time": if let text = value.stringValue { time = text }
                 case "message": message = value.stringValue ?? value.serialized()
                 case "event.id": eventID = value.stringValue
@@ -82,8 +83,9 @@ public final class FunctionLogs: Sendable {
             }
         }
         return state.withLock { state in
-            let entry = Entry(sequence: state.nextSequence, time: time, severity: severity, function: function,
-                message: message, eventID: eventID, labels: labels)
+            let entry = Entry(sequence: state.nextSequence, time: time ?? RFC3339Timestamp.string(from: Date()),
+                severity: severity.rawValue, function: function, message: message, eventID: eventID, labels: labels,
+                rank: severity.rank)
             state.nextSequence += 1
             if state.entries.count < capacity {
                 state.entries.append(entry)
@@ -123,23 +125,9 @@ public final class FunctionLogs: Sendable {
         return stream
     }
 
-    /// The swift-log level of a Cloud Logging severity.
-    public static func level(ofSeverity severity: String) -> Logger.Level {
-        switch severity {
-        case "DEBUG": .debug
-        case "NOTICE": .notice
-        case "WARNING": .warning
-        case "ERROR": .error
-        case "CRITICAL", "ALERT", "EMERGENCY": .critical
-        default: .info
-        }
-    }
-
     /// Whether an entry is of `function` (any when nil) and at `minimumSeverity` or above.
     public static func filter(function: String?, minimumSeverity: String) -> @Sendable (Entry) -> Bool {
-        let rank = severities.firstIndex(of: minimumSeverity) ?? 0
-        return { entry in
-            (function == nil || entry.function == function) && (severities.firstIndex(of: entry.severity) ?? 0) >= rank
-        }
+        let rank = LogSeverity(rawValue: minimumSeverity)?.rank ?? 0
+        return { entry in (function == nil || entry.function == function) && entry.rank >= rank }
     }
 }

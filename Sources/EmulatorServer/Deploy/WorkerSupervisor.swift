@@ -51,6 +51,8 @@ public final class WorkerSupervisor: Sendable {
         var restarts = 0
         /// The end of the current launch's output, for error messages.
         var output: [UInt8] = []
+        /// What an error message quotes of it: its last 2,000 characters.
+        var outputTail: String { String(String(decoding: output, as: UTF8.self).suffix(2000)) }
         /// The current line of each output, until its newline arrives.
         var lines: [Stream: [UInt8]] = [:]
         /// Whether any launch reached its ready line; a binary that never does is not restarted.
@@ -115,10 +117,10 @@ public final class WorkerSupervisor: Sendable {
             _ = try await baseURL()
         } catch {
             await stopAndWait()
-            let output = state.withLock { String(decoding: $0.output, as: UTF8.self) }
+            let output = state.withLock { $0.outputTail }
             let message = (error as? WorkerError)?.message ?? "the start was abandoned"
             if output.isEmpty { throw WorkerError(message: message) }
-            throw WorkerError(message: message + ": " + output.suffix(2000))
+            throw WorkerError(message: message + ": " + output)
         }
     }
 
@@ -363,7 +365,7 @@ public final class WorkerSupervisor: Sendable {
         let (delay, failed, exitWaiters, pid, unready) = state.withLock { state in
             let pid = state.processIdentifier
             // What a launch that was never ready wrote (a ready one's output is not kept).
-            let unready = state.url == nil ? String(decoding: state.output.suffix(2000), as: UTF8.self) : ""
+            let unready = state.url == nil ? state.outputTail : ""
             state.processIdentifier = nil
             state.url = nil
             let exitWaiters = state.exitWaiters.filter { $0.value.generation == generation }

@@ -65,11 +65,10 @@ struct ConsoleRoutes {
         // comment every 15 s so that proxies and browsers keep the connection.
         router.get("emulator/v1/projects/:project/changes") { _, _ in
             let subscription = server.emulator.store.changes.subscribe()
-            return Response.eventStream(opening: ": connected\n\n", keepAlive: ": keep-alive\n\n", every: .seconds(15)) {
-                frames in
+            return Response.eventStream(opening: ": connected\n\n") { frames in
                 for await _ in subscription.signals {
                     let areas = subscription.take().sorted().map(JSONValue.string)
-                    frames.yield("event: change\ndata: \(JSONValue.object(["areas": .array(areas)]).serialized())\n\n")
+                    frames.yield(Response.eventFrame("change", data: JSONValue.object(["areas": .array(areas)]).serialized()))
                 }
             }
         }

@@ -42,6 +42,6 @@ extension DatabaseRoutes {
     static func frame(_ change: DatabaseChangeEvent) -> String {
         let payload = #"{"path":"# + JSONValue.string(change.path).serialized() + #","data":"#
             + change.data.serialized() + "}"
-        return "event: \(change.event.rawValue)\ndata: \(payload)\n\n"
+        return Response.eventFrame(change.event.rawValue, data: payload)
     }
 }

@@ -70,6 +70,8 @@ struct EmulatorRoutes {
             }
             return Response.json(["path": .string(path)])
         }
+        // `?window=SECONDS` (default a day): each function's deliveries, attempts, outcomes, p50/p99
+        // and latest errors over the deliveries that changed within it.
         group.get("functions:stats") { request, _ in
             var window = 86_400.0
             if let text = request.uri.queryParameters["window"] {
@@ -103,9 +105,8 @@ struct EmulatorRoutes {
             let backlog = logs.entries(function: function, minimumSeverity: severity, limit: limit)
             let last = backlog.last?.sequence ?? 0
             let matches = FunctionLogs.filter(function: function, minimumSeverity: severity)
-            let frame: @Sendable (FunctionLogs.Entry) -> String = { "event: log\ndata: \($0.json.serialized())\n\n" }
-            return Response.eventStream(opening: ": connected\n\n" + backlog.map(frame).joined(),
-                keepAlive: ": keep-alive\n\n", every: .seconds(15)) { frames in
+            let frame: @Sendable (FunctionLogs.Entry) -> String = { Response.eventFrame("log", data: $0.json.serialized()) }
+            return Response.eventStream(opening: ": connected\n\n" + backlog.map(frame).joined()) { frames in
                 for await entry in followed where entry.sequence > last && matches(entry) {
                     frames.yield(frame(entry))
                 }
@@ -129,7 +130,12 @@ struct EmulatorRoutes {
         return number
     }
 
-    /// `GET .../functions:stats?window=SECONDS` (default a day).
+    /// Milliseconds, rounded to the microsecond, as the event log and statistics show them.
+    static func milliseconds(_ value: Double) -> JSONValue {
+        .number((value * 1000).rounded() / 1000)
+    }
+
+    /// One function's entry in `GET .../functions:stats`.
     static func statisticsJSON(_ statistics: FunctionStatistics) -> JSONValue {
         [
             "function": .string(statistics.function),
@@ -139,8 +145,8 @@ struct EmulatorRoutes {
             "failedAttempts": .number(Double(statistics.failedAttempts)),
             "retrying": .number(Double(statistics.retrying)),
             "deadLettered": .number(Double(statistics.deadLettered)),
-            "p50Ms": statistics.p50Milliseconds.map { .number(($0 * 1000).rounded() / 1000) } ?? .null,
-            "p99Ms": statistics.p99Milliseconds.map { .number(($0 * 1000).rounded() / 1000) } ?? .null,
+            "p50Ms": statistics.p50Milliseconds.map(milliseconds) ?? .null,
+            "p99Ms": statistics.p99Milliseconds.map(milliseconds) ?? .null,
             "lastErrors": .array(statistics.lastErrors.map {
                 ["eventId": .string($0.eventId), "error": .string($0.error),
                     "time": .string(RFC3339Timestamp.string(from: $0.time))]
@@ -168,7 +174,7 @@ struct EmulatorRoutes {
                         [
                             "attempt": .number(Double(attempt.attempt)),
                             "startedAt": .string(RFC3339Timestamp.string(from: attempt.startedAt)),
-                            "durationMs": .number((attempt.finishedAt.timeIntervalSince(attempt.startedAt) * 1000 * 1000).rounded() / 1000),
+                            "durationMs": milliseconds(attempt.finishedAt.timeIntervalSince(attempt.startedAt) * 1000),
                             "outcome": .string(attempt.succeeded ? "succeeded" : "failed"),
                             "error": attempt.error.map(JSONValue.string) ?? .null,
                         ]

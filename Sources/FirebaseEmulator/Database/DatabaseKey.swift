@@ -8,22 +8,19 @@ package enum DatabaseKey: Sendable {
     ///
     /// - Throws: `ServiceError.invalidArgument` with `Invalid key: <key>. <reason>`.
     public static func validate(_ key: String) throws(ServiceError) {
-        if let reason = problem(key) {
+        if let reason = DatabaseKeyRule.problem(key) {
             throw DatabaseErrorMessage.invalidKey(key, reason: reason)
         }
     }
 
     /// Whether `key` is a valid key.
     public static func isValid(_ key: String) -> Bool {
-        problem(key) == nil
+        DatabaseKeyRule.problem(key) == nil
     }
 
     /// The reason a path segment is invalid, worded to follow "segment "x" ..."; `nil` when valid.
     static func pathSegmentProblem(_ segment: String) -> String? {
-        guard let reason = problem(segment) else { return nil }
+        guard let reason = DatabaseKeyRule.problem(segment) else { return nil }
         return reason.replacingOccurrences(of: "Keys ", with: "")
     }
-
-    /// The reason a key is invalid; `nil` when valid.
-    static func problem(_ key: String) -> String? { DatabaseKeyRule.problem(key) }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A registered device as the console lists it: its token, platform and topics.
-public struct MessagingDevice: Sendable, Hashable, Codable {
+public struct MessagingDevice: Sendable, Hashable {
     /// The FCM registration token.
     public var token: String
     /// The platform it registered with (`ios`, `android`, `web`), when it said.

@@ -108,8 +108,8 @@ extension EmulatorStore {
                 arguments: [sequence, report.function, report.attempt, status, report.error,
                     report.time.timeIntervalSince1970]
             )
-            // An event that expired before an attempt has no attempt to record.
-            if let started = report.startedAt, report.status != .deadLettered(.expired) {
+            // An event that expired has no attempt to record.
+            if let started = report.startedAt {
                 try transaction.db.execute(
                     sql: """
                         INSERT INTO delivery_attempts (event_seq, function, attempt, started_at, finished_at, succeeded, error)

@@ -51,23 +51,34 @@ extension EmulatorStore {
                 FunctionStatistics(function: row["function"], events: row["events"], attempts: row["attempts"],
                     succeeded: row["succeeded"], retrying: row["retrying"], deadLettered: row["dead"], lastErrors: [])
             }
+            // The latest five failed attempts of every function, and every attempt's duration, in
+            // one query each.
+            var failures: [String: [FunctionStatistics.Failure]] = [:]
+            for row in try Row.fetchAll(db, sql: """
+                SELECT function, event_id, error, finished_at FROM (
+                    SELECT delivery_attempts.function, outbox.event_id, delivery_attempts.error, delivery_attempts.finished_at,
+                        ROW_NUMBER() OVER (PARTITION BY delivery_attempts.function ORDER BY delivery_attempts.finished_at DESC) AS rank
+                    FROM delivery_attempts JOIN outbox ON outbox.seq = delivery_attempts.event_seq
+                    WHERE delivery_attempts.succeeded = 0 AND delivery_attempts.finished_at >= ?)
+                WHERE rank <= 5 ORDER BY function, finished_at DESC
+                """, arguments: [time])
+            {
+                failures[row["function"], default: []].append(FunctionStatistics.Failure(eventId: row["event_id"],
+                    error: row["error"] ?? "failed", time: Date(timeIntervalSince1970: row["finished_at"])))
+            }
+            var durations: [String: [Double]] = [:]
+            for row in try Row.fetchAll(db, sql: """
+                SELECT function, (finished_at - started_at) * 1000 AS duration FROM delivery_attempts
+                WHERE finished_at >= ? ORDER BY function, duration
+                """, arguments: [time])
+            {
+                durations[row["function"], default: []].append(row["duration"])
+            }
             for index in statistics.indices {
                 let function = statistics[index].function
-                statistics[index].lastErrors = try Row.fetchAll(db, sql: """
-                    SELECT outbox.event_id, delivery_attempts.error, delivery_attempts.finished_at
-                    FROM delivery_attempts JOIN outbox ON outbox.seq = delivery_attempts.event_seq
-                    WHERE delivery_attempts.function = ? AND delivery_attempts.succeeded = 0 AND delivery_attempts.finished_at >= ?
-                    ORDER BY delivery_attempts.finished_at DESC LIMIT 5
-                    """, arguments: [function, time]).map { row in
-                    FunctionStatistics.Failure(eventId: row["event_id"], error: row["error"] ?? "failed",
-                        time: Date(timeIntervalSince1970: row["finished_at"]))
-                }
-                let durations = try Double.fetchAll(db, sql: """
-                    SELECT (finished_at - started_at) * 1000 AS duration FROM delivery_attempts
-                    WHERE function = ? AND finished_at >= ? ORDER BY duration
-                    """, arguments: [function, time])
-                statistics[index].p50Milliseconds = Self.percentile(0.5, of: durations)
-                statistics[index].p99Milliseconds = Self.percentile(0.99, of: durations)
+                statistics[index].lastErrors = failures[function] ?? []
+                statistics[index].p50Milliseconds = Self.percentile(0.5, of: durations[function] ?? [])
+                statistics[index].p99Milliseconds = Self.percentile(0.99, of: durations[function] ?? [])
             }
             return statistics
         }

@@ -64,9 +64,12 @@ package final class StoreChangeFeed: Sendable {
         return Subscription(signals: signals, id: id, feed: self)
     }
 
+    /// Whether anyone listens; without a subscriber commits are not even looked at.
+    var isObserved: Bool { subscriberCount.load(ordering: .relaxed) > 0 }
+
     /// Reports the tables a commit changed.
     func committed(_ tables: Set<String>) {
-        guard subscriberCount.load(ordering: .relaxed) > 0 else { return }
+        guard isObserved else { return }
         let areas = Set(tables.compactMap(Self.area(ofTable:)))
         guard !areas.isEmpty else { return }
         let signals = subscribers.withLock { subscribers in
@@ -89,7 +92,7 @@ package final class StoreChangeFeed: Sendable {
         // Each statement that may change a table names it here before it runs (row events are
         // not needed, and SQLite reports none for WITHOUT ROWID tables).
         func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
-            tables.insert(eventKind.tableName)
+            if feed.isObserved { tables.insert(eventKind.tableName) }
             return false
         }
 

@@ -1,7 +1,7 @@
 // Events: the event log newest first, filterable; each event's data and deliveries; dead
 // letters with Replay; and a form that sends a test event to a function.
 import { call, get, emulatorPath } from '../api.js';
-import { h, replace, section, table, json, errorNote, time, matchesText } from '../dom.js';
+import { h, replace, section, table, json, errorNote, time, matchesText, options } from '../dom.js';
 
 export default {
   id: 'events',
@@ -32,12 +32,6 @@ export default {
           h('label', { for: 'filter-text' }, 'Text'), filters.text),
         logBox),
       section('Send a test event', triggerBox));
-
-    function options(select, values, any) {
-      const chosen = select.value;
-      replace(select, h('option', { value: '' }, any), [...values].sort().map((value) => h('option', { value }, value)));
-      select.value = values.has(chosen) ? chosen : '';
-    }
 
     function statusOf(delivery) {
       return delivery.status.startsWith('dead-letter') ? 'dead' : delivery.status;

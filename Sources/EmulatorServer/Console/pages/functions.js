@@ -3,7 +3,7 @@
 // the median and 99th percentile duration of its attempts, and its latest failed attempts; and
 // the log lines its workers write, live.
 import { get, emulatorPath } from '../api.js';
-import { h, replace, section, table, errorNote, time, matchesText } from '../dom.js';
+import { h, replace, section, table, errorNote, time, matchesText, options } from '../dom.js';
 import { kindOf, instanceCount } from './overview.js';
 
 const windows = [['300', 'last 5 minutes'], ['3600', 'last hour'], ['86400', 'last day'], ['31536000', 'all']];
@@ -36,12 +36,10 @@ export default {
     let source = null;
     function follow() {
       source?.close();
-      lines = [];
-      drawLogs();
       const query = new URLSearchParams({ limit: '200', severity: logSeverity.value });
       if (logFunction.value) query.set('function', logFunction.value);
       source = new EventSource(`${emulatorPath}/logs?${query}`);
-      // After a reconnection the stream starts again with the latest lines.
+      // Each connection (the first, or after a reconnection) starts with the latest lines.
       source.onopen = () => { lines = []; scheduleDraw(); };
       source.addEventListener('log', (event) => {
         lines.unshift(JSON.parse(event.data));
@@ -76,10 +74,7 @@ export default {
         const [description, stats] = await Promise.all([get(`${emulatorPath}/functions`), get(`${emulatorPath}/functions:stats?window=${windowSelect.value}`)]);
         const byName = new Map(stats.functions.map((entry) => [entry.function, entry]));
         const names = [...new Set([...Object.keys(description.endpoints ?? {}), ...byName.keys()])].sort();
-        const chosen = logFunction.value;
-        replace(logFunction, h('option', { value: '' }, 'all functions'), names.map((name) => h('option', { value: name }, name)));
-        logFunction.value = names.includes(chosen) ? chosen : '';
-        if (logFunction.value !== chosen && source) follow();
+        if (!options(logFunction, new Set(names), 'all functions') && source) follow();
         const ms = (value) => (value === null || value === undefined ? '–' : `${value < 10 ? value.toFixed(1) : Math.round(value)}`);
         replace(statsBox, table(['Function', 'Kind', 'Instances', 'Events', 'Attempts', 'Succeeded', 'Failed attempts', 'Retrying', 'Dead letters', 'p50 ms', 'p99 ms'],
           names.map((name) => {

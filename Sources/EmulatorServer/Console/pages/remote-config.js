@@ -133,8 +133,7 @@ export default {
           oninput: () => { values[condition] = { value: input.value }; markDirty(); } });
         return h('div', { class: 'conditional' }, h('span', { class: 'badge' }, condition), input,
           h('button', { type: 'button', class: 'link', 'aria-label': `Remove the value of ${key} when ${condition}`, onclick: () => {
-            delete values[condition];
-            if (Object.keys(values).length === 0) delete parameter.conditionalValues;
+            dropConditionalValue(parameter, condition);
             markDirty();
             drawTemplate();
           } }, '×'));
@@ -175,11 +174,7 @@ export default {
           h('button', { type: 'button', 'aria-label': `Move ${condition.name} down`, disabled: index === conditions.length - 1, onclick: move(1) }, '↓'),
           h('button', { type: 'button', 'aria-label': `Delete ${condition.name}`, onclick: () => {
             conditions.splice(index, 1);
-            for (const parameter of allParameters(working)) {
-              if (!parameter.conditionalValues) continue;
-              delete parameter.conditionalValues[condition.name];
-              if (Object.keys(parameter.conditionalValues).length === 0) delete parameter.conditionalValues;
-            }
+            for (const parameter of allParameters(working)) dropConditionalValue(parameter, condition.name);
             markDirty();
             drawTemplate();
             document.getElementById('new-condition-name')?.focus();
@@ -193,9 +188,10 @@ export default {
       const old = condition.name;
       const name = input.value.trim();
       if (name === old) return;
-      if (!name || working.conditions.some((other) => other.name === name)) {
+      const problem = conditionNameProblem(name);
+      if (problem) {
         input.value = old;
-        replace(conditionsNote, errorNote(name ? `A condition named '${name}' exists already.` : 'A condition needs a name.'));
+        replace(conditionsNote, errorNote(problem));
         return;
       }
       replace(conditionsNote);
@@ -209,6 +205,20 @@ export default {
       markDirty();
       drawTemplate();
       focusCondition(name, 'name');
+    }
+
+    /** Why `name` cannot name a new or renamed condition; `null` when it can. */
+    function conditionNameProblem(name) {
+      if (!name) return 'A condition needs a name.';
+      return working.conditions.some((condition) => condition.name === name) ? `A condition named '${name}' exists already.` : null;
+    }
+
+    /** Removes a parameter's value for a condition, and its conditionalValues once empty. */
+    function dropConditionalValue(parameter, condition) {
+      const values = parameter.conditionalValues;
+      if (!values) return;
+      delete values[condition];
+      if (Object.keys(values).length === 0) delete parameter.conditionalValues;
     }
 
     /** After a redraw, puts the focus back on a condition's name field or move button. */
@@ -227,8 +237,9 @@ export default {
       return h('form', { class: 'inline', onsubmit: (event) => {
         event.preventDefault();
         const key = name.value.trim();
-        if (!key || working.conditions.some((condition) => condition.name === key)) {
-          replace(note, errorNote(key ? `A condition named '${key}' exists already.` : 'A condition needs a name.'));
+        const problem = conditionNameProblem(key);
+        if (problem) {
+          replace(note, errorNote(problem));
           return;
         }
         working.conditions.push({ name: key, expression: expression.value.trim() });

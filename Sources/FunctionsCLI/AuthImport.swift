@@ -73,7 +73,7 @@ struct AuthImport: AsyncParsableCommand {
             imported += batch.count - errors.count
             status("imported \(imported) of \(users.count) users")
         }
-        for failure in failures { FileHandle.standardError.write(Data("  \(failure)\n".utf8)) }
+        for failure in failures { try? FileHandle.standardError.write(contentsOf: Data("  \(failure)\n".utf8)) }
         guard failures.isEmpty else {
             throw CLIError("\(failures.count) of \(users.count) users were not imported (listed above)")
         }

@@ -86,5 +86,5 @@ func printJSON(_ json: JSONValue) {
 
 /// Writes a progress or status line to standard error.
 func status(_ text: String) {
-    FileHandle.standardError.write(Data("› \(text)\n".utf8))
+    try? FileHandle.standardError.write(contentsOf: Data("› \(text)\n".utf8))
 }

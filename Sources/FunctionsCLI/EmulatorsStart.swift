@@ -94,7 +94,7 @@ struct EmulatorsStart: AsyncParsableCommand {
         if let rulesFile {
             emulator.database.rules = try Self.rules(rulesFile)
         } else {
-            FileHandle.standardError.write(Data(
+            try? FileHandle.standardError.write(contentsOf: Data(
                 "› no database rules given (--database-rules FILE or firebase.json's database.rules): every client may read and write everything, as in the official emulator\n".utf8))
         }
         if let limit = fetchLimit.flatMap(Self.parseFetchLimit) { emulator.remoteConfig.setFetchLimit(limit) }
@@ -102,7 +102,7 @@ struct EmulatorsStart: AsyncParsableCommand {
         configuration.instanceIdleTimeout = .milliseconds(Int64((instanceIdleTimeout * 1000).rounded()))
         let server = EmulatorServer(emulator: emulator, configuration: configuration, logger: logger)
         try await server.run { port in
-            FileHandle.standardOutput.write(Data("ready: http://\(host):\(port)\nconsole: http://\(host):\(port)/\n".utf8))
+            try? FileHandle.standardOutput.write(contentsOf: Data("ready: http://\(host):\(port)\nconsole: http://\(host):\(port)/\n".utf8))
         }
     }
 }

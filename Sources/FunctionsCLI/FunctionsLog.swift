@@ -47,7 +47,8 @@ struct FunctionsLog: AsyncParsableCommand {
         let response = try await api.openStream(api.emulatorPath("/logs"), query: query)
         try await response.forEachEvent { event, data in
             guard event == "log", let entry = try? JSONValue(parsing: data) else { return }
-            FileHandle.standardOutput.write(Data((line(entry) + "\n").utf8))
+            // Followed until interrupted, or until nothing reads the output any more (`| head`).
+            do { try FileHandle.standardOutput.write(contentsOf: Data((line(entry) + "\n").utf8)) } catch { throw ExitCode.success }
         }
         throw CLIError("the emulator closed the log stream")
     }

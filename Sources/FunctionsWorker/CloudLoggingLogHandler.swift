@@ -80,9 +80,10 @@ public struct CloudLoggingLogHandler: LogHandler {
 
     private static let output = Mutex(())
 
-    /// Writes a line to standard output, one line at a time.
+    /// Writes a line to standard output, one line at a time. A line that cannot be written (no
+    /// one reads the output any more) is dropped: logging never stops the worker.
     public static let standardOutput: Sink = { line in
-        output.withLock { _ in FileHandle.standardOutput.write(Data(line.utf8)) }
+        output.withLock { _ in try? FileHandle.standardOutput.write(contentsOf: Data(line.utf8)) }
     }
 }
 

@@ -117,8 +117,8 @@ extension FunctionsWorker {
         functions: FunctionRegistry,
         admin: AdminClients = AdminClients(),
         environment: [String: String],
-        standardOutput: @escaping @Sendable (String) -> Void = { FileHandle.standardOutput.write(Data($0.utf8)) },
-        standardError: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }
+        standardOutput: @escaping @Sendable (String) -> Void = { try? FileHandle.standardOutput.write(contentsOf: Data($0.utf8)) },
+        standardError: @escaping @Sendable (String) -> Void = { try? FileHandle.standardError.write(contentsOf: Data($0.utf8)) }
     ) async -> Int32 {
         do {
             try functions.validate()

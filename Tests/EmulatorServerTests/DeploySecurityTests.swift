@@ -126,6 +126,50 @@ struct DeploySecurityTests {
         #expect(await statuses.next() == 0)
     }
 
+    @Test("a worker whose output pipe is gone still stops cleanly on SIGTERM, without a crash, as it logs")
+    func exitsWithoutItsOutput() async throws {
+        let process = Process()
+        process.executableURL = DeployRoutesTests.workerBinary
+        process.environment = ProcessInfo.processInfo.environment.merging([
+            "PORT": "0", "FUNCTIONS_STOP_ON_STDIN_EOF": "true", "GCLOUD_PROJECT": "demo", "LOG_FORMAT": "json",
+            "SWIFT_BACKTRACE": "enable=no",
+        ]) { $1 }
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        let exited = AsyncStream<(Process.TerminationReason, Int32)>.makeStream()
+        process.terminationHandler = { exited.continuation.yield(($0.terminationReason, $0.terminationStatus)) }
+        try process.run()
+        #expect(await Self.firstLine(of: output.fileHandleForReading, startingWith: "ready: ") != nil)
+        // Its output is no longer read (the emulator stopped reading, or died); told to stop, the
+        // worker logs that it does, into the broken pipe.
+        try output.fileHandleForReading.close()
+        kill(process.processIdentifier, SIGTERM)
+        var outcomes = exited.stream.makeAsyncIterator()
+        let outcome = await outcomes.next()
+        #expect(outcome?.0 == .exit && outcome?.1 == 0, "\(String(describing: outcome))")
+    }
+
+    /// The first line a pipe delivers that starts with `prefix`, read off the cooperative pool;
+    /// `nil` when the pipe ends first.
+    static func firstLine(of handle: FileHandle, startingWith prefix: String) async -> String? {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                var text = ""
+                while true {
+                    if let line = text.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) {
+                        return continuation.resume(returning: String(line))
+                    }
+                    let chunk = handle.availableData
+                    if chunk.isEmpty { return continuation.resume(returning: nil) }
+                    text += String(decoding: chunk, as: UTF8.self)
+                }
+            }
+        }
+    }
+
     /// The first line a pipe delivers, read off the cooperative pool.
     static func firstLine(of handle: FileHandle) async -> String {
         await withCheckedContinuation { continuation in

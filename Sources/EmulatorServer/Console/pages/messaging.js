@@ -24,6 +24,7 @@ export default {
         selected = body.token;
         replace(registerResult, ` registered ${body.token.slice(0, 16)}…`);
         await refresh();
+        subscribeDevice.value = body.token;  // the next thing one does with a new device
       } catch (error) { replace(registerResult, errorNote(error)); }
     } }, h('label', { for: 'register-platform' }, 'Register a device'), platform, h('button', { type: 'submit' }, 'Register'), registerResult);
 

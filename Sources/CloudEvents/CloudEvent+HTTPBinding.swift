@@ -62,14 +62,16 @@ extension CloudEvent {
         _ message: CloudEventHTTPMessage,
         contentType: String?
     ) throws(CloudEventError) -> CloudEvent {
-        var attributes: [String: String] = [:]
-        for field in message.headers {
-            let lower = field.name.lowercased()
-            guard lower.hasPrefix("ce-") else { continue }
-            let name = String(lower.dropFirst(3))
-            guard attributes[name] == nil else {
-                throw CloudEventError(.invalidAttribute, "header '\(field.name)' appears twice", attribute: name)
-            }
+        // The context attributes in variables and the rest in a dictionary: this runs for every
+        // event a worker receives.
+        var specVersion, id, source, type, time, subject, dataSchema: String?
+        var extensions: [String: String] = [:]
+        for field in message.headers where field.name.utf8.count >= 3 {
+            let prefix = field.name.utf8.prefix(3)
+            guard prefix.first! | 0x20 == UInt8(ascii: "c"), prefix.dropFirst().first! | 0x20 == UInt8(ascii: "e"),
+                prefix.last == UInt8(ascii: "-")
+            else { continue }
+            let name = String(field.name.dropFirst(3)).lowercased()
             guard let value = percentDecodeHeader(field.value) else {
                 throw CloudEventError(
                     .invalidAttribute,
@@ -77,9 +79,27 @@ extension CloudEvent {
                     attribute: name
                 )
             }
-            attributes[name] = value
+            func store(_ slot: inout String?) throws(CloudEventError) {
+                guard slot == nil else {
+                    throw CloudEventError(.invalidAttribute, "header '\(field.name)' appears twice", attribute: name)
+                }
+                slot = value
+            }
+            switch name {
+            case "specversion": try store(&specVersion)
+            case "id": try store(&id)
+            case "source": try store(&source)
+            case "type": try store(&type)
+            case "time": try store(&time)
+            case "subject": try store(&subject)
+            case "dataschema": try store(&dataSchema)
+            default:
+                guard extensions.updateValue(value, forKey: name) == nil else {
+                    throw CloudEventError(.invalidAttribute, "header '\(field.name)' appears twice", attribute: name)
+                }
+            }
         }
-        guard let specVersion = attributes.removeValue(forKey: "specversion") else {
+        guard let specVersion else {
             let reason = contentType == nil ? "" : " (content-type '\(contentType!)' is not \(jsonFormatMediaType))"
             throw CloudEventError(
                 .missingAttribute,
@@ -88,27 +108,22 @@ extension CloudEvent {
             )
         }
         try checkSpecVersion(specVersion)
-        func required(_ name: String) throws(CloudEventError) -> String {
-            guard let value = attributes.removeValue(forKey: name), !value.isEmpty else {
+        func required(_ value: String?, _ name: String) throws(CloudEventError) -> String {
+            guard let value, !value.isEmpty else {
                 throw CloudEventError(.missingAttribute, "required header 'ce-\(name)' is missing", attribute: name)
             }
             return value
         }
-        let id = try required("id")
-        let source = try required("source")
-        let type = try required("type")
-        var time: Date?
-        if let text = attributes.removeValue(forKey: "time") { time = try CloudEvent.time(text, label: "ce-time") }
         var event = CloudEvent(
-            id: id,
-            source: source,
-            type: type,
-            time: time,
-            subject: attributes.removeValue(forKey: "subject"),
+            id: try required(id, "id"),
+            source: try required(source, "source"),
+            type: try required(type, "type"),
+            time: try time.map { text throws(CloudEventError) in try CloudEvent.time(text, label: "ce-time") },
+            subject: subject,
             dataContentType: contentType,
-            dataSchema: attributes.removeValue(forKey: "dataschema")
+            dataSchema: dataSchema
         )
-        for (name, value) in attributes {
+        for (name, value) in extensions {
             try validateExtensionName(name)
             event.extensions[name] = .string(value)
         }
@@ -144,11 +159,6 @@ extension CloudEvent {
         return date
     }
 
-    static func mediaTypeEssence(_ mediaType: String) -> String {
-        (mediaType.split(separator: ";", maxSplits: 1).first.map(String.init) ?? "")
-            .trimmingCharacters(in: .whitespaces).lowercased()
-    }
-
     /// Percent-encodes what HTTP header values may not carry: space, `"`, `%`, and anything
     /// outside printable ASCII, as the CloudEvents HTTP binding requires.
     static func percentEncodeHeader(_ value: String) -> String {
@@ -164,7 +174,7 @@ extension CloudEvent {
     }
 
     static func percentDecodeHeader(_ value: String) -> String? {
-        guard value.contains("%") else { return value }
+        guard value.utf8.contains(UInt8(ascii: "%")) else { return value }
         return value.removingPercentEncoding
     }
 }

@@ -106,9 +106,18 @@ public struct CloudEvent: Sendable, Hashable {
     }
 
     static func isJSONMediaType(_ mediaType: String) -> Bool {
-        let essence = mediaType.split(separator: ";", maxSplits: 1).first.map {
-            $0.trimmingCharacters(in: .whitespaces).lowercased()
-        } ?? ""
+        let essence = mediaTypeEssence(mediaType)
         return essence == "application/json" || essence == "text/json" || essence.hasSuffix("+json")
+    }
+
+    /// A media type without its parameters, trimmed and lowercased: `application/json` for
+    /// `Application/JSON; charset=utf-8`. Compared on bytes: it runs for every event received.
+    static func mediaTypeEssence(_ mediaType: String) -> String {
+        let bytes = mediaType.utf8
+        let end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex
+        var essence = bytes[..<end].drop { $0 == 0x20 || $0 == 0x09 }
+        while let last = essence.last, last == 0x20 || last == 0x09 { essence = essence.dropLast() }
+        guard essence.contains(where: { (0x41...0x5A).contains($0) }) else { return String(Substring(essence)) }
+        return String(decoding: essence.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 }

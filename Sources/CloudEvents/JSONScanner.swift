@@ -22,8 +22,11 @@ package struct JSONScanner {
     package var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
 
     package mutating func skipWhitespace() {
-        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) {
-            index += 1
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
         }
     }
 
@@ -72,8 +75,7 @@ package struct JSONScanner {
             index += 1
             if !consume(UInt8(ascii: "}")) {
                 repeat {
-                    skipWhitespace()
-                    _ = try readString()
+                    try skipString()
                     try expect(UInt8(ascii: ":"))
                     _ = try skipValue(depth: depth + 1)
                 } while consume(UInt8(ascii: ","))
@@ -87,10 +89,53 @@ package struct JSONScanner {
                 } while consume(UInt8(ascii: ","))
                 try expect(UInt8(ascii: "]"))
             }
+        case UInt8(ascii: "\""):
+            try skipString()
         default:
             _ = try readScalar()
         }
         return start..<index
+    }
+
+    /// Checks a string and moves past it without building it: what skipping a value needs.
+    private mutating func skipString() throws(CloudEventError) {
+        skipWhitespace()
+        guard peek == UInt8(ascii: "\"") else { throw error("expected a string") }
+        index += 1
+        var runStart = index
+        while true {
+            guard let byte = peek else { throw error("unterminated string") }
+            if byte == UInt8(ascii: "\"") {
+                try checkRun(from: runStart)
+                index += 1
+                return
+            }
+            if byte < 0x20 { throw error("control character in string") }
+            guard byte == UInt8(ascii: "\\") else {
+                index += 1
+                continue
+            }
+            try checkRun(from: runStart)
+            index += 1
+            _ = try readEscape()
+            runStart = index
+        }
+    }
+
+    /// Checks that the unescaped bytes from `start` to the current index are UTF-8.
+    private func checkRun(from start: Int) throws(CloudEventError) {
+        var position = start
+        while position < index, bytes[position] < 0x80 { position += 1 }
+        guard position < index else { return }
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes[position..<index].makeIterator()
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid: continue
+            case .emptyInput: return
+            case .error: throw error("invalid UTF-8 in string")
+            }
+        }
     }
 
     private mutating func literal(_ word: String) throws(CloudEventError) {

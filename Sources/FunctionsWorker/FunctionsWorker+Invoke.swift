@@ -49,10 +49,9 @@ extension FunctionsWorker {
         guard request.method == .post, path == "/" else {
             return text(.methodNotAllowed, "'\(name)' is an event function: POST events to /\(name)")
         }
-        var request = request
         let body: ByteBuffer
         do {
-            body = try await request.collectBody(upTo: maxBodySize)
+            body = try await request.body.collect(upTo: maxBodySize)
         } catch {
             return text(.contentTooLarge, "the event is larger than \(maxBodySize) bytes")
         }
@@ -123,7 +122,7 @@ extension FunctionsWorker {
 
     /// The lowercased `charset` parameter of a media type, if it has one.
     static func charset(of mediaType: String?) -> String? {
-        guard let mediaType else { return nil }
+        guard let mediaType, mediaType.utf8.contains(UInt8(ascii: ";")) else { return nil }
         for parameter in mediaType.split(separator: ";").dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1)
             if pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "charset" {

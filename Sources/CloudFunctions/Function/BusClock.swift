@@ -14,11 +14,15 @@ public protocol BusClock: Sendable {
 extension BusClock {
     /// Runs `body` until `deadline` on this clock: its value, or `nil` when the deadline comes
     /// first (then `body` is cancelled).
+    ///
+    /// On the wall clock one watcher task serves every deadline (``DeadlineWatch``); other
+    /// clocks race `body` against their own `sleep(until:)`.
     package func run<T: Sendable>(
         until deadline: Date,
         _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T? {
-        try await withThrowingTaskGroup(of: T?.self) { group in
+        if self is SystemClock { return try await DeadlineWatch.shared.run(until: deadline, body) }
+        return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask { try await body() }
             group.addTask {
                 try await self.sleep(until: deadline)

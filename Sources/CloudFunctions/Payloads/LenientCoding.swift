@@ -9,13 +9,19 @@ enum LenientCoding {
         _ key: Key
     ) throws -> Int64? {
         if try !container.contains(key) || container.decodeNil(forKey: key) { return nil }
-        if let number = try? container.decode(Int64.self, forKey: key) { return number }
-        if let double = try? container.decode(Double.self, forKey: key), double.rounded() == double,
-            abs(double) < 9.2e18
-        {
+        // The proto3 string first: it is what Firebase sends, and each failed try throws.
+        guard let text = try? container.decode(String.self, forKey: key) else {
+            if let number = try? container.decode(Int64.self, forKey: key) { return number }
+            let double = try container.decode(Double.self, forKey: key)
+            guard double.rounded() == double, abs(double) < 9.2e18 else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: key,
+                    in: container,
+                    debugDescription: "\(double) is not an integer"
+                )
+            }
             return Int64(double)
         }
-        let text = try container.decode(String.self, forKey: key)
         guard let number = Int64(text) else {
             throw DecodingError.dataCorruptedError(
                 forKey: key,
@@ -32,10 +38,9 @@ enum LenientCoding {
         _ key: Key
     ) throws -> Date? {
         if try !container.contains(key) || container.decodeNil(forKey: key) { return nil }
-        if let millis = try? container.decode(Double.self, forKey: key) {
-            return Date(timeIntervalSince1970: millis / 1000)
+        guard let text = try? container.decode(String.self, forKey: key) else {
+            return Date(timeIntervalSince1970: try container.decode(Double.self, forKey: key) / 1000)
         }
-        let text = try container.decode(String.self, forKey: key)
         if let date = RFC3339Timestamp.date(from: text) { return date }
         if let millis = Double(text) { return Date(timeIntervalSince1970: millis / 1000) }
         // Some producers write RFC 1123 dates ("Tue, 26 May 2020 10:42:27 GMT").

@@ -79,12 +79,14 @@ public struct FunctionsWorker: Sendable {
     /// The router, for serving or for socketless tests; `quit` is called by `/__/quitquitquit`.
     public func router(quit: @escaping @Sendable () -> Void = {}) -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
-        let manifest = functions.manifest().json()
+        // Built when asked (by a deploy, once), not at launch: encoding it touches memory a
+        // worker that only handles events never needs.
+        let functions = functions
         router.get("__/functions.yaml") { _, _ in
             Response(
                 status: .ok,
                 headers: [.contentType: "text/yaml"],
-                body: .init(byteBuffer: ByteBuffer(bytes: manifest))
+                body: .init(byteBuffer: ByteBuffer(bytes: functions.manifest().json()))
             )
         }
         let gate = gate

@@ -191,7 +191,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "emulator-benchmark",
-            dependencies: ["FirebaseEmulator", "CloudFunctions", "CloudFunctionsTesting", "FunctionsBus"],
+            dependencies: ["FirebaseEmulator", "CloudFunctions", "CloudFunctionsTesting", "FunctionsBus", "FunctionsBuiltins"],
             path: "Benchmarks/EmulatorBenchmark",
             swiftSettings: swiftSettings
         ),

@@ -17,6 +17,7 @@ let sections: [BenchmarkSection] = [
     BenchmarkSection(name: "template publishes per second", run: RemoteConfigPublishBenchmark.run),
     BenchmarkSection(name: "database writes per second with one onWrite trigger", run: DatabaseWriteBenchmark.run),
     BenchmarkSection(name: "topic fan-out", run: MessagingFanoutBenchmark.run),
+    BenchmarkSection(name: "publish to every inbox", run: PublishToInboxBenchmark.run),
 ]
 
 let filters = CommandLine.arguments.dropFirst().map { $0.lowercased() }

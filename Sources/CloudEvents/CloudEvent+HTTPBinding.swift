@@ -66,11 +66,7 @@ extension CloudEvent {
         // event a worker receives.
         var specVersion, id, source, type, time, subject, dataSchema: String?
         var extensions: [String: String] = [:]
-        for field in message.headers where field.name.utf8.count >= 3 {
-            let prefix = field.name.utf8.prefix(3)
-            guard prefix.first! | 0x20 == UInt8(ascii: "c"), prefix.dropFirst().first! | 0x20 == UInt8(ascii: "e"),
-                prefix.last == UInt8(ascii: "-")
-            else { continue }
+        for field in message.headers where field.name.utf8.starts(with: "ce-".utf8, by: { asciiLowercased($0) == $1 }) {
             let name = String(field.name.dropFirst(3)).lowercased()
             guard let value = percentDecodeHeader(field.value) else {
                 throw CloudEventError(
@@ -93,10 +89,7 @@ extension CloudEvent {
             case "time": try store(&time)
             case "subject": try store(&subject)
             case "dataschema": try store(&dataSchema)
-            default:
-                guard extensions.updateValue(value, forKey: name) == nil else {
-                    throw CloudEventError(.invalidAttribute, "header '\(field.name)' appears twice", attribute: name)
-                }
+            default: try store(&extensions[name])
             }
         }
         guard let specVersion else {

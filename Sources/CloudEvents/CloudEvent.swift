@@ -118,6 +118,11 @@ public struct CloudEvent: Sendable, Hashable {
         var essence = bytes[..<end].drop { $0 == 0x20 || $0 == 0x09 }
         while let last = essence.last, last == 0x20 || last == 0x09 { essence = essence.dropLast() }
         guard essence.contains(where: { (0x41...0x5A).contains($0) }) else { return String(Substring(essence)) }
-        return String(decoding: essence.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+        return String(decoding: essence.map(asciiLowercased), as: UTF8.self)
     }
+}
+
+/// A byte with ASCII upper-case letters lowered; every other byte as it is.
+func asciiLowercased(_ byte: UInt8) -> UInt8 {
+    (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
 }

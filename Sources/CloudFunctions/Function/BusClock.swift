@@ -9,20 +9,18 @@ public protocol BusClock: Sendable {
     var now: Date { get }
     /// Returns at `deadline`, or throws `CancellationError` when the task is cancelled first.
     func sleep(until deadline: Date) async throws
+    /// Runs `body` until `deadline` on this clock: its value, or `nil` when the deadline comes
+    /// first (then `body` is cancelled). The default races `body` against ``sleep(until:)``.
+    func run<T: Sendable>(until deadline: Date, _ body: @escaping @Sendable () async throws -> T) async throws -> T?
 }
 
 extension BusClock {
-    /// Runs `body` until `deadline` on this clock: its value, or `nil` when the deadline comes
-    /// first (then `body` is cancelled).
-    ///
-    /// On the wall clock one watcher task serves every deadline (``DeadlineWatch``); other
-    /// clocks race `body` against their own `sleep(until:)`.
-    package func run<T: Sendable>(
+    /// Races `body` against ``sleep(until:)`` in two child tasks.
+    public func run<T: Sendable>(
         until deadline: Date,
         _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T? {
-        if self is SystemClock { return try await DeadlineWatch.shared.run(until: deadline, body) }
-        return try await withThrowingTaskGroup(of: T?.self) { group in
+        try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask { try await body() }
             group.addTask {
                 try await self.sleep(until: deadline)
@@ -48,5 +46,14 @@ public struct SystemClock: BusClock {
         } else {
             try Task.checkCancellation()
         }
+    }
+
+    /// One watcher task serves every deadline (``DeadlineWatch``), and `body` starts on the
+    /// caller's thread: no timer and no thread switch per call.
+    public func run<T: Sendable>(
+        until deadline: Date,
+        _ body: @escaping @Sendable () async throws -> T
+    ) async throws -> T? {
+        try await DeadlineWatch.shared.run(until: deadline, body)
     }
 }

@@ -55,7 +55,7 @@ final class DeadlineWatch: Sendable {
     }
 
     /// Calls `expire` at `deadline` unless ``remove(_:)`` comes first; returns the ticket.
-    func watch(until deadline: ContinuousClock.Instant, expire: @escaping @Sendable () -> Void) -> UInt64 {
+    private func watch(until deadline: ContinuousClock.Instant, expire: @escaping @Sendable () -> Void) -> UInt64 {
         let (ticket, replaced) = state.withLock { state -> (UInt64, Task<Void, Never>??) in
             let ticket = state.nextTicket
             state.nextTicket += 1
@@ -66,7 +66,7 @@ final class DeadlineWatch: Sendable {
             state.wake = deadline
             let replaced = state.watcher
             let generation = state.generation
-            state.watcher = Task.detached { await self.watch(from: deadline, generation: generation) }
+            state.watcher = Task.detached { await self.expireDue(from: deadline, generation: generation) }
             return (ticket, .some(replaced))
         }
         if case .some(let old?) = replaced { old.cancel() }
@@ -74,13 +74,12 @@ final class DeadlineWatch: Sendable {
     }
 
     /// Forgets a deadline; returns `false` when it had already expired.
-    @discardableResult
-    func remove(_ ticket: UInt64) -> Bool {
+    private func remove(_ ticket: UInt64) -> Bool {
         state.withLock { $0.entries.removeValue(forKey: ticket) } != nil
     }
 
     /// The watcher: sleeps until `first`, expires what is due, and goes on while deadlines remain.
-    private func watch(from first: ContinuousClock.Instant, generation: Int) async {
+    private func expireDue(from first: ContinuousClock.Instant, generation: Int) async {
         var target = first
         while true {
             try? await Task.sleep(until: target, clock: .continuous)

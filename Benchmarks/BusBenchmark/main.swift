@@ -8,7 +8,8 @@
 // - "typed": like "match one" but the handlers are RemoteConfig.onUpdate, so each delivery
 //   also decodes the TemplateVersion payload from JSON.
 // Throughput publishes in batches of 1,000 (one publish(contentsOf:) call each, as a dispatcher
-// draining an outbox does) and waits for the bus to be idle after each batch.
+// draining an outbox does), keeping at most four batches undelivered so publishing and
+// delivering overlap as they do under sustained load, and waits for the bus to be idle at the end.
 // Latency publishes one event at a time and measures from publish() to the handler's start.
 import CloudEvents
 import CloudFunctions
@@ -22,6 +23,13 @@ let latencySamples = 20_000
 
 final class StartTimes: Sendable {
     let last = Atomic<UInt64>(0)
+    /// Deliveries started so far.
+    let count = Atomic<Int>(0)
+
+    func record() {
+        last.store(nanos(), ordering: .relaxed)
+        count.add(1, ordering: .relaxed)
+    }
 }
 
 func nanos() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
@@ -38,18 +46,18 @@ func registry(_ scenario: Scenario, count: Int, starts: StartTimes) -> FunctionR
         switch scenario {
         case .matchOne:
             functions["f\(index)"] = Eventarc.onEvent(type: "bench", pathPatterns: ["ref": "lane\(index)/{id}"]) { _, _ in
-                starts.last.store(nanos(), ordering: .relaxed)
+                starts.record()
             }
         case .fanOut:
             functions["f\(index)"] = Eventarc.onEvent(type: "bench", pathPatterns: ["ref": "lane/{id}"]) { _, _ in
-                starts.last.store(nanos(), ordering: .relaxed)
+                starts.record()
             }
         case .typed:
             let filters = ["subject": "lane\(index)"]
             functions["f\(index)"] = Eventarc.onEvent(type: FirebaseEventType.remoteConfigUpdated, filters: filters) {
                 event, _ in
                 _ = try JSONDecoder().decode(TemplateVersion.self, from: event.data ?? Data())
-                starts.last.store(nanos(), ordering: .relaxed)
+                starts.record()
             }
         }
     }
@@ -89,14 +97,15 @@ for scenario in Scenario.allCases {
         // Throughput.
         let begin = nanos()
         var index = 0
+        let perFunction = scenario == .fanOut ? count : 1
         while index < total {
             let end = min(total, index + 1000)
             bus.publish(contentsOf: events[index..<end])
-            await bus.waitUntilIdle()
             index = end
+            while (index - 4000) * perFunction > starts.count.load(ordering: .relaxed) { await Task.yield() }
         }
+        await bus.waitUntilIdle()
         let seconds = Double(nanos() - begin) / 1e9
-        let perFunction = scenario == .fanOut ? count : 1
 
         // Latency, one event at a time.
         var latencies: [UInt64] = []

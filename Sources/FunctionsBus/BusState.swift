@@ -9,8 +9,17 @@ struct BusState: Sendable {
     /// The queue and counters of one function.
     struct Lane: Sendable {
         var queue = Deque<Delivery>()
+        /// Drainer tasks alive: running a handler, between deliveries, or parked.
         var drainers = 0
         var running = 0
+        /// The drainer waiting for work (at most one).
+        var parked: [Parked] = []
+    }
+
+    /// A drainer waiting for work: resumed with `true` to take it, `false` to end.
+    struct Parked: Sendable {
+        let drainer: UInt64
+        let continuation: CheckedContinuation<Bool, Never>
     }
 
     /// An attempt that is running.
@@ -72,6 +81,14 @@ struct BusState: Sendable {
     /// Counts a drainer as ended.
     mutating func drainerEnded(lane: Int) {
         lanes[lane].drainers -= 1
+    }
+
+    /// Tells every parked drainer to end; each counts itself out.
+    mutating func releaseParkedDrainers() {
+        for index in lanes.indices {
+            for parked in lanes[index].parked { parked.continuation.resume(returning: false) }
+            lanes[index].parked = []
+        }
     }
 
     /// Whether no lane has a drainer left.

@@ -12,6 +12,8 @@ struct BusEffects {
     /// Events finished for every function, told to the observer after the reports.
     var finished: [CloudEvent.Key] = []
     var waiters: [CheckedContinuation<Void, Never>] = []
+    /// Parked drainers to wake because work arrived.
+    var wakeups: [CheckedContinuation<Bool, Never>] = []
 }
 
 extension EventBus {
@@ -24,50 +26,80 @@ extension EventBus {
     }
 
     /// Puts deliveries in their function's queue and starts a drainer if one is needed.
-    func enqueue(contentsOf deliveries: [Delivery], lane index: Int, in state: inout BusState) {
+    func enqueue(
+        contentsOf deliveries: [Delivery], lane index: Int, in state: inout BusState, effects: inout BusEffects
+    ) {
         state.lanes[index].queue.append(contentsOf: deliveries)
         state.active += deliveries.count
-        startDrainerIfNeeded(lane: index, in: &state)
+        startDrainerIfNeeded(lane: index, in: &state, effects: &effects)
+    }
+
+    /// What a drainer does next.
+    private enum Next {
+        case run(Job)
+        /// The queue is empty: wait for work as the lane's parked drainer.
+        case park
+        /// End: the queue is empty and another drainer is parked, or the attempt timed out.
+        case stop
     }
 
     /// Drainers take deliveries one after another, so under load one task serves many
-    /// events. A new one starts only when work is queued and every drainer is busy running a
-    /// handler: checked when work arrives and each time a drainer starts a delivery, so busy
-    /// (suspended) handlers grow the number of drainers up to the concurrency limit while fast
-    /// ones are served by few.
-    func startDrainerIfNeeded(lane index: Int, in state: inout BusState) {
+    /// events. More drainers are needed only when work is queued and every drainer is busy
+    /// running a handler: checked when work arrives and each time a drainer starts a delivery,
+    /// so busy (suspended) handlers grow the number of drainers up to the concurrency limit
+    /// while fast ones are served by few. A parked drainer is woken first; a new one is started
+    /// only when none is parked.
+    func startDrainerIfNeeded(lane index: Int, in state: inout BusState, effects: inout BusEffects) {
         let lane = state.lanes[index]
-        guard lane.drainers < lanes[index].function.options.concurrency, !lane.queue.isEmpty,
-            lane.drainers == lane.running
-        else { return }
+        guard !lane.queue.isEmpty, lane.drainers - lane.parked.count == lane.running else { return }
+        if let parked = state.lanes[index].parked.popLast() {
+            effects.wakeups.append(parked.continuation)
+            return
+        }
+        guard lane.drainers < lanes[index].function.options.concurrency else { return }
         state.lanes[index].drainers += 1
-        // The drainer's task id is how the timer cancels it when its handler times out.
-        tasks.spawn { [self] id in await drain(lane: index, drainer: id) }
+        // The drainer's task id is how the timer cancels it when its handler times out. It
+        // holds the bus only while it drains: parked, it holds it weakly, so a bus nobody
+        // holds goes away (and its deinit ends the parked drainer).
+        let bus: @Sendable () -> EventBus? = { [weak self] in self }
+        tasks.spawn { id in
+            while await bus()?.drain(lane: index, drainer: id) == true,
+                await EventBus.park(bus, lane: index, drainer: id)
+            {}
+        }
     }
 
-    /// Runs deliveries of one function until its queue is empty or this drainer is cancelled.
+    /// Runs deliveries of one function until the queue is empty (`true`: park, so the next
+    /// event needs no new task), or until this drainer is to end (`false`: it timed out and was
+    /// replaced, or the queue is empty and another drainer is parked already).
     ///
     /// Recording one attempt's end and taking the next delivery share one lock acquisition.
-    func drain(lane index: Int, drainer id: UInt64) async {
+    func drain(lane index: Int, drainer id: UInt64) async -> Bool {
         let definition = lanes[index]
         var finished: (job: Job, failure: (any Error)?)?
         while true {
             var effects = BusEffects()
-            let job = state.withLock { state -> Job? in
+            let next = state.withLock { state -> Next in
                 defer { state.reportsInProgress += effects.reports.count + effects.finished.count }
                 if let finished,
                     finishAttempt(finished.job, failure: finished.failure, in: &state, effects: &effects)
                 {
-                    return nil
+                    return .stop
                 }
                 return nextJob(lane: index, drainer: id, in: &state, effects: &effects)
             }
             finishEffects(effects)
-            guard let job else { return }
+            finished = nil
+            let job: Job
+            switch next {
+            case .run(let next): job = next
+            case .stop: return false
+            case .park: return true
+            }
             let context = EventContext(
                 functionName: definition.name,
                 event: job.delivery.event,
-                params: job.delivery.params,
+                params: definition.trigger.match(job.delivery.event) ?? [:],
                 attempt: job.attempt,
                 deadline: job.deadline,
                 admin: admin,
@@ -84,7 +116,7 @@ extension EventBus {
 
     private func nextJob(
         lane index: Int, drainer id: UInt64, in state: inout BusState, effects: inout BusEffects
-    ) -> Job? {
+    ) -> Next {
         let options = lanes[index].function.options
         while var delivery = state.lanes[index].queue.popFirst() {
             let now = clock.now
@@ -98,14 +130,46 @@ extension EventBus {
                 state.lanes[index].running += 1
                 state.inFlight[attemptID] = BusState.InFlight(lane: index, delivery: delivery, deadline: deadline, drainer: id)
                 armTimer(for: deadline, in: &state)
-                startDrainerIfNeeded(lane: index, in: &state)
-                return Job(attemptID: attemptID, delivery: delivery, attempt: attempt, deadline: deadline)
+                startDrainerIfNeeded(lane: index, in: &state, effects: &effects)
+                return .run(Job(attemptID: attemptID, delivery: delivery, attempt: attempt, deadline: deadline))
             }
         }
+        effects.waiters += state.takeIdleWaitersIfIdle(now: clock.now)
+        guard state.shuttingDown || !state.lanes[index].parked.isEmpty else { return .park }
         state.drainerEnded(lane: index)
         effects.waiters += state.takeDrainersGoneIfDone()
-        effects.waiters += state.takeIdleWaitersIfIdle(now: clock.now)
-        return nil
+        return .stop
+    }
+
+    /// Waits, as the lane's one parked drainer, until work arrives (`true`) or the drainer is
+    /// to end (`false`: the bus shuts down or goes away, the drainer is cancelled, or another
+    /// one parked first). It holds the bus only to register and to count itself out.
+    private static func park(_ bus: @Sendable () -> EventBus?, lane index: Int, drainer id: UInt64) async -> Bool {
+        let wake = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                guard let bus = bus() else { return continuation.resume(returning: false) }
+                let answer = bus.state.withLock { state -> Bool? in
+                    if !state.lanes[index].queue.isEmpty { return true }
+                    if state.shuttingDown || !state.lanes[index].parked.isEmpty || Task.isCancelled { return false }
+                    state.lanes[index].parked.append(BusState.Parked(drainer: id, continuation: continuation))
+                    return nil
+                }
+                if let answer { continuation.resume(returning: answer) }
+            }
+        } onCancel: {
+            let parked = bus()?.state.withLock { state -> BusState.Parked? in
+                guard let position = state.lanes[index].parked.firstIndex(where: { $0.drainer == id }) else { return nil }
+                return state.lanes[index].parked.remove(at: position)
+            }
+            parked?.continuation.resume(returning: false)
+        }
+        guard !wake else { return true }
+        let waiters = bus()?.state.withLock { state in
+            state.drainerEnded(lane: index)
+            return state.takeDrainersGoneIfDone()
+        }
+        for waiter in waiters ?? [] { waiter.resume() }
+        return false
     }
 
     /// Records the end of an attempt; `true` when the attempt had already timed out, so the
@@ -226,5 +290,6 @@ extension EventBus {
             }
         }
         for waiter in waiters { waiter.resume() }
+        for drainer in effects.wakeups { drainer.resume(returning: true) }
     }
 }

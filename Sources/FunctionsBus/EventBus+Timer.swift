@@ -12,17 +12,23 @@ extension EventBus {
             if armed.deadline <= deadline { return }
             tasks.cancel(armed.task)
         }
-        let id = tasks.spawn { [self] id in await timerFired(id: id, deadline: deadline) }
+        // Asleep, the timer holds the bus weakly: a bus nobody holds goes away without waiting
+        // for its timer.
+        let clock = clock
+        let bus: @Sendable () -> EventBus? = { [weak self] in self }
+        let id = tasks.spawn { id in
+            do {
+                try await clock.sleep(until: deadline)
+            } catch {
+                return
+            }
+            bus()?.timerFired(id: id)
+        }
         state.timer = (id, deadline)
     }
 
-    /// Sleeps until `deadline`, then times out overdue attempts and queues due retries.
-    private func timerFired(id: UInt64, deadline: Date) async {
-        do {
-            try await clock.sleep(until: deadline)
-        } catch {
-            return
-        }
+    /// Times out overdue attempts and queues due retries, then arms the timer for what is next.
+    private func timerFired(id: UInt64) {
         var effects = BusEffects()
         state.withLock { state in
             defer {
@@ -35,7 +41,7 @@ extension EventBus {
             while !state.shuttingDown, let retry = state.retries.min, retry.due <= now {
                 var pending = state.retries.removeMin()
                 pending.delivery.machine.retryDue()
-                enqueue(contentsOf: [pending.delivery], lane: pending.lane, in: &state)
+                enqueue(contentsOf: [pending.delivery], lane: pending.lane, in: &state, effects: &effects)
             }
             guard state.timer?.task == id else { return }
             state.timer = nil
@@ -66,7 +72,7 @@ extension EventBus {
                 in: &state,
                 effects: &effects
             )
-            startDrainerIfNeeded(lane: entry.lane, in: &state)
+            startDrainerIfNeeded(lane: entry.lane, in: &state, effects: &effects)
         }
     }
 }

@@ -35,7 +35,7 @@ public final class EventBus: Sendable {
     public struct Configuration: Sendable {
         /// How many dead letters are kept; the oldest are dropped beyond this.
         public var deadLetterCapacity = 10_000
-        /// How many recent event keys are remembered to drop duplicates.
+        /// How many recent event keys are at least remembered to drop duplicates (at most twice as many are).
         public var deduplicationWindow = 100_000
         /// A number in `0..<1` for backoff jitter.
         public var random: @Sendable () -> Double = { Double.random(in: 0..<1) }
@@ -104,6 +104,7 @@ public final class EventBus: Sendable {
     }
 
     deinit {
+        state.withLock { $0.releaseParkedDrainers() }
         tasks.finish()
     }
 
@@ -123,6 +124,7 @@ public final class EventBus: Sendable {
     /// - Returns: what happened to each event, in order.
     @discardableResult
     public func publish(contentsOf events: some Collection<CloudEvent>) -> [PublishResult] {
+        let events = Array(events)
         let matches = events.map { index.matches($0) }
         let accepted = recent.withLock { recent in
             events.map { recent.insert($0.key) }
@@ -130,37 +132,40 @@ public final class EventBus: Sendable {
         // Build the deliveries outside the bus lock; under it, only append them.
         let now = clock.now
         var deliveriesByLane: [Int: [Delivery]] = [:]
-        for ((event, matches), isNew) in zip(zip(events, matches), accepted) where isNew {
-            let machine = DeliveryStateMachine(origin: event.time ?? now)
-            for match in matches {
-                deliveriesByLane[match.index, default: []].append(
-                    Delivery(event: event, params: match.params, machine: machine)
-                )
+        for position in events.indices where accepted[position] {
+            guard !matches[position].isEmpty else { continue }
+            let event = Delivery.SharedEvent(events[position])
+            let machine = DeliveryStateMachine(origin: event.event.time ?? now)
+            for lane in matches[position] {
+                deliveriesByLane[lane, default: []].append(Delivery(event: event, machine: machine))
             }
         }
         var effects = BusEffects()
         let open = state.withLock { state in
             guard !state.shuttingDown else { return false }
             if observer != nil {
-                for ((event, matches), isNew) in zip(zip(events, matches), accepted) {
-                    let key = event.key
-                    if isNew, !matches.isEmpty {
-                        state.unfinished[key, default: 0] += matches.count
-                    } else if isNew || state.unfinished[key] == nil {
+                for position in events.indices {
+                    let key = events[position].key
+                    if accepted[position], !matches[position].isEmpty {
+                        state.unfinished[key, default: 0] += matches[position].count
+                    } else if accepted[position] || state.unfinished[key] == nil {
                         effects.finished.append(key)
                     }
                 }
                 state.reportsInProgress += effects.finished.count
             }
             for (lane, deliveries) in deliveriesByLane {
-                enqueue(contentsOf: deliveries, lane: lane, in: &state)
+                enqueue(contentsOf: deliveries, lane: lane, in: &state, effects: &effects)
             }
             return true
         }
         finishEffects(effects)
-        return zip(matches, accepted).map { matches, isNew in
-            let delivered = open && isNew
-            return PublishResult(functions: delivered ? matches.map { lanes[$0.index].name } : [], duplicate: !isNew)
+        return events.indices.map { position in
+            let delivered = open && accepted[position]
+            return PublishResult(
+                functions: delivered ? matches[position].map { lanes[$0].name } : [],
+                duplicate: !accepted[position]
+            )
         }
     }
 
@@ -190,16 +195,17 @@ public final class EventBus: Sendable {
     /// - Returns: whether a dead letter with that id was found.
     @discardableResult
     public func replayDeadLetter(id: String) -> Bool {
-        state.withLock { state in
+        var effects = BusEffects()
+        defer { finishEffects(effects) }
+        return state.withLock { state in
             guard !state.shuttingDown, let index = state.deadLetters.firstIndex(where: { $0.id == id }),
                 let lane = lanes.firstIndex(where: { $0.name == state.deadLetters[index].function })
             else { return false }
             let letter = state.deadLetters.remove(at: index)
-            let params = lanes[lane].trigger.match(letter.event) ?? [:]
             let machine = DeliveryStateMachine(origin: clock.now)
-            let delivery = Delivery(event: letter.event, params: params, machine: machine)
+            let delivery = Delivery(event: Delivery.SharedEvent(letter.event), machine: machine)
             if observer != nil { state.unfinished[letter.event.key, default: 0] += 1 }
-            enqueue(contentsOf: [delivery], lane: lane, in: &state)
+            enqueue(contentsOf: [delivery], lane: lane, in: &state, effects: &effects)
             return true
         }
     }
@@ -213,6 +219,7 @@ public final class EventBus: Sendable {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let done = state.withLock { state -> Bool in
                     state.shuttingDown = true
+                    state.releaseParkedDrainers()
                     guard !state.noDrainers else { return true }
                     state.drainersGone.append(continuation)
                     return false

@@ -28,20 +28,24 @@ struct TriggerIndex: Sendable {
         }
     }
 
-    /// The matching triggers' indices, in registration order, with their captured parameters.
-    func matches(_ event: CloudEvent) -> [(index: Int, params: [String: String])] {
+    /// The matching triggers' indices, in registration order.
+    func matches(_ event: CloudEvent) -> [Int] {
         guard let bucket = buckets[event.type] else { return [] }
         var candidates = bucket.anyRef
         if !bucket.byFirstSegment.isEmpty, let ref = event[attribute: "ref"],
-            let first = ref.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: true).first,
-            let keyed = bucket.byFirstSegment[String(first)]
+            let keyed = bucket.byFirstSegment[String(TriggerIndex.firstSegment(of: ref))]
         {
             candidates = candidates.isEmpty ? keyed : (candidates + keyed).sorted()
         }
-        var found: [(index: Int, params: [String: String])] = []
-        for index in candidates {
-            if let params = triggers[index].match(event) { found.append((index, params)) }
-        }
-        return found
+        return candidates.filter { triggers[$0].matches(event) }
+    }
+
+    /// The first non-empty `/`-separated segment of a path (empty when there is none).
+    private static func firstSegment(of path: String) -> Substring {
+        let slash = UInt8(ascii: "/")
+        let utf8 = path.utf8
+        let start = utf8.firstIndex { $0 != slash } ?? utf8.endIndex
+        let end = utf8[start...].firstIndex(of: slash) ?? utf8.endIndex
+        return path[start..<end]
     }
 }

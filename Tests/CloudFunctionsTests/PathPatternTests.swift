@@ -26,6 +26,7 @@ struct PathPatternTests {
     )
     func matches(pattern: String, path: String, captures: [String: String]) throws {
         #expect(try PathPattern(pattern).match(path) == captures)
+        #expect(try PathPattern(pattern).matches(path))
     }
 
     @Test(
@@ -37,6 +38,18 @@ struct PathPatternTests {
     )
     func mismatches(pattern: String, path: String) throws {
         #expect(try PathPattern(pattern).match(path) == nil)
+        #expect(try !PathPattern(pattern).matches(path))
+    }
+
+    @Test("literals compare byte for byte, and non-ASCII captures come back whole")
+    func nonASCII() throws {
+        let pattern = try PathPattern("café/{name}")
+        #expect(pattern.match("café/Zoë") == ["name": "Zoë"])
+        #expect(pattern.match("/café//Zoë%21/") == ["name": "Zoë!"])
+        // The same text with a combining accent is a different database key.
+        #expect(pattern.match("cafe\u{301}/Zoë") == nil)
+        #expect(!pattern.matches("cafe\u{301}/Zoë"))
+        #expect(!pattern.matches("caf/Zoë") && !pattern.matches("cafés/Zoë"))
     }
 
     @Test(

@@ -53,6 +53,35 @@ struct EventBusTests {
         #expect(calls.all == ["same"])
     }
 
+    @Test("remembers at least the latest window of event ids, and forgets those beyond twice the window")
+    func deduplicationWindow() throws {
+        var functions = FunctionRegistry()
+        functions["f"] = Database.ref("a/{x}").onWrite { _, _ in }
+        var configuration = EventBus.Configuration()
+        configuration.deduplicationWindow = 3
+        let bus = try EventBus(functions: functions, clock: ManualClock(), configuration: configuration)
+        for index in 0..<6 { #expect(!bus.publish(Self.write("a/1", id: "e\(index)")).duplicate) }
+        for index in 3..<6 { #expect(bus.publish(Self.write("a/1", id: "e\(index)")).duplicate) }
+        #expect(!bus.publish(Self.write("a/1", id: "e0")).duplicate)
+    }
+
+    @Test("a bus nobody holds goes away once idle, its waiting drainer with it", .timeLimit(.minutes(1)))
+    func busGoesAway() async throws {
+        let calls = Calls()
+        var functions = FunctionRegistry()
+        functions["f"] = Database.ref("a/{x}").onWrite { _, c in calls.add(c.params["x"] ?? "") }
+        var bus: EventBus? = try EventBus(functions: functions)
+        weak let gone = bus
+        for index in 0..<3 {
+            bus?.publish(Self.write("a/\(index)", time: Date()))
+            await bus?.waitUntilIdle()
+        }
+        #expect(calls.all == ["0", "1", "2"])
+        bus = nil
+        // The drainer lets go of the bus as soon as it parks.
+        while gone != nil { await Task.yield() }
+    }
+
     @Test("retries with exponential backoff, keeping the event id, until the handler succeeds")
     func retries() async throws {
         let calls = Calls()

@@ -23,6 +23,16 @@ public struct EventTrigger: Sendable, Hashable {
         return nil
     }
 
+    /// Whether the event matches this trigger, without computing the captured parameters.
+    public func matches(_ event: CloudEvent) -> Bool {
+        guard event.type == eventType else { return false }
+        for (attribute, expected) in filters where event[attribute: attribute] != expected { return false }
+        for (attribute, pattern) in pathPatterns {
+            guard let value = event[attribute: attribute], pattern.matches(value) else { return false }
+        }
+        return true
+    }
+
     /// Why the event does not match this trigger, in words; `nil` when it matches.
     public func mismatch(_ event: CloudEvent) -> String? {
         if case .failure(let mismatch) = evaluate(event) { return mismatch.description }
@@ -53,6 +63,12 @@ public struct EventTrigger: Sendable, Hashable {
             if value != expected { return .failure(.filter(attribute: attribute, value: value, expected: expected)) }
         }
         if pathPatterns.isEmpty { return .success([:]) }
+        if pathPatterns.count == 1, let (attribute, pattern) = pathPatterns.first {
+            guard let value = event[attribute: attribute], let captures = pattern.match(value) else {
+                return .failure(.pattern(attribute: attribute, value: event[attribute: attribute], pattern: pattern))
+            }
+            return .success(captures)
+        }
         var params: [String: String] = [:]
         for (attribute, pattern) in pathPatterns {
             let value = event[attribute: attribute]

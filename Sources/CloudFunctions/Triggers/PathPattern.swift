@@ -22,8 +22,8 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
     /// The parsed segments.
     public let segments: [Segment]
     private let multipleIndex: Int?
-    /// The first segment when it is a literal, to reject most paths without splitting them.
-    private let leadingLiteral: String?
+    /// Each segment's UTF-8 bytes when it is a literal, for matching byte by byte.
+    private let literals: [[UInt8]?]
 
     /// Parses a pattern.
     ///
@@ -54,7 +54,9 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
         self.text = parts.joined(separator: "/")
         self.segments = segments
         self.multipleIndex = multiples.first
-        if case .literal(let text)? = segments.first { leadingLiteral = text } else { leadingLiteral = nil }
+        self.literals = segments.map {
+            if case .literal(let text) = $0 { Array(text.utf8) } else { nil }
+        }
     }
 
     public var description: String { text }
@@ -120,16 +122,54 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
 extension PathPattern {
     /// Matches a concrete path and returns the captures, or `nil` when it does not match.
     public func match(_ path: String) -> [String: String]? {
-        if let leadingLiteral, !PathPattern.startsWithSegment(path, leadingLiteral) { return nil }
+        guard multipleIndex == nil else { return matchWithMultiple(path) }
+        var captures: [String: String] = [:]
+        let matched = PathPattern.withUTF8(path) { bytes in
+            pair(bytes) { index, part in
+                if case .single(let name?) = segments[index] { captures[name] = PathPattern.decode(part) }
+            }
+        }
+        return matched ? captures : nil
+    }
+
+    /// Whether a concrete path matches; without `**`, this allocates nothing.
+    public func matches(_ path: String) -> Bool {
+        guard multipleIndex == nil else { return matchWithMultiple(path) != nil }
+        return PathPattern.withUTF8(path) { bytes in pair(bytes) { _, _ in } }
+    }
+
+    /// Pairs the path's segments with the pattern's one to one (a pattern without `**`),
+    /// comparing literals byte for byte as the database stores paths: `false` on a mismatch
+    /// or a different number of segments. `wildcard` gets each segment a wildcard takes.
+    private func pair(
+        _ bytes: UnsafeBufferPointer<UInt8>, wildcard: (Int, UnsafeBufferPointer<UInt8>) -> Void
+    ) -> Bool {
+        var position = 0
+        for index in segments.indices {
+            guard let part = PathPattern.nextSegment(of: bytes, from: &position) else { return false }
+            if let literal = literals[index] {
+                guard part.elementsEqual(literal) else { return false }
+            } else {
+                wildcard(index, part)
+            }
+        }
+        return PathPattern.nextSegment(of: bytes, from: &position) == nil
+    }
+
+    /// Matching for a pattern with a multi-segment wildcard: the segments before it match from
+    /// the start, those after it from the end, and it takes what is left.
+    private func matchWithMultiple(_ path: String) -> [String: String]? {
+        guard let multipleIndex else { return nil }
+        // Most paths fail on a leading literal: reject those before splitting.
+        if let first = literals.first ?? nil {
+            let leads = PathPattern.withUTF8(path) { bytes in
+                var position = 0
+                return PathPattern.nextSegment(of: bytes, from: &position)?.elementsEqual(first) ?? false
+            }
+            guard leads else { return nil }
+        }
         let parts = path.split(separator: "/", omittingEmptySubsequences: true)
         var captures: [String: String] = [:]
-        guard let multipleIndex else {
-            guard parts.count == segments.count else { return nil }
-            for (segment, part) in zip(segments, parts) {
-                guard PathPattern.matchOne(segment, part, into: &captures) else { return nil }
-            }
-            return captures
-        }
         let suffixCount = segments.count - multipleIndex - 1
         guard parts.count >= segments.count - 1 else { return nil }
         for index in 0..<multipleIndex {
@@ -146,12 +186,9 @@ extension PathPattern {
         return captures
     }
 
-    /// Whether a concrete path matches.
-    public func matches(_ path: String) -> Bool { match(path) != nil }
-
     private static func matchOne(_ segment: Segment, _ part: Substring, into captures: inout [String: String]) -> Bool {
         switch segment {
-        case .literal(let text): return part == text
+        case .literal(let text): return part.utf8.elementsEqual(text.utf8)
         case .single(let name):
             if let name { captures[name] = decode(part) }
             return true
@@ -159,16 +196,31 @@ extension PathPattern {
         }
     }
 
-    private static func startsWithSegment(_ path: String, _ segment: String) -> Bool {
-        var rest = Substring(path)
-        while rest.first == "/" { rest = rest.dropFirst() }
-        guard rest.hasPrefix(segment) else { return false }
-        let after = rest.dropFirst(segment.count)
-        return after.isEmpty || after.first == "/"
+    /// The next non-empty `/`-separated segment at or after `position`, which moves past it.
+    private static func nextSegment(
+        of bytes: UnsafeBufferPointer<UInt8>, from position: inout Int
+    ) -> UnsafeBufferPointer<UInt8>? {
+        let slash = UInt8(ascii: "/")
+        while position < bytes.count, bytes[position] == slash { position += 1 }
+        guard position < bytes.count else { return nil }
+        let start = position
+        while position < bytes.count, bytes[position] != slash { position += 1 }
+        return UnsafeBufferPointer(rebasing: bytes[start..<position])
+    }
+
+    private static func withUTF8<Result>(_ path: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        var path = path
+        return path.withUTF8(body)
     }
 
     private static func decode(_ part: Substring) -> String {
-        guard part.contains("%") else { return String(part) }
+        guard part.utf8.contains(UInt8(ascii: "%")) else { return String(part) }
         return part.removingPercentEncoding ?? String(part)
+    }
+
+    private static func decode(_ part: UnsafeBufferPointer<UInt8>) -> String {
+        let text = String(decoding: part, as: UTF8.self)
+        guard part.contains(UInt8(ascii: "%")) else { return text }
+        return text.removingPercentEncoding ?? text
     }
 }

@@ -119,10 +119,13 @@ public final class Emulator: Sendable {
     public func shutdown() async {
         dispatcher.attach(nil)
         await bus?.shutdown()
+        await dispatcher.waitUntilRecorded()
     }
 
-    /// Waits until the deployed functions have nothing queued or running.
+    /// Waits until the deployed functions have nothing queued or running, and what they did is
+    /// in the event log.
     public func waitUntilIdle() async {
         await bus?.waitUntilIdle()
+        await dispatcher.waitUntilRecorded()
     }
 }

@@ -74,51 +74,63 @@ extension EmulatorStore {
         }
     }
 
-    /// Marks events done: every function has finished with them (delivered or dead-lettered).
-    public func markDone(_ sequences: [Int64], at time: Date = Date()) throws {
-        guard !sequences.isEmpty else { return }
+    /// What the bus reported about an outbox event, to record.
+    package enum Outcome: Sendable {
+        /// One function's delivery of the event with this outbox sequence reached a state.
+        case delivery(sequence: Int64, DeliveryReport)
+        /// These outbox entries are done: every function finished with them.
+        case done([Int64], at: Date)
+    }
+
+    /// Records outcomes in order, in one transaction. A delivery's attempts add up across
+    /// restarts: a bus started anew counts from 1 again, and the log keeps the total.
+    package func record(_ outcomes: [Outcome]) throws {
+        guard !outcomes.isEmpty else { return }
         _ = try write { transaction in
-            for sequence in sequences {
-                try transaction.db.execute(
-                    sql: "UPDATE outbox SET done_at = ? WHERE seq = ?",
-                    arguments: [time.timeIntervalSince1970, sequence]
-                )
+            let db = transaction.db
+            for outcome in outcomes {
+                switch outcome {
+                case .delivery(let sequence, let report):
+                    try EmulatorStore.recordDelivery(sequence: sequence, report: report, in: db)
+                case .done(let sequences, let time):
+                    let statement = try db.cachedStatement(sql: "UPDATE outbox SET done_at = ? WHERE seq = ?")
+                    for sequence in sequences {
+                        try statement.execute(arguments: [time.timeIntervalSince1970, sequence])
+                    }
+                }
             }
         }
     }
 
-    /// Records the latest state of one function's delivery of one event. Attempts add up across
-    /// restarts: a bus started anew counts from 1 again, and the log keeps the total.
-    public func recordDelivery(sequence: Int64, report: DeliveryReport) throws {
+    private static func recordDelivery(sequence: Int64, report: DeliveryReport, in db: GRDB.Database) throws {
         let status: String
         switch report.status {
         case .succeeded: status = "succeeded"
         case .willRetry: status = "retrying"
         case .deadLettered(let reason): status = "dead-letter:\(reason.rawValue)"
         }
-        _ = try write { transaction in
-            try transaction.db.execute(
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO deliveries (event_seq, function, attempts, status, last_error, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT (event_seq, function) DO UPDATE SET
+                    attempts = max(excluded.attempts, deliveries.attempts + 1), status = excluded.status,
+                    last_error = excluded.last_error, updated_at = excluded.updated_at
+                """
+        ).execute(
+            arguments: [sequence, report.function, report.attempt, status, report.error, report.time.timeIntervalSince1970]
+        )
+        // An event that expired has no attempt to record.
+        if let started = report.startedAt {
+            try db.cachedStatement(
                 sql: """
-                    INSERT INTO deliveries (event_seq, function, attempts, status, last_error, updated_at)
-                    VALUES (?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (event_seq, function) DO UPDATE SET
-                        attempts = max(excluded.attempts, deliveries.attempts + 1), status = excluded.status,
-                        last_error = excluded.last_error, updated_at = excluded.updated_at
-                    """,
-                arguments: [sequence, report.function, report.attempt, status, report.error,
-                    report.time.timeIntervalSince1970]
+                    INSERT INTO delivery_attempts (event_seq, function, attempt, started_at, finished_at, succeeded, error)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """
+            ).execute(
+                arguments: [sequence, report.function, report.attempt, started.timeIntervalSince1970,
+                    report.time.timeIntervalSince1970, report.status == .succeeded, report.error]
             )
-            // An event that expired has no attempt to record.
-            if let started = report.startedAt {
-                try transaction.db.execute(
-                    sql: """
-                        INSERT INTO delivery_attempts (event_seq, function, attempt, started_at, finished_at, succeeded, error)
-                        VALUES (?, ?, ?, ?, ?, ?, ?)
-                        """,
-                    arguments: [sequence, report.function, report.attempt, started.timeIntervalSince1970,
-                        report.time.timeIntervalSince1970, report.status == .succeeded, report.error]
-                )
-            }
         }
     }
 

@@ -82,11 +82,12 @@ package struct StoreTransaction {
     /// Adds an event to the outbox, in this transaction.
     public mutating func emit(_ event: CloudEvent) throws {
         let now = Date()
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 INSERT INTO outbox (event_id, source, type, subject, event, created_at)
                 VALUES (?, ?, ?, ?, ?, ?)
-                """,
+                """
+        ).execute(
             arguments: [
                 event.id, event.source, event.type, event.subject, event.jsonFormat(), now.timeIntervalSince1970,
             ]

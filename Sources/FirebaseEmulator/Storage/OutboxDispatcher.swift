@@ -18,10 +18,18 @@ package final class OutboxDispatcher: DeliveryObserver {
         /// The outbox entries of each event published and not yet finished (a duplicate
         /// committed again joins the entry in flight).
         var inFlight: [CloudEvent.Key: [Int64]] = [:]
+        /// Outcomes reported and not yet written.
+        var pending: [EmulatorStore.Outcome] = []
+        /// Whether a caller is writing the pending outcomes.
+        var recording = false
+        /// Callers of ``waitUntilRecorded()``.
+        var recordedWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
     let store: EmulatorStore
     let logger: Logger
+    /// How long reported outcomes wait for others to join their commit.
+    let recordingDelay = Duration.milliseconds(2)
     private let state = Mutex(State())
 
     /// Creates a dispatcher for a store.
@@ -86,19 +94,65 @@ package final class OutboxDispatcher: DeliveryObserver {
     public func deliveryFinished(_ report: DeliveryReport) {
         let key = CloudEvent.Key(source: report.eventSource, id: report.eventId)
         guard let sequence = state.withLock({ $0.inFlight[key]?.first }) else { return }
-        do {
-            try store.recordDelivery(sequence: sequence, report: report)
-        } catch {
-            logger.error("could not record a delivery", metadata: ["error": "\(error)"])
-        }
+        record(.delivery(sequence: sequence, report))
     }
 
     public func eventFinished(_ key: CloudEvent.Key) {
         guard let sequences = state.withLock({ $0.inFlight.removeValue(forKey: key) }) else { return }
-        do {
-            try store.markDone(sequences)
-        } catch {
-            logger.error("could not mark events done", metadata: ["error": "\(error)"])
+        record(.done(sequences, at: Date()))
+    }
+
+    /// Returns once every outcome reported so far is written to the store.
+    public func waitUntilRecorded() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let recorded = state.withLock { state -> Bool in
+                guard state.recording else { return true }
+                state.recordedWaiters.append(continuation)
+                return false
+            }
+            if recorded { continuation.resume() }
+        }
+    }
+
+    /// Writes outcomes by group commit: the first outcome with no write under way starts a
+    /// short-lived writer task, which waits a moment (`recordingDelay`) so that the outcomes of
+    /// other deliveries join it, writes them in one transaction, and goes on until nothing is
+    /// left. Under load one commit carries many outcomes instead of one commit each; the event
+    /// log lags by about the delay, and ``waitUntilRecorded()`` waits for the writer.
+    private func record(_ outcome: EmulatorStore.Outcome) {
+        let starts = state.withLock { state -> Bool in
+            state.pending.append(outcome)
+            guard !state.recording else { return false }
+            state.recording = true
+            return true
+        }
+        guard starts else { return }
+        Task.detached { [self] in
+            try? await Task.sleep(for: recordingDelay)
+            writePending()
+        }
+    }
+
+    private func writePending() {
+        while true {
+            let (batch, waiters) = state.withLock { state -> ([EmulatorStore.Outcome], [CheckedContinuation<Void, Never>]) in
+                guard !state.pending.isEmpty else {
+                    state.recording = false
+                    defer { state.recordedWaiters = [] }
+                    return ([], state.recordedWaiters)
+                }
+                defer { state.pending = [] }
+                return (state.pending, [])
+            }
+            guard !batch.isEmpty else {
+                for waiter in waiters { waiter.resume() }
+                return
+            }
+            do {
+                try store.record(batch)
+            } catch {
+                logger.error("could not record deliveries", metadata: ["error": "\(error)", "outcomes": "\(batch.count)"])
+            }
         }
     }
 }

@@ -83,10 +83,11 @@ struct BusState: Sendable {
         lanes[lane].drainers -= 1
     }
 
-    /// Tells every parked drainer to end; each counts itself out.
+    /// Tells every parked drainer to end, and counts them out.
     mutating func releaseParkedDrainers() {
         for index in lanes.indices {
             for parked in lanes[index].parked { parked.continuation.resume(returning: false) }
+            lanes[index].drainers -= lanes[index].parked.count
             lanes[index].parked = []
         }
     }

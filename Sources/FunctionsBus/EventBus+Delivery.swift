@@ -143,33 +143,35 @@ extension EventBus {
 
     /// Waits, as the lane's one parked drainer, until work arrives (`true`) or the drainer is
     /// to end (`false`: the bus shuts down or goes away, the drainer is cancelled, or another
-    /// one parked first). It holds the bus only to register and to count itself out.
+    /// one parked first). It holds the bus only to register. Whoever decides that it ends
+    /// counts it out in the same locked section, so no moment exists where it is counted as a
+    /// drainer that could take work yet is neither parked nor running.
     private static func park(_ bus: @Sendable () -> EventBus?, lane index: Int, drainer id: UInt64) async -> Bool {
-        let wake = await withTaskCancellationHandler {
+        await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 guard let bus = bus() else { return continuation.resume(returning: false) }
-                let answer = bus.state.withLock { state -> Bool? in
-                    if !state.lanes[index].queue.isEmpty { return true }
-                    if state.shuttingDown || !state.lanes[index].parked.isEmpty || Task.isCancelled { return false }
+                let (answer, gone) = bus.state.withLock { state -> (Bool?, [CheckedContinuation<Void, Never>]) in
+                    if !state.lanes[index].queue.isEmpty { return (true, []) }
+                    if state.shuttingDown || !state.lanes[index].parked.isEmpty || Task.isCancelled {
+                        state.drainerEnded(lane: index)
+                        return (false, state.takeDrainersGoneIfDone())
+                    }
                     state.lanes[index].parked.append(BusState.Parked(drainer: id, continuation: continuation))
-                    return nil
+                    return (nil, [])
                 }
                 if let answer { continuation.resume(returning: answer) }
+                for waiter in gone { waiter.resume() }
             }
         } onCancel: {
-            let parked = bus()?.state.withLock { state -> BusState.Parked? in
-                guard let position = state.lanes[index].parked.firstIndex(where: { $0.drainer == id }) else { return nil }
-                return state.lanes[index].parked.remove(at: position)
-            }
+            let (parked, gone) = bus()?.state.withLock { state -> (BusState.Parked?, [CheckedContinuation<Void, Never>]) in
+                guard let position = state.lanes[index].parked.firstIndex(where: { $0.drainer == id }) else { return (nil, []) }
+                let parked = state.lanes[index].parked.remove(at: position)
+                state.drainerEnded(lane: index)
+                return (parked, state.takeDrainersGoneIfDone())
+            } ?? (nil, [])
             parked?.continuation.resume(returning: false)
+            for waiter in gone { waiter.resume() }
         }
-        guard !wake else { return true }
-        let waiters = bus()?.state.withLock { state in
-            state.drainerEnded(lane: index)
-            return state.takeDrainersGoneIfDone()
-        }
-        for waiter in waiters ?? [] { waiter.resume() }
-        return false
     }
 
     /// Records the end of an attempt; `true` when the attempt had already timed out, so the

@@ -249,6 +249,26 @@ struct EventBusTests {
         #expect(runtime.bus.deadLetters.isEmpty)
     }
 
+    @Test("events keep arriving as two drainers of a function go idle together, round after round", .timeLimit(.minutes(1)))
+    func drainersGoingIdleTogether() async throws {
+        let calls = Calls()
+        var functions = FunctionRegistry()
+        functions["f"] = Database.ref("a/{x}").options(.concurrency(2)).onWrite { _, context in
+            await Task.yield()
+            calls.add(context.params["x"] ?? "")
+        }
+        let runtime = try TestRuntime(functions)
+        // Two drainers finish together and both try to park: one parks, the other ends, and the
+        // next event must find the parked one (or a new one), or waitUntilIdle never returns.
+        for round in 0..<1_000 {
+            runtime.bus.publish(contentsOf: [Self.write("a/\(round)-1"), Self.write("a/\(round)-2")])
+            await runtime.bus.waitUntilIdle()
+            runtime.bus.publish(Self.write("a/\(round)-3"))
+            await runtime.bus.waitUntilIdle()
+        }
+        #expect(calls.all.count == 3_000)
+    }
+
     @Test("runs at most `concurrency` invocations of a function at once; the rest wait their turn in order")
     func concurrencyLimit() async throws {
         // Each invocation holds until the test lets it go.

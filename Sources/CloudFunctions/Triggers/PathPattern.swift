@@ -168,7 +168,9 @@ extension PathPattern {
             }
             guard leads else { return nil }
         }
-        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        // Split on the bytes, as the matching without `**` does (a combining mark after a `/`
+        // must not join it).
+        let parts = path.utf8.split(separator: UInt8(ascii: "/")).map { Substring($0) }
         var captures: [String: String] = [:]
         let suffixCount = segments.count - multipleIndex - 1
         guard parts.count >= segments.count - 1 else { return nil }

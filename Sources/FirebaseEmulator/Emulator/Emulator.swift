@@ -106,6 +106,9 @@ public final class Emulator: Sendable {
         }
         dispatcher.attach(bus)
         await previous?.shutdown()
+        // What the old bus finished must be marked done before the outbox is read for what is
+        // pending, or those events would be delivered again.
+        await dispatcher.waitUntilRecorded()
         try dispatcher.recoverPending()
         return bus
     }

@@ -93,7 +93,10 @@ package final class OutboxDispatcher: DeliveryObserver {
 
     public func deliveryFinished(_ report: DeliveryReport) {
         let key = CloudEvent.Key(source: report.eventSource, id: report.eventId)
-        guard let sequence = state.withLock({ $0.inFlight[key]?.first }) else { return }
+        // Another function's drainer may have told that the event is finished (and so stopped
+        // tracking it) before this report arrived: the outbox still knows its sequence.
+        guard let sequence = state.withLock({ $0.inFlight[key]?.first }) ?? (try? store.latestSequence(of: key))
+        else { return }
         record(.delivery(sequence: sequence, report))
     }
 

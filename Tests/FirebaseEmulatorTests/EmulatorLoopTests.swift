@@ -98,6 +98,22 @@ struct EmulatorLoopTests {
         #expect(try emulator.store.eventLog().count == 300)
     }
 
+    @Test("a redeploy right after an event was delivered does not deliver it again")
+    func redeployAfterDelivery() async throws {
+        let emulator = try Emulator(project: "demo-project", directory: nil)
+        let calls = Mutex(0)
+        var functions = FunctionRegistry()
+        functions["count"] = Database.ref("/items/{id}").onWrite { _, _ in calls.withLock { $0 += 1 } }
+        let bus = try await emulator.deploy(functions)
+        try emulator.database.set(namespace: emulator.defaultDatabaseInstance, path: "items/a", value: 1)
+        // The bus is done with the event; its done mark may not be written yet.
+        await bus.waitUntilIdle()
+        try await emulator.deploy(functions)
+        await emulator.waitUntilIdle()
+        #expect(calls.withLock { $0 } == 1)
+        #expect(try emulator.store.pendingEvents().isEmpty)
+    }
+
     @Test("a function that writes where it listens is stopped after the chain limit, and nothing crashes")
     func triggerLoop() async throws {
         let emulator = try Emulator(project: "demo-project", directory: nil)

@@ -8,9 +8,13 @@ enum LenientCoding {
         _ container: KeyedDecodingContainer<Key>,
         _ key: Key
     ) throws -> Int64? {
-        if try !container.contains(key) || container.decodeNil(forKey: key) { return nil }
-        // The proto3 string first: it is what Firebase sends, and each failed try throws.
-        guard let text = try? container.decode(String.self, forKey: key) else {
+        // The proto3 string first: it is what Firebase sends, and read this way it costs one
+        // lookup (absent and null give nil; a number is a type mismatch).
+        let text: String
+        do {
+            guard let string = try container.decodeIfPresent(String.self, forKey: key) else { return nil }
+            text = string
+        } catch DecodingError.typeMismatch {
             if let number = try? container.decode(Int64.self, forKey: key) { return number }
             let double = try container.decode(Double.self, forKey: key)
             guard double.rounded() == double, abs(double) < 9.2e18 else {
@@ -37,8 +41,11 @@ enum LenientCoding {
         _ container: KeyedDecodingContainer<Key>,
         _ key: Key
     ) throws -> Date? {
-        if try !container.contains(key) || container.decodeNil(forKey: key) { return nil }
-        guard let text = try? container.decode(String.self, forKey: key) else {
+        let text: String
+        do {
+            guard let string = try container.decodeIfPresent(String.self, forKey: key) else { return nil }
+            text = string
+        } catch DecodingError.typeMismatch {
             return Date(timeIntervalSince1970: try container.decode(Double.self, forKey: key) / 1000)
         }
         if let date = RFC3339Timestamp.date(from: text) { return date }

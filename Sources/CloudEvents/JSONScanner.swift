@@ -97,47 +97,6 @@ package struct JSONScanner {
         return start..<index
     }
 
-    /// Checks a string and moves past it without building it: what skipping a value needs.
-    private mutating func skipString() throws(CloudEventError) {
-        skipWhitespace()
-        guard peek == UInt8(ascii: "\"") else { throw error("expected a string") }
-        index += 1
-        var runStart = index
-        while true {
-            guard let byte = peek else { throw error("unterminated string") }
-            if byte == UInt8(ascii: "\"") {
-                try checkRun(from: runStart)
-                index += 1
-                return
-            }
-            if byte < 0x20 { throw error("control character in string") }
-            guard byte == UInt8(ascii: "\\") else {
-                index += 1
-                continue
-            }
-            try checkRun(from: runStart)
-            index += 1
-            _ = try readEscape()
-            runStart = index
-        }
-    }
-
-    /// Checks that the unescaped bytes from `start` to the current index are UTF-8.
-    private func checkRun(from start: Int) throws(CloudEventError) {
-        var position = start
-        while position < index, bytes[position] < 0x80 { position += 1 }
-        guard position < index else { return }
-        var parser = Unicode.UTF8.ForwardParser()
-        var iterator = bytes[position..<index].makeIterator()
-        while true {
-            switch parser.parseScalar(from: &iterator) {
-            case .valid: continue
-            case .emptyInput: return
-            case .error: throw error("invalid UTF-8 in string")
-            }
-        }
-    }
-
     private mutating func literal(_ word: String) throws(CloudEventError) {
         for byte in word.utf8 {
             guard peek == byte else { throw error("invalid literal") }
@@ -171,37 +130,66 @@ package struct JSONScanner {
     private func isDigit(_ byte: UInt8) -> Bool { (0x30...0x39).contains(byte) }
 
     package mutating func readString() throws(CloudEventError) -> String {
+        var scalars: String.UnicodeScalarView? = String.UnicodeScalarView()
+        try scanString(into: &scalars)
+        return String(scalars ?? String.UnicodeScalarView())
+    }
+
+    /// Checks a string and moves past it without building it: what skipping a value needs.
+    private mutating func skipString() throws(CloudEventError) {
+        var nothing: String.UnicodeScalarView?
+        try scanString(into: &nothing)
+    }
+
+    /// Checks the string at the current index and moves past it, appending its text to
+    /// `scalars` unless that is `nil`.
+    private mutating func scanString(into scalars: inout String.UnicodeScalarView?) throws(CloudEventError) {
         skipWhitespace()
         guard peek == UInt8(ascii: "\"") else { throw error("expected a string") }
         index += 1
-        var scalars = String.UnicodeScalarView()
         var runStart = index
         while true {
             guard let byte = peek else { throw error("unterminated string") }
             if byte == UInt8(ascii: "\"") {
-                try appendRun(from: runStart, to: &scalars)
+                try takeRun(from: runStart, into: &scalars)
                 index += 1
-                return String(scalars)
+                return
             }
             if byte < 0x20 { throw error("control character in string") }
             guard byte == UInt8(ascii: "\\") else {
                 index += 1
                 continue
             }
-            try appendRun(from: runStart, to: &scalars)
+            try takeRun(from: runStart, into: &scalars)
             index += 1
-            try scalars.append(readEscape())
+            let escaped = try readEscape()
+            scalars?.append(escaped)
             runStart = index
         }
     }
 
-    /// Appends the unescaped bytes from `start` to the current index, which must be UTF-8.
-    private func appendRun(from start: Int, to scalars: inout String.UnicodeScalarView) throws(CloudEventError) {
+    /// Checks that the unescaped bytes from `start` to the current index are UTF-8, and appends
+    /// them to `scalars` unless that is `nil` (checked without building a string then).
+    private func takeRun(from start: Int, into scalars: inout String.UnicodeScalarView?) throws(CloudEventError) {
         guard start < index else { return }
+        guard scalars != nil else {
+            var position = start
+            while position < index, bytes[position] < 0x80 { position += 1 }
+            guard position < index else { return }
+            var parser = Unicode.UTF8.ForwardParser()
+            var iterator = bytes[position..<index].makeIterator()
+            while true {
+                switch parser.parseScalar(from: &iterator) {
+                case .valid: continue
+                case .emptyInput: return
+                case .error: throw error("invalid UTF-8 in string")
+                }
+            }
+        }
         guard let run = String(validating: bytes[start..<index], as: UTF8.self) else {
             throw error("invalid UTF-8 in string")
         }
-        scalars.append(contentsOf: run.unicodeScalars)
+        scalars?.append(contentsOf: run.unicodeScalars)
     }
 
     private mutating func readEscape() throws(CloudEventError) -> Unicode.Scalar {

@@ -12,8 +12,8 @@ struct BusState: Sendable {
         /// Drainer tasks alive: running a handler, between deliveries, or parked.
         var drainers = 0
         var running = 0
-        /// The drainer waiting for work (at most one).
-        var parked: [Parked] = []
+        /// The drainer waiting for work, if one is.
+        var parked: Parked?
     }
 
     /// A drainer waiting for work: resumed with `true` to take it, `false` to end.
@@ -86,9 +86,10 @@ struct BusState: Sendable {
     /// Tells every parked drainer to end, and counts them out.
     mutating func releaseParkedDrainers() {
         for index in lanes.indices {
-            for parked in lanes[index].parked { parked.continuation.resume(returning: false) }
-            lanes[index].drainers -= lanes[index].parked.count
-            lanes[index].parked = []
+            guard let parked = lanes[index].parked else { continue }
+            parked.continuation.resume(returning: false)
+            lanes[index].drainers -= 1
+            lanes[index].parked = nil
         }
     }
 

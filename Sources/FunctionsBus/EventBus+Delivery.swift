@@ -51,8 +51,9 @@ extension EventBus {
     /// only when none is parked.
     func startDrainerIfNeeded(lane index: Int, in state: inout BusState, effects: inout BusEffects) {
         let lane = state.lanes[index]
-        guard !lane.queue.isEmpty, lane.drainers - lane.parked.count == lane.running else { return }
-        if let parked = state.lanes[index].parked.popLast() {
+        guard !lane.queue.isEmpty, lane.drainers - (lane.parked == nil ? 0 : 1) == lane.running else { return }
+        if let parked = lane.parked {
+            state.lanes[index].parked = nil
             effects.wakeups.append(parked.continuation)
             return
         }
@@ -135,7 +136,7 @@ extension EventBus {
             }
         }
         effects.waiters += state.takeIdleWaitersIfIdle(now: clock.now)
-        guard state.shuttingDown || !state.lanes[index].parked.isEmpty else { return .park }
+        guard state.shuttingDown || state.lanes[index].parked != nil else { return .park }
         state.drainerEnded(lane: index)
         effects.waiters += state.takeDrainersGoneIfDone()
         return .stop
@@ -152,11 +153,11 @@ extension EventBus {
                 guard let bus = bus() else { return continuation.resume(returning: false) }
                 let (answer, gone) = bus.state.withLock { state -> (Bool?, [CheckedContinuation<Void, Never>]) in
                     if !state.lanes[index].queue.isEmpty { return (true, []) }
-                    if state.shuttingDown || !state.lanes[index].parked.isEmpty || Task.isCancelled {
+                    if state.shuttingDown || state.lanes[index].parked != nil || Task.isCancelled {
                         state.drainerEnded(lane: index)
                         return (false, state.takeDrainersGoneIfDone())
                     }
-                    state.lanes[index].parked.append(BusState.Parked(drainer: id, continuation: continuation))
+                    state.lanes[index].parked = BusState.Parked(drainer: id, continuation: continuation)
                     return (nil, [])
                 }
                 if let answer { continuation.resume(returning: answer) }
@@ -164,8 +165,8 @@ extension EventBus {
             }
         } onCancel: {
             let (parked, gone) = bus()?.state.withLock { state -> (BusState.Parked?, [CheckedContinuation<Void, Never>]) in
-                guard let position = state.lanes[index].parked.firstIndex(where: { $0.drainer == id }) else { return (nil, []) }
-                let parked = state.lanes[index].parked.remove(at: position)
+                guard let parked = state.lanes[index].parked, parked.drainer == id else { return (nil, []) }
+                state.lanes[index].parked = nil
                 state.drainerEnded(lane: index)
                 return (parked, state.takeDrainersGoneIfDone())
             } ?? (nil, [])

@@ -33,19 +33,10 @@ struct TriggerIndex: Sendable {
         guard let bucket = buckets[event.type] else { return [] }
         var candidates = bucket.anyRef
         if !bucket.byFirstSegment.isEmpty, let ref = event[attribute: "ref"],
-            let keyed = bucket.byFirstSegment[TriggerIndex.firstSegment(of: ref)]
+            let keyed = bucket.byFirstSegment[PathPattern.firstSegment(of: ref)]
         {
             candidates = candidates.isEmpty ? keyed : (candidates + keyed).sorted()
         }
         return candidates.filter { triggers[$0].matches(event) }
-    }
-
-    /// The first non-empty `/`-separated segment of a path (empty when there is none).
-    private static func firstSegment(of path: String) -> String {
-        let slash = UInt8(ascii: "/")
-        let utf8 = path.utf8
-        let start = utf8.firstIndex { $0 != slash } ?? utf8.endIndex
-        let end = utf8[start...].firstIndex(of: slash) ?? utf8.endIndex
-        return String(decoding: utf8[start..<end], as: UTF8.self)
     }
 }

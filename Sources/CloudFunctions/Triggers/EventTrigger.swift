@@ -63,19 +63,14 @@ public struct EventTrigger: Sendable, Hashable {
             if value != expected { return .failure(.filter(attribute: attribute, value: value, expected: expected)) }
         }
         if pathPatterns.isEmpty { return .success([:]) }
-        if pathPatterns.count == 1, let (attribute, pattern) = pathPatterns.first {
-            guard let value = event[attribute: attribute], let captures = pattern.match(value) else {
-                return .failure(.pattern(attribute: attribute, value: event[attribute: attribute], pattern: pattern))
-            }
-            return .success(captures)
-        }
         var params: [String: String] = [:]
         for (attribute, pattern) in pathPatterns {
             let value = event[attribute: attribute]
             guard let value, let captures = pattern.match(value) else {
                 return .failure(.pattern(attribute: attribute, value: value, pattern: pattern))
             }
-            params.merge(captures) { first, _ in first }
+            // The first pattern's captures are taken as they are: no merge for the usual one pattern.
+            if params.isEmpty { params = captures } else { params.merge(captures) { first, _ in first } }
         }
         return .success(params)
     }

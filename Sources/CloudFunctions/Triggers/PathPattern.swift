@@ -126,7 +126,8 @@ extension PathPattern {
         var captures: [String: String] = [:]
         let matched = PathPattern.withUTF8(path) { bytes in
             pair(bytes) { index, part in
-                if case .single(let name?) = segments[index] { captures[name] = PathPattern.decode(part) }
+                guard case .single(let name?) = segments[index] else { return }
+                captures[name] = PathPattern.decode(String(decoding: part, as: UTF8.self))
             }
         }
         return matched ? captures : nil
@@ -161,12 +162,8 @@ extension PathPattern {
     private func matchWithMultiple(_ path: String) -> [String: String]? {
         guard let multipleIndex else { return nil }
         // Most paths fail on a leading literal: reject those before splitting.
-        if let first = literals.first ?? nil {
-            let leads = PathPattern.withUTF8(path) { bytes in
-                var position = 0
-                return PathPattern.nextSegment(of: bytes, from: &position)?.elementsEqual(first) ?? false
-            }
-            guard leads else { return nil }
+        if case .literal(let first)? = segments.first, !PathPattern.firstSegment(of: path).utf8.elementsEqual(first.utf8) {
+            return nil
         }
         // Split on the bytes, as the matching without `**` does (a combining mark after a `/`
         // must not join it).
@@ -183,7 +180,7 @@ extension PathPattern {
         }
         if case .multiple(let name?) = segments[multipleIndex] {
             let middle = parts[multipleIndex..<(parts.count - suffixCount)]
-            captures[name] = middle.map { PathPattern.decode($0) }.joined(separator: "/")
+            captures[name] = middle.map { PathPattern.decode(String($0)) }.joined(separator: "/")
         }
         return captures
     }
@@ -192,7 +189,7 @@ extension PathPattern {
         switch segment {
         case .literal(let text): return part.utf8.elementsEqual(text.utf8)
         case .single(let name):
-            if let name { captures[name] = decode(part) }
+            if let name { captures[name] = decode(String(part)) }
             return true
         case .multiple: return true
         }
@@ -210,19 +207,23 @@ extension PathPattern {
         return UnsafeBufferPointer(rebasing: bytes[start..<position])
     }
 
+    /// The first non-empty `/`-separated segment of a path, split on bytes as matching does
+    /// (empty when there is none).
+    package static func firstSegment(of path: String) -> String {
+        withUTF8(path) { bytes in
+            var position = 0
+            return nextSegment(of: bytes, from: &position).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        }
+    }
+
     private static func withUTF8<Result>(_ path: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
         var path = path
         return path.withUTF8(body)
     }
 
-    private static func decode(_ part: Substring) -> String {
-        guard part.utf8.contains(UInt8(ascii: "%")) else { return String(part) }
-        return part.removingPercentEncoding ?? String(part)
-    }
-
-    private static func decode(_ part: UnsafeBufferPointer<UInt8>) -> String {
-        let text = String(decoding: part, as: UTF8.self)
-        guard part.contains(UInt8(ascii: "%")) else { return text }
+    /// A captured segment, URI-decoded.
+    private static func decode(_ text: String) -> String {
+        guard text.utf8.contains(UInt8(ascii: "%")) else { return text }
         return text.removingPercentEncoding ?? text
     }
 }

@@ -1,6 +1,8 @@
 // Pushes events through the in-process EventBus and prints throughput and dispatch latency.
 //
-//   swift run -c release bus-benchmark [events-per-run [only-this-function-count]]
+//   swift run -c release bus-benchmark [events-per-run [only-this-function-count [only-this-scenario]]]
+//
+// (scenarios are named match-one, fan-out and typed on the command line).
 //
 // Scenarios, each with 1, 10 and 100 registered functions:
 // - "match one": every function listens on its own path; each event matches exactly one.
@@ -19,6 +21,7 @@ import Synchronization
 
 let eventsPerRun = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 1_000_000
 let onlyFunctionCount = CommandLine.arguments.dropFirst(2).first.flatMap(Int.init)
+let onlyScenario = CommandLine.arguments.dropFirst(3).first
 let latencySamples = 20_000
 
 final class StartTimes: Sendable {
@@ -38,6 +41,15 @@ enum Scenario: String, CaseIterable {
     case matchOne = "match one"
     case fanOut = "fan-out"
     case typed = "typed (decode)"
+
+    /// The scenario's name on the command line.
+    var argument: String {
+        switch self {
+        case .matchOne: "match-one"
+        case .fanOut: "fan-out"
+        case .typed: "typed"
+        }
+    }
 }
 
 func registry(_ scenario: Scenario, count: Int, starts: StartTimes) -> FunctionRegistry {
@@ -87,7 +99,7 @@ func percentile(_ sorted: [UInt64], _ p: Double) -> Double {
 print("bus-benchmark: \(eventsPerRun) events per throughput run, \(latencySamples) latency samples, "
     + "\(ProcessInfo.processInfo.activeProcessorCount) cores")
 print("scenario        functions    events/s   deliveries/s   p50 µs   p99 µs")
-for scenario in Scenario.allCases {
+for scenario in Scenario.allCases where onlyScenario == nil || onlyScenario == scenario.argument {
     for count in [1, 10, 100] where onlyFunctionCount == nil || onlyFunctionCount == count {
         let starts = StartTimes()
         let bus = try EventBus(functions: registry(scenario, count: count, starts: starts))

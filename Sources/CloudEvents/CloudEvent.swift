@@ -9,24 +9,99 @@ public struct CloudEvent: Sendable, Hashable {
     /// The only CloudEvents version this module reads and writes.
     public static let specVersion = "1.0"
 
+    /// The attributes and data, behind one reference: an event is copied at every hand-off
+    /// (queues, deliveries, contexts), and a copy then costs one retain instead of one per field.
+    /// Setting a field copies the storage first when another event shares it.
+    private final class Storage: @unchecked Sendable {
+        var id: String
+        var source: String
+        var type: String
+        var time: Date?
+        var subject: String?
+        var dataContentType: String?
+        var dataSchema: String?
+        var extensions: [String: CloudEventAttributeValue]
+        var data: Data?
+
+        init(
+            id: String, source: String, type: String, time: Date?, subject: String?, dataContentType: String?,
+            dataSchema: String?, extensions: [String: CloudEventAttributeValue], data: Data?
+        ) {
+            self.id = id
+            self.source = source
+            self.type = type
+            self.time = time
+            self.subject = subject
+            self.dataContentType = dataContentType
+            self.dataSchema = dataSchema
+            self.extensions = extensions
+            self.data = data
+        }
+
+        func copy() -> Storage {
+            Storage(
+                id: id, source: source, type: type, time: time, subject: subject, dataContentType: dataContentType,
+                dataSchema: dataSchema, extensions: extensions, data: data
+            )
+        }
+    }
+
+    // Never mutated in place while shared: every setter goes through `unique`.
+    private var storage: Storage
+
+    private var unique: Storage {
+        mutating get {
+            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+            return storage
+        }
+    }
+
     /// Identifies the event; `source` + `id` is unique for each distinct event.
-    public var id: String
+    public var id: String {
+        get { storage.id }
+        set { unique.id = newValue }
+    }
     /// Identifies the context in which the event happened, a URI reference.
-    public var source: String
+    public var source: String {
+        get { storage.source }
+        set { unique.source = newValue }
+    }
     /// The kind of event, e.g. `google.firebase.database.ref.v1.written`.
-    public var type: String
+    public var type: String {
+        get { storage.type }
+        set { unique.type = newValue }
+    }
     /// When the occurrence happened.
-    public var time: Date?
+    public var time: Date? {
+        get { storage.time }
+        set { unique.time = newValue }
+    }
     /// The subject of the event within its source, e.g. `refs/users/abc`.
-    public var subject: String?
+    public var subject: String? {
+        get { storage.subject }
+        set { unique.subject = newValue }
+    }
     /// The media type of `data`, e.g. `application/json`.
-    public var dataContentType: String?
+    public var dataContentType: String? {
+        get { storage.dataContentType }
+        set { unique.dataContentType = newValue }
+    }
     /// A URI identifying the schema `data` adheres to.
-    public var dataSchema: String?
+    public var dataSchema: String? {
+        get { storage.dataSchema }
+        set { unique.dataSchema = newValue }
+    }
     /// Extension attributes by name (lower-case letters and digits).
-    public var extensions: [String: CloudEventAttributeValue]
+    public var extensions: [String: CloudEventAttributeValue] {
+        get { storage.extensions }
+        set { unique.extensions = newValue }
+        _modify { yield &unique.extensions }
+    }
     /// The payload, as bytes.
-    public var data: Data?
+    public var data: Data? {
+        get { storage.data }
+        set { unique.data = newValue }
+    }
 
     /// Creates an event from its attributes.
     public init(
@@ -40,15 +115,29 @@ public struct CloudEvent: Sendable, Hashable {
         extensions: [String: CloudEventAttributeValue] = [:],
         data: Data? = nil
     ) {
-        self.id = id
-        self.source = source
-        self.type = type
-        self.time = time
-        self.subject = subject
-        self.dataContentType = dataContentType
-        self.dataSchema = dataSchema
-        self.extensions = extensions
-        self.data = data
+        storage = Storage(
+            id: id, source: source, type: type, time: time, subject: subject, dataContentType: dataContentType,
+            dataSchema: dataSchema, extensions: extensions, data: data
+        )
+    }
+
+    public static func == (a: CloudEvent, b: CloudEvent) -> Bool {
+        if a.storage === b.storage { return true }
+        return a.id == b.id && a.source == b.source && a.type == b.type && a.time == b.time && a.subject == b.subject
+            && a.dataContentType == b.dataContentType && a.dataSchema == b.dataSchema && a.extensions == b.extensions
+            && a.data == b.data
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+        hasher.combine(source)
+        hasher.combine(type)
+        hasher.combine(time)
+        hasher.combine(subject)
+        hasher.combine(dataContentType)
+        hasher.combine(dataSchema)
+        hasher.combine(extensions)
+        hasher.combine(data)
     }
 
     /// The names of the attributes the specification defines, which extensions may not reuse.

@@ -80,14 +80,16 @@ extension EventBus {
         var finished: (job: Job, failure: (any Error)?)?
         while true {
             var effects = BusEffects()
+            // One reading of the clock serves the attempt that ended and the one that starts.
+            let now = clock.now
             let next = state.withLock { state -> Next in
                 defer { state.reportsInProgress += effects.reports.count + effects.finished.count }
                 if let finished,
-                    finishAttempt(finished.job, failure: finished.failure, in: &state, effects: &effects)
+                    finishAttempt(finished.job, failure: finished.failure, now: now, in: &state, effects: &effects)
                 {
                     return .stop
                 }
-                return nextJob(lane: index, drainer: id, in: &state, effects: &effects)
+                return nextJob(lane: index, drainer: id, now: now, in: &state, effects: &effects)
             }
             finishEffects(effects)
             finished = nil
@@ -116,11 +118,10 @@ extension EventBus {
     }
 
     private func nextJob(
-        lane index: Int, drainer id: UInt64, in state: inout BusState, effects: inout BusEffects
+        lane index: Int, drainer id: UInt64, now: Date, in state: inout BusState, effects: inout BusEffects
     ) -> Next {
         let options = lanes[index].function.options
         while var delivery = state.lanes[index].queue.popFirst() {
-            let now = clock.now
             switch delivery.machine.start(now: now, options: options) {
             case .expire:
                 state.active -= 1
@@ -135,7 +136,7 @@ extension EventBus {
                 return .run(Job(attemptID: attemptID, delivery: delivery, attempt: attempt, deadline: deadline))
             }
         }
-        effects.waiters += state.takeIdleWaitersIfIdle(now: clock.now)
+        effects.waiters += state.takeIdleWaitersIfIdle(now: now)
         guard state.shuttingDown || state.lanes[index].parked != nil else { return .park }
         state.drainerEnded(lane: index)
         effects.waiters += state.takeDrainersGoneIfDone()
@@ -178,21 +179,21 @@ extension EventBus {
     /// Records the end of an attempt; `true` when the attempt had already timed out, so the
     /// drainer that ran it has been replaced and must stop.
     private func finishAttempt(
-        _ job: Job, failure: (any Error)?, in state: inout BusState, effects: inout BusEffects
+        _ job: Job, failure: (any Error)?, now: Date, in state: inout BusState, effects: inout BusEffects
     ) -> Bool {
         guard let entry = state.inFlight.removeValue(forKey: job.attemptID) else { return true }
         state.lanes[entry.lane].running -= 1
-        conclude(entry.delivery, lane: entry.lane, error: failure.map { "\($0)" }, in: &state, effects: &effects)
+        conclude(entry.delivery, lane: entry.lane, error: failure.map { "\($0)" }, now: now, in: &state, effects: &effects)
         return false
     }
 
     /// Applies the outcome of an attempt: done, retry later, or dead letter.
     func conclude(
-        _ delivery: Delivery, lane index: Int, error: String?, in state: inout BusState, effects: inout BusEffects
+        _ delivery: Delivery, lane index: Int, error: String?, now: Date, in state: inout BusState,
+        effects: inout BusEffects
     ) {
         var delivery = delivery
         delivery.lastError = error ?? delivery.lastError
-        let now = clock.now
         let action = delivery.machine.finish(
             succeeded: error == nil,
             now: now,

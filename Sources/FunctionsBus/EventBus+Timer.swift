@@ -69,6 +69,7 @@ extension EventBus {
                 entry.delivery,
                 lane: entry.lane,
                 error: "timed out after \(timeout.seconds.formatted()) s",
+                now: now,
                 in: &state,
                 effects: &effects
             )

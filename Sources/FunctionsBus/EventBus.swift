@@ -53,6 +53,8 @@ public final class EventBus: Sendable {
     }
 
     let lanes: [LaneDefinition]
+    /// Each lane's name alone in an array, as ``PublishResult/functions`` gives it.
+    private let laneNames: [[String]]
     private let index: TriggerIndex
     let admin: AdminClients
     let clock: any BusClock
@@ -90,6 +92,7 @@ public final class EventBus: Sendable {
             return LaneDefinition(name: name, function: function, trigger: trigger, handle: handle)
         }
         self.lanes = lanes
+        self.laneNames = lanes.map { [$0.name] }
         self.index = TriggerIndex(lanes.map(\.trigger))
         self.admin = admin
         self.clock = clock
@@ -131,13 +134,13 @@ public final class EventBus: Sendable {
         }
         // Build the deliveries outside the bus lock; under it, only append them.
         let now = clock.now
-        var deliveriesByLane: [Int: [Delivery]] = [:]
+        var deliveriesByLane = [[Delivery]](repeating: [], count: lanes.count)
         for position in events.indices where accepted[position] {
             guard !matches[position].isEmpty else { continue }
-            let event = Delivery.SharedEvent(events[position])
-            let machine = DeliveryStateMachine(origin: event.event.time ?? now)
+            let event = events[position]
+            let machine = DeliveryStateMachine(origin: event.time ?? now)
             for lane in matches[position] {
-                deliveriesByLane[lane, default: []].append(Delivery(event: event, machine: machine))
+                deliveriesByLane[lane].append(Delivery(event: event, machine: machine))
             }
         }
         var effects = BusEffects()
@@ -154,19 +157,21 @@ public final class EventBus: Sendable {
                 }
                 state.reportsInProgress += effects.finished.count
             }
-            for (lane, deliveries) in deliveriesByLane {
-                enqueue(contentsOf: deliveries, lane: lane, in: &state, effects: &effects)
+            for lane in deliveriesByLane.indices where !deliveriesByLane[lane].isEmpty {
+                enqueue(contentsOf: deliveriesByLane[lane], lane: lane, in: &state, effects: &effects)
             }
             return true
         }
         finishEffects(effects)
         return events.indices.map { position in
             let delivered = open && accepted[position]
-            return PublishResult(
-                functions: delivered ? matches[position].map { lanes[$0].name } : [],
-                duplicate: !accepted[position]
-            )
+            return PublishResult(functions: delivered ? names(of: matches[position]) : [], duplicate: !accepted[position])
         }
+    }
+
+    /// The names of the lanes, without allocating for the usual single match.
+    private func names(of matched: [Int]) -> [String] {
+        matched.count == 1 ? laneNames[matched[0]] : matched.map { lanes[$0].name }
     }
 
     /// Waits until nothing is queued or running and no retry is due.
@@ -203,7 +208,7 @@ public final class EventBus: Sendable {
             else { return false }
             let letter = state.deadLetters.remove(at: index)
             let machine = DeliveryStateMachine(origin: clock.now)
-            let delivery = Delivery(event: Delivery.SharedEvent(letter.event), machine: machine)
+            let delivery = Delivery(event: letter.event, machine: machine)
             if observer != nil { state.unfinished[letter.event.key, default: 0] += 1 }
             enqueue(contentsOf: [delivery], lane: lane, in: &state, effects: &effects)
             return true

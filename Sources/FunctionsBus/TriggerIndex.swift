@@ -28,7 +28,8 @@ struct TriggerIndex: Sendable {
         }
     }
 
-    /// The matching triggers' indices, in registration order.
+    /// The matching triggers' indices, in registration order. When every candidate matches (the
+    /// usual case), the answer shares the index's own array: nothing is allocated.
     func matches(_ event: CloudEvent) -> [Int] {
         guard let bucket = buckets[event.type] else { return [] }
         var candidates = bucket.anyRef
@@ -37,6 +38,7 @@ struct TriggerIndex: Sendable {
         {
             candidates = candidates.isEmpty ? keyed : (candidates + keyed).sorted()
         }
-        return candidates.filter { triggers[$0].matches(event) }
+        guard let firstMiss = candidates.firstIndex(where: { !triggers[$0].matches(event) }) else { return candidates }
+        return candidates[..<firstMiss] + candidates[(firstMiss + 1)...].filter { triggers[$0].matches(event) }
     }
 }

@@ -18,9 +18,18 @@ public struct EventTrigger: Sendable, Hashable {
     }
 
     /// The captured parameters when the event matches this trigger, `nil` otherwise.
+    ///
+    /// Runs for every delivery, so it builds no explanation of a mismatch (``mismatch(_:)`` does).
     public func match(_ event: CloudEvent) -> [String: String]? {
-        if case .success(let params) = evaluate(event) { return params }
-        return nil
+        guard event.type == eventType else { return nil }
+        for (attribute, expected) in filters where event[attribute: attribute] != expected { return nil }
+        var params: [String: String]?
+        for (attribute, pattern) in pathPatterns {
+            guard let value = event[attribute: attribute], let captures = pattern.match(value) else { return nil }
+            // The first pattern's captures are taken as they are: no merge for the usual one pattern.
+            if params == nil { params = captures } else { params?.merge(captures) { first, _ in first } }
+        }
+        return params ?? [:]
     }
 
     /// Whether the event matches this trigger, without computing the captured parameters.
@@ -35,12 +44,11 @@ public struct EventTrigger: Sendable, Hashable {
 
     /// Why the event does not match this trigger, in words; `nil` when it matches.
     public func mismatch(_ event: CloudEvent) -> String? {
-        if case .failure(let mismatch) = evaluate(event) { return mismatch.description }
-        return nil
+        firstMismatch(event)?.description
     }
 
     /// The first thing that keeps an event from matching.
-    private enum Mismatch: Error, CustomStringConvertible {
+    private enum Mismatch: CustomStringConvertible {
         case type(String)
         case filter(attribute: String, value: String?, expected: String)
         case pattern(attribute: String, value: String?, pattern: PathPattern)
@@ -56,22 +64,16 @@ public struct EventTrigger: Sendable, Hashable {
         }
     }
 
-    private func evaluate(_ event: CloudEvent) -> Result<[String: String], Mismatch> {
-        guard event.type == eventType else { return .failure(.type(event.type)) }
+    private func firstMismatch(_ event: CloudEvent) -> Mismatch? {
+        guard event.type == eventType else { return .type(event.type) }
         for (attribute, expected) in filters {
             let value = event[attribute: attribute]
-            if value != expected { return .failure(.filter(attribute: attribute, value: value, expected: expected)) }
+            if value != expected { return .filter(attribute: attribute, value: value, expected: expected) }
         }
-        if pathPatterns.isEmpty { return .success([:]) }
-        var params: [String: String] = [:]
         for (attribute, pattern) in pathPatterns {
             let value = event[attribute: attribute]
-            guard let value, let captures = pattern.match(value) else {
-                return .failure(.pattern(attribute: attribute, value: value, pattern: pattern))
-            }
-            // The first pattern's captures are taken as they are: no merge for the usual one pattern.
-            if params.isEmpty { params = captures } else { params.merge(captures) { first, _ in first } }
+            guard let value, pattern.matches(value) else { return .pattern(attribute: attribute, value: value, pattern: pattern) }
         }
-        return .success(params)
+        return nil
     }
 }

@@ -66,7 +66,7 @@ package struct JSONScanner {
     }
 
     /// Skips any JSON value and returns the range of its bytes.
-    mutating func skipValue(depth: Int = 0) throws(CloudEventError) -> Range<Int> {
+    package mutating func skipValue(depth: Int = 0) throws(CloudEventError) -> Range<Int> {
         guard depth < 512 else { throw error("nesting too deep") }
         skipWhitespace()
         let start = index
@@ -130,20 +130,21 @@ package struct JSONScanner {
     private func isDigit(_ byte: UInt8) -> Bool { (0x30...0x39).contains(byte) }
 
     package mutating func readString() throws(CloudEventError) -> String {
-        var scalars: String.UnicodeScalarView? = String.UnicodeScalarView()
-        try scanString(into: &scalars)
-        return String(scalars ?? String.UnicodeScalarView())
+        var text: String? = ""
+        try scanString(into: &text)
+        return text ?? ""
     }
 
     /// Checks a string and moves past it without building it: what skipping a value needs.
     private mutating func skipString() throws(CloudEventError) {
-        var nothing: String.UnicodeScalarView?
+        var nothing: String?
         try scanString(into: &nothing)
     }
 
-    /// Checks the string at the current index and moves past it, appending its text to
-    /// `scalars` unless that is `nil`.
-    private mutating func scanString(into scalars: inout String.UnicodeScalarView?) throws(CloudEventError) {
+    /// Checks the string at the current index and moves past it, appending its text to `text`
+    /// unless that is `nil`. A string without escapes is one run: its text is made once, from
+    /// the bytes.
+    private mutating func scanString(into scalars: inout String?) throws(CloudEventError) {
         skipWhitespace()
         guard peek == UInt8(ascii: "\"") else { throw error("expected a string") }
         index += 1
@@ -163,14 +164,14 @@ package struct JSONScanner {
             try takeRun(from: runStart, into: &scalars)
             index += 1
             let escaped = try readEscape()
-            scalars?.append(escaped)
+            scalars?.unicodeScalars.append(escaped)
             runStart = index
         }
     }
 
     /// Checks that the unescaped bytes from `start` to the current index are UTF-8, and appends
     /// them to `scalars` unless that is `nil` (checked without building a string then).
-    private func takeRun(from start: Int, into scalars: inout String.UnicodeScalarView?) throws(CloudEventError) {
+    private func takeRun(from start: Int, into scalars: inout String?) throws(CloudEventError) {
         guard start < index else { return }
         guard scalars != nil else {
             var position = start
@@ -189,7 +190,7 @@ package struct JSONScanner {
         guard let run = String(validating: bytes[start..<index], as: UTF8.self) else {
             throw error("invalid UTF-8 in string")
         }
-        scalars?.append(contentsOf: run.unicodeScalars)
+        scalars?.append(run)
     }
 
     private mutating func readEscape() throws(CloudEventError) -> Unicode.Scalar {

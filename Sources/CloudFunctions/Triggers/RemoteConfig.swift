@@ -17,7 +17,9 @@ public enum RemoteConfig {
             options: FunctionOptions().with(options),
             problems: [],
             handler: { event, context in
-                try await handler(try EventPayloadError.decode(TemplateVersion.self, from: event), context)
+                let version = try event.data.flatMap(TemplateVersion.init(eventData:))
+                    ?? EventPayloadError.decode(TemplateVersion.self, from: event)
+                try await handler(version, context)
             }
         )
     }

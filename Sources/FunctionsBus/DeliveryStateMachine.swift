@@ -33,6 +33,24 @@ struct DeliveryStateMachine: Sendable, Hashable {
         case deadLetter(DeadLetter.Reason)
     }
 
+    /// What the machine needs of a function's options, with durations in seconds: worked out
+    /// once per function, not at every attempt.
+    struct Limits: Sendable {
+        let timeout: Double
+        let maxEventAge: Double
+        let retry: Bool
+        let maxAttempts: Int?
+        let backoff: BackoffPolicy
+
+        init(_ options: FunctionOptions) {
+            timeout = options.timeout.seconds
+            maxEventAge = options.maxEventAge.seconds
+            retry = options.retry
+            maxAttempts = options.maxAttempts
+            backoff = options.backoff
+        }
+    }
+
     private(set) var state: State = .ready
     private(set) var attempts = 0
     /// When the latest attempt started; `nil` once the event expired (no attempt is made then).
@@ -46,37 +64,47 @@ struct DeliveryStateMachine: Sendable, Hashable {
 
     /// An attempt may start now.
     mutating func start(now: Date, options: FunctionOptions) -> StartAction {
+        start(now: now, limits: Limits(options))
+    }
+
+    /// An attempt may start now.
+    mutating func start(now: Date, limits: Limits) -> StartAction {
         guard case .ready = state else { preconditionFailure("start in state \(state)") }
-        if now.timeIntervalSince(origin) > options.maxEventAge.seconds {
+        if now.timeIntervalSince(origin) > limits.maxEventAge {
             state = .finished
             startedAt = nil
             return .expire
         }
         attempts += 1
         startedAt = now
-        let deadline = now.addingTimeInterval(options.timeout.seconds)
+        let deadline = now.addingTimeInterval(limits.timeout)
         state = .running(attempt: attempts, deadline: deadline)
         return .run(attempt: attempts, deadline: deadline)
     }
 
     /// The running attempt ended; `random` in `0..<1` drives the backoff jitter.
     mutating func finish(succeeded: Bool, now: Date, options: FunctionOptions, random: Double) -> FinishAction {
+        finish(succeeded: succeeded, now: now, limits: Limits(options), random: random)
+    }
+
+    /// The running attempt ended; `random` in `0..<1` drives the backoff jitter.
+    mutating func finish(succeeded: Bool, now: Date, limits: Limits, random: Double) -> FinishAction {
         guard case .running = state else { preconditionFailure("finish in state \(state)") }
         if succeeded {
             state = .finished
             return .done
         }
-        guard options.retry else {
+        guard limits.retry else {
             state = .finished
             return .deadLetter(.failed)
         }
-        if let maxAttempts = options.maxAttempts, attempts >= maxAttempts {
+        if let maxAttempts = limits.maxAttempts, attempts >= maxAttempts {
             state = .finished
             return .deadLetter(.exhausted)
         }
-        let delay = options.backoff.delay(afterAttempt: attempts, random: random)
+        let delay = limits.backoff.delay(afterAttempt: attempts, random: random)
         let retryAt = now.addingTimeInterval(delay.seconds)
-        if retryAt.timeIntervalSince(origin) > options.maxEventAge.seconds {
+        if retryAt.timeIntervalSince(origin) > limits.maxEventAge {
             state = .finished
             return .deadLetter(.exhausted)
         }

@@ -57,7 +57,7 @@ extension EventBus {
             effects.wakeups.append(parked.continuation)
             return
         }
-        guard lane.drainers < lanes[index].function.options.concurrency else { return }
+        guard lane.drainers < lanes[index].concurrency else { return }
         state.lanes[index].drainers += 1
         // The drainer's task id is how the timer cancels it when its handler times out. It
         // holds the bus only while it drains: parked, it holds it weakly, so a bus nobody
@@ -120,9 +120,9 @@ extension EventBus {
     private func nextJob(
         lane index: Int, drainer id: UInt64, now: Date, in state: inout BusState, effects: inout BusEffects
     ) -> Next {
-        let options = lanes[index].function.options
+        let limits = lanes[index].limits
         while var delivery = state.lanes[index].queue.popFirst() {
-            switch delivery.machine.start(now: now, options: options) {
+            switch delivery.machine.start(now: now, limits: limits) {
             case .expire:
                 state.active -= 1
                 giveUp(delivery, lane: index, reason: .expired, now: now, in: &state, effects: &effects)
@@ -197,13 +197,13 @@ extension EventBus {
         let action = delivery.machine.finish(
             succeeded: error == nil,
             now: now,
-            options: lanes[index].function.options,
+            limits: lanes[index].limits,
             random: error == nil ? 0 : configuration.random()
         )
         state.active -= 1
         switch action {
         case .done:
-            if observer != nil {
+            if observed {
                 effects.reports.append(report(delivery, lane: index, status: .succeeded, error: nil, now: now))
                 finishDelivery(of: delivery.event, in: &state, effects: &effects)
             }
@@ -235,7 +235,7 @@ extension EventBus {
             time: now
         ))
         effects.reports.append(report(delivery, lane: index, status: .deadLettered(reason), error: error, now: now))
-        if observer != nil { finishDelivery(of: delivery.event, in: &state, effects: &effects) }
+        if observed { finishDelivery(of: delivery.event, in: &state, effects: &effects) }
     }
 
     /// Counts one delivery of `event` as finished; the last one finishes the event.

@@ -64,7 +64,7 @@ extension EventBus {
             // The drainer running it is cancelled (and its handler); a new one takes over.
             state.drainerEnded(lane: entry.lane)
             tasks.cancel(entry.drainer)
-            let timeout = lanes[entry.lane].function.options.timeout
+            let timeout = lanes[entry.lane].timeout
             conclude(
                 entry.delivery,
                 lane: entry.lane,

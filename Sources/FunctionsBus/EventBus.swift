@@ -25,10 +25,13 @@ public final class EventBus: Sendable {
     /// One function as the bus sees it.
     struct LaneDefinition: Sendable {
         let name: String
-        let function: CloudFunction
         let trigger: EventTrigger
         /// The function's event handler, taken out once.
         let handle: @Sendable (CloudEvent, EventContext) async throws -> Void
+        /// The options the delivery of each event needs, read once.
+        let limits: DeliveryStateMachine.Limits
+        let concurrency: Int
+        let timeout: Duration
     }
 
     /// Settings of the bus itself.
@@ -60,6 +63,8 @@ public final class EventBus: Sendable {
     let clock: any BusClock
     let configuration: Configuration
     let observer: (any DeliveryObserver)?
+    /// Whether there is an observer: asked for every delivery, without copying the existential.
+    let observed: Bool
     let logger: Logger
     let state: Mutex<BusState>
     let recent: Mutex<RecentEventIDs>
@@ -89,7 +94,11 @@ public final class EventBus: Sendable {
         // Request functions (HTTPS, callable, blocking) take no events: they get no lane.
         let lanes = functions.functions.compactMap { name, function -> LaneDefinition? in
             guard let trigger = function.eventTrigger, case .event(let handle) = function.handler else { return nil }
-            return LaneDefinition(name: name, function: function, trigger: trigger, handle: handle)
+            return LaneDefinition(
+                name: name, trigger: trigger, handle: handle,
+                limits: DeliveryStateMachine.Limits(function.options), concurrency: function.options.concurrency,
+                timeout: function.options.timeout
+            )
         }
         self.lanes = lanes
         self.laneNames = lanes.map { [$0.name] }
@@ -98,6 +107,7 @@ public final class EventBus: Sendable {
         self.clock = clock
         self.configuration = configuration
         self.observer = observer
+        self.observed = observer != nil
         self.logger = logger
         self.state = Mutex(BusState(laneCount: lanes.count, configuration: configuration))
         self.recent = Mutex(RecentEventIDs(capacity: configuration.deduplicationWindow))
@@ -146,7 +156,7 @@ public final class EventBus: Sendable {
         var effects = BusEffects()
         let open = state.withLock { state in
             guard !state.shuttingDown else { return false }
-            if observer != nil {
+            if observed {
                 for position in events.indices {
                     let key = events[position].key
                     if accepted[position], !matches[position].isEmpty {
@@ -209,7 +219,7 @@ public final class EventBus: Sendable {
             let letter = state.deadLetters.remove(at: index)
             let machine = DeliveryStateMachine(origin: clock.now)
             let delivery = Delivery(event: letter.event, machine: machine)
-            if observer != nil { state.unfinished[letter.event.key, default: 0] += 1 }
+            if observed { state.unfinished[letter.event.key, default: 0] += 1 }
             enqueue(contentsOf: [delivery], lane: lane, in: &state, effects: &effects)
             return true
         }

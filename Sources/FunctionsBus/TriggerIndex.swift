@@ -5,31 +5,45 @@ import CloudEvents
 /// event type, then by the first segment of the `ref` path pattern when it is a literal.
 ///
 /// With many database triggers on different top-level paths, an event is tested only
-/// against the triggers that share its first path segment.
+/// against the triggers that share its first path segment. Functions with the same trigger
+/// (several functions on one path) share one test.
 struct TriggerIndex: Sendable {
     private struct Bucket: Sendable {
         var anyRef: [Int] = []
         var byFirstSegment: [String: [Int]] = [:]
     }
 
+    /// The distinct triggers, and for each the functions (lanes) that have it, in order.
     private let triggers: [EventTrigger]
+    private let lanes: [[Int]]
     private var buckets: [String: Bucket] = [:]
 
-    init(_ triggers: [EventTrigger]) {
-        self.triggers = triggers
-        for (index, trigger) in triggers.enumerated() {
+    init(_ laneTriggers: [EventTrigger]) {
+        var triggers: [EventTrigger] = []
+        var lanes: [[Int]] = []
+        var positions: [EventTrigger: Int] = [:]
+        for (lane, trigger) in laneTriggers.enumerated() {
+            if let position = positions[trigger] {
+                lanes[position].append(lane)
+                continue
+            }
+            positions[trigger] = triggers.count
             var bucket = buckets[trigger.eventType] ?? Bucket()
             if case .literal(let first)? = trigger.pathPatterns["ref"]?.segments.first {
-                bucket.byFirstSegment[first, default: []].append(index)
+                bucket.byFirstSegment[first, default: []].append(triggers.count)
             } else {
-                bucket.anyRef.append(index)
+                bucket.anyRef.append(triggers.count)
             }
             buckets[trigger.eventType] = bucket
+            triggers.append(trigger)
+            lanes.append([lane])
         }
+        self.triggers = triggers
+        self.lanes = lanes
     }
 
-    /// The matching triggers' indices, in registration order. When every candidate matches (the
-    /// usual case), the answer shares the index's own array: nothing is allocated.
+    /// The matching functions' lane indices, in registration order. When one distinct trigger
+    /// matches (the usual case), the answer shares the index's own array: nothing is allocated.
     func matches(_ event: CloudEvent) -> [Int] {
         guard let bucket = buckets[event.type] else { return [] }
         var candidates = bucket.anyRef
@@ -38,7 +52,20 @@ struct TriggerIndex: Sendable {
         {
             candidates = candidates.isEmpty ? keyed : (candidates + keyed).sorted()
         }
-        guard let firstMiss = candidates.firstIndex(where: { !triggers[$0].matches(event) }) else { return candidates }
-        return candidates[..<firstMiss] + candidates[(firstMiss + 1)...].filter { triggers[$0].matches(event) }
+        var matched: [Int] = []
+        var single: Int?
+        for candidate in candidates where triggers[candidate].matches(event) {
+            if single == nil, matched.isEmpty {
+                single = candidate
+                continue
+            }
+            if let first = single {
+                matched = lanes[first]
+                single = nil
+            }
+            matched += lanes[candidate]
+        }
+        if let single { return lanes[single] }
+        return matched.sorted()
     }
 }

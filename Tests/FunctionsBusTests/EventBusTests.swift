@@ -39,6 +39,24 @@ struct EventBusTests {
         #expect(calls.all.sorted() == ["again:abc", "db", "user:abc"])
     }
 
+    @Test("functions with the same trigger each get the event once, listed in registration order")
+    func sameTrigger() async throws {
+        let calls = Calls()
+        var functions = FunctionRegistry()
+        functions["a"] = Database.ref("users/{uid}").onWrite { _, c in calls.add("a:\(c.params["uid"]!)") }
+        functions["b"] = Database.ref("other/{x}").onWrite { _, _ in calls.add("b") }
+        functions["c"] = Database.ref("users/{uid}").onWrite { _, c in calls.add("c:\(c.params["uid"]!)") }
+        functions["d"] = Database.ref("/users/{uid}/").onWrite { _, c in calls.add("d:\(c.params["uid"]!)") }
+        functions["e"] = Database.ref("users/{id}").onWrite { _, c in calls.add("e:\(c.params["id"]!)") }
+        let bus = try EventBus(functions: functions)
+        let result = bus.publish(Self.write("users/42", time: Date()))
+        #expect(result.functions == ["a", "c", "d", "e"])
+        #expect(bus.publish(Self.write("other/1", time: Date())).functions == ["b"])
+        await bus.waitUntilIdle()
+        #expect(calls.all.sorted() == ["a:42", "b", "c:42", "d:42", "e:42"])
+        await bus.shutdown()
+    }
+
     @Test("drops a duplicate of an event already accepted, by source and id")
     func deduplicates() async throws {
         let calls = Calls()

@@ -9,10 +9,8 @@ public struct CloudEvent: Sendable, Hashable {
     /// The only CloudEvents version this module reads and writes.
     public static let specVersion = "1.0"
 
-    /// The attributes and data, behind one reference: an event is copied at every hand-off
-    /// (queues, deliveries, contexts), and a copy then costs one retain instead of one per field.
-    /// Setting a field copies the storage first when another event shares it.
-    private final class Storage: @unchecked Sendable {
+    /// The attributes and data, as stored.
+    private struct Fields: Hashable {
         var id: String
         var source: String
         var type: String
@@ -22,85 +20,74 @@ public struct CloudEvent: Sendable, Hashable {
         var dataSchema: String?
         var extensions: [String: CloudEventAttributeValue]
         var data: Data?
+    }
 
-        init(
-            id: String, source: String, type: String, time: Date?, subject: String?, dataContentType: String?,
-            dataSchema: String?, extensions: [String: CloudEventAttributeValue], data: Data?
-        ) {
-            self.id = id
-            self.source = source
-            self.type = type
-            self.time = time
-            self.subject = subject
-            self.dataContentType = dataContentType
-            self.dataSchema = dataSchema
-            self.extensions = extensions
-            self.data = data
-        }
+    /// The fields behind one reference: an event is copied at every hand-off (queues,
+    /// deliveries, contexts), and a copy then costs one retain instead of one per field.
+    private final class Storage: @unchecked Sendable {
+        // Mutated only through `unique`, when no other event shares it.
+        var fields: Fields
 
-        func copy() -> Storage {
-            Storage(
-                id: id, source: source, type: type, time: time, subject: subject, dataContentType: dataContentType,
-                dataSchema: dataSchema, extensions: extensions, data: data
-            )
+        init(_ fields: Fields) {
+            self.fields = fields
         }
     }
 
-    // Never mutated in place while shared: every setter goes through `unique`.
     private var storage: Storage
 
+    /// The storage, copied first when another event shares it: what every setter writes to.
     private var unique: Storage {
         mutating get {
-            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+            if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
             return storage
         }
     }
 
     /// Identifies the event; `source` + `id` is unique for each distinct event.
     public var id: String {
-        get { storage.id }
-        set { unique.id = newValue }
+        get { storage.fields.id }
+        set { unique.fields.id = newValue }
     }
     /// Identifies the context in which the event happened, a URI reference.
     public var source: String {
-        get { storage.source }
-        set { unique.source = newValue }
+        get { storage.fields.source }
+        set { unique.fields.source = newValue }
     }
     /// The kind of event, e.g. `google.firebase.database.ref.v1.written`.
     public var type: String {
-        get { storage.type }
-        set { unique.type = newValue }
+        get { storage.fields.type }
+        set { unique.fields.type = newValue }
     }
     /// When the occurrence happened.
     public var time: Date? {
-        get { storage.time }
-        set { unique.time = newValue }
+        get { storage.fields.time }
+        set { unique.fields.time = newValue }
     }
     /// The subject of the event within its source, e.g. `refs/users/abc`.
     public var subject: String? {
-        get { storage.subject }
-        set { unique.subject = newValue }
+        get { storage.fields.subject }
+        set { unique.fields.subject = newValue }
     }
     /// The media type of `data`, e.g. `application/json`.
     public var dataContentType: String? {
-        get { storage.dataContentType }
-        set { unique.dataContentType = newValue }
+        get { storage.fields.dataContentType }
+        set { unique.fields.dataContentType = newValue }
     }
     /// A URI identifying the schema `data` adheres to.
     public var dataSchema: String? {
-        get { storage.dataSchema }
-        set { unique.dataSchema = newValue }
+        get { storage.fields.dataSchema }
+        set { unique.fields.dataSchema = newValue }
     }
     /// Extension attributes by name (lower-case letters and digits).
     public var extensions: [String: CloudEventAttributeValue] {
-        get { storage.extensions }
-        set { unique.extensions = newValue }
-        _modify { yield &unique.extensions }
+        get { storage.fields.extensions }
+        set { unique.fields.extensions = newValue }
+        _modify { yield &unique.fields.extensions }
     }
     /// The payload, as bytes.
     public var data: Data? {
-        get { storage.data }
-        set { unique.data = newValue }
+        get { storage.fields.data }
+        set { unique.fields.data = newValue }
     }
 
     /// Creates an event from its attributes.
@@ -115,29 +102,18 @@ public struct CloudEvent: Sendable, Hashable {
         extensions: [String: CloudEventAttributeValue] = [:],
         data: Data? = nil
     ) {
-        storage = Storage(
+        storage = Storage(Fields(
             id: id, source: source, type: type, time: time, subject: subject, dataContentType: dataContentType,
             dataSchema: dataSchema, extensions: extensions, data: data
-        )
+        ))
     }
 
     public static func == (a: CloudEvent, b: CloudEvent) -> Bool {
-        if a.storage === b.storage { return true }
-        return a.id == b.id && a.source == b.source && a.type == b.type && a.time == b.time && a.subject == b.subject
-            && a.dataContentType == b.dataContentType && a.dataSchema == b.dataSchema && a.extensions == b.extensions
-            && a.data == b.data
+        a.storage === b.storage || a.storage.fields == b.storage.fields
     }
 
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(id)
-        hasher.combine(source)
-        hasher.combine(type)
-        hasher.combine(time)
-        hasher.combine(subject)
-        hasher.combine(dataContentType)
-        hasher.combine(dataSchema)
-        hasher.combine(extensions)
-        hasher.combine(data)
+        hasher.combine(storage.fields)
     }
 
     /// The names of the attributes the specification defines, which extensions may not reuse.

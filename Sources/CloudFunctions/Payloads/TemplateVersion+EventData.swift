@@ -26,39 +26,26 @@ extension TemplateVersion {
         var version = TemplateVersion(versionNumber: 0)
         var seen = Seen()
         let complete = try members(&scanner) { key, scanner in
+            guard seen.first(key) else { return false }
             switch key {
-            case "versionNumber":
-                guard seen.first("versionNumber") else { return false }
+            case "versionNumber", "rollbackSource":
                 guard let number = try int64(&scanner) else { return false }
-                version.versionNumber = number ?? 0
-            case "updateTime":
-                guard seen.first("updateTime") else { return false }
+                if key == "versionNumber" { version.versionNumber = number ?? 0 } else { version.rollbackSource = number }
+            case "updateTime", "description", "updateOrigin", "updateType":
                 guard let text = try string(&scanner) else { return false }
-                guard let text else { break }
-                guard let time = RFC3339Timestamp.date(from: text) else { return false }
-                version.updateTime = time
+                switch key {
+                case "updateTime":
+                    guard let text else { break }
+                    guard let time = RFC3339Timestamp.date(from: text) else { return false }
+                    version.updateTime = time
+                case "description": version.description = text
+                case "updateOrigin": version.updateOrigin = text.map(UpdateOrigin.init(rawValue:)) ?? .unspecified
+                default: version.updateType = text.map(UpdateType.init(rawValue:)) ?? .unspecified
+                }
             case "updateUser":
-                guard seen.first("updateUser") else { return false }
                 guard let user = try user(&scanner) else { return false }
                 version.updateUser = user
-            case "description":
-                guard seen.first("description") else { return false }
-                guard let text = try string(&scanner) else { return false }
-                version.description = text
-            case "updateOrigin":
-                guard seen.first("updateOrigin") else { return false }
-                guard let text = try string(&scanner) else { return false }
-                version.updateOrigin = text.map(UpdateOrigin.init(rawValue:)) ?? .unspecified
-            case "updateType":
-                guard seen.first("updateType") else { return false }
-                guard let text = try string(&scanner) else { return false }
-                version.updateType = text.map(UpdateType.init(rawValue:)) ?? .unspecified
-            case "rollbackSource":
-                guard seen.first("rollbackSource") else { return false }
-                guard let number = try int64(&scanner) else { return false }
-                version.rollbackSource = number
             case "isLegacy":
-                guard seen.first("isLegacy") else { return false }
                 switch try scanner.readScalar() {
                 case .bool(let flag): version.isLegacy = flag
                 case .null: version.isLegacy = nil
@@ -82,9 +69,10 @@ extension TemplateVersion {
         var name, email, imageUrl, imageURL: String?
         var seen = Seen()
         let complete = try members(&scanner) { key, scanner in
+            guard seen.first(key) else { return false }
             switch key {
             case "name", "email", "imageUrl", "image_url":
-                guard seen.first(key), let text = try string(&scanner) else { return false }
+                guard let text = try string(&scanner) else { return false }
                 switch key {
                 case "name": name = text
                 case "email": email = text
@@ -109,11 +97,12 @@ extension TemplateVersion {
         ]
         private var bits: UInt16 = 0
 
-        /// Whether `key` (one of the members read) is met for the first time.
+        /// Whether `key` is met for the first time; a member not read (skipped) always is.
         mutating func first(_ key: String) -> Bool {
-            guard let bit = Self.keys.firstIndex(of: key).map({ UInt16(1) << $0 }), bits & bit == 0 else { return false }
-            bits |= bit
-            return true
+            guard let index = Self.keys.firstIndex(of: key) else { return true }
+            let bit = UInt16(1) << index
+            defer { bits |= bit }
+            return bits & bit == 0
         }
     }
 

@@ -80,10 +80,11 @@ extension EventBus {
         var finished: (job: Job, failure: (any Error)?)?
         while true {
             var effects = BusEffects()
-            // One reading of the clock serves the attempt that ended and the one that starts.
-            let now = clock.now
             let next = state.withLock { state -> Next in
                 defer { state.reportsInProgress += effects.reports.count + effects.finished.count }
+                // One reading of the clock, under the lock as the timer's and waitUntilIdle's are,
+                // serves the attempt that ended and the one that starts.
+                let now = clock.now
                 if let finished,
                     finishAttempt(finished.job, failure: finished.failure, now: now, in: &state, effects: &effects)
                 {

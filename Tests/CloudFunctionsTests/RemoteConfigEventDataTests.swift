@@ -40,6 +40,12 @@ struct RemoteConfigEventDataTests {
         #"[1,2]"#,
         #"null"#,
         "",
+        // Nesting at JSONDecoder's limit of 512 objects and arrays, and one past it.
+        #"{"x":"# + String(repeating: "[", count: 510) + String(repeating: "]", count: 510) + "}",
+        #"{"x":"# + String(repeating: "[", count: 511) + String(repeating: "]", count: 511) + "}",
+        #"{"x":"# + String(repeating: "[", count: 512) + String(repeating: "]", count: 512) + "}",
+        #"{"updateUser":{"x":"# + String(repeating: "[", count: 510) + String(repeating: "]", count: 510) + "}}",
+        #"{"updateUser":{"x":"# + String(repeating: "[", count: 511) + String(repeating: "]", count: 511) + "}}",
     ]
 
     @Test("each payload gives the handler JSONDecoder's version, or fails as JSONDecoder does", arguments: payloads)

@@ -52,7 +52,9 @@ extension TemplateVersion {
                 default: return false
                 }
             default:
-                _ = try scanner.skipValue()
+                // At its depth from the top-level object, so that nesting JSONDecoder refuses
+                // (more than 512 objects and arrays) is refused here too.
+                _ = try scanner.skipValue(depth: 1)
             }
             return true
         }
@@ -80,7 +82,7 @@ extension TemplateVersion {
                 default: imageURL = text
                 }
             default:
-                _ = try scanner.skipValue()
+                _ = try scanner.skipValue(depth: 2)
             }
             return true
         }

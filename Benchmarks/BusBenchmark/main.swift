@@ -2,7 +2,8 @@
 //
 //   swift run -c release bus-benchmark [events-per-run [only-this-function-count [only-this-scenario]]]
 //
-// (scenarios are named match-one, fan-out and typed on the command line).
+// (scenarios are named match-one, fan-out and typed on the command line). BUS_DEDUP_WINDOW=N sets
+// the bus's deduplication window (100,000 unless set), to see what the duplicate check costs.
 //
 // Scenarios, each with 1, 10 and 100 registered functions:
 // - "match one": every function listens on its own path; each event matches exactly one.
@@ -105,7 +106,11 @@ print("scenario        functions    events/s   deliveries/s   p50 µs   p99 µs"
 for scenario in Scenario.allCases where onlyScenario == nil || onlyScenario == scenario.argument {
     for count in [1, 10, 100] where onlyFunctionCount == nil || onlyFunctionCount == count {
         let starts = StartTimes()
-        let bus = try EventBus(functions: registry(scenario, count: count, starts: starts))
+        var configuration = EventBus.Configuration()
+        if let window = ProcessInfo.processInfo.environment["BUS_DEDUP_WINDOW"].flatMap(Int.init) {
+            configuration.deduplicationWindow = window
+        }
+        let bus = try EventBus(functions: registry(scenario, count: count, starts: starts), configuration: configuration)
         let total = scenario == .fanOut ? max(10_000, eventsPerRun / count) : eventsPerRun
         let events = makeEvents(scenario, count: total + latencySamples)
 

@@ -144,7 +144,7 @@ package struct JSONScanner {
     /// Checks the string at the current index and moves past it, appending its text to `text`
     /// unless that is `nil`. A string without escapes is one run: its text is made once, from
     /// the bytes.
-    private mutating func scanString(into scalars: inout String?) throws(CloudEventError) {
+    private mutating func scanString(into text: inout String?) throws(CloudEventError) {
         skipWhitespace()
         guard peek == UInt8(ascii: "\"") else { throw error("expected a string") }
         index += 1
@@ -152,7 +152,7 @@ package struct JSONScanner {
         while true {
             guard let byte = peek else { throw error("unterminated string") }
             if byte == UInt8(ascii: "\"") {
-                try takeRun(from: runStart, into: &scalars)
+                try takeRun(from: runStart, into: &text)
                 index += 1
                 return
             }
@@ -161,19 +161,19 @@ package struct JSONScanner {
                 index += 1
                 continue
             }
-            try takeRun(from: runStart, into: &scalars)
+            try takeRun(from: runStart, into: &text)
             index += 1
             let escaped = try readEscape()
-            scalars?.unicodeScalars.append(escaped)
+            text?.unicodeScalars.append(escaped)
             runStart = index
         }
     }
 
     /// Checks that the unescaped bytes from `start` to the current index are UTF-8, and appends
-    /// them to `scalars` unless that is `nil` (checked without building a string then).
-    private func takeRun(from start: Int, into scalars: inout String?) throws(CloudEventError) {
+    /// them to `text` unless that is `nil` (checked without building a string then).
+    private func takeRun(from start: Int, into text: inout String?) throws(CloudEventError) {
         guard start < index else { return }
-        guard scalars != nil else {
+        guard text != nil else {
             var position = start
             while position < index, bytes[position] < 0x80 { position += 1 }
             guard position < index else { return }
@@ -190,7 +190,7 @@ package struct JSONScanner {
         guard let run = String(validating: bytes[start..<index], as: UTF8.self) else {
             throw error("invalid UTF-8 in string")
         }
-        scalars?.append(run)
+        text?.append(run)
     }
 
     private mutating func readEscape() throws(CloudEventError) -> Unicode.Scalar {

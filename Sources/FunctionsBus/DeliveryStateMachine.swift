@@ -63,11 +63,6 @@ struct DeliveryStateMachine: Sendable, Hashable {
     }
 
     /// An attempt may start now.
-    mutating func start(now: Date, options: FunctionOptions) -> StartAction {
-        start(now: now, limits: Limits(options))
-    }
-
-    /// An attempt may start now.
     mutating func start(now: Date, limits: Limits) -> StartAction {
         guard case .ready = state else { preconditionFailure("start in state \(state)") }
         if now.timeIntervalSince(origin) > limits.maxEventAge {
@@ -80,11 +75,6 @@ struct DeliveryStateMachine: Sendable, Hashable {
         let deadline = now.addingTimeInterval(limits.timeout)
         state = .running(attempt: attempts, deadline: deadline)
         return .run(attempt: attempts, deadline: deadline)
-    }
-
-    /// The running attempt ended; `random` in `0..<1` drives the backoff jitter.
-    mutating func finish(succeeded: Bool, now: Date, options: FunctionOptions, random: Double) -> FinishAction {
-        finish(succeeded: succeeded, now: now, limits: Limits(options), random: random)
     }
 
     /// The running attempt ended; `random` in `0..<1` drives the backoff jitter.

@@ -64,11 +64,10 @@ extension EventBus {
             // The drainer running it is cancelled (and its handler); a new one takes over.
             state.drainerEnded(lane: entry.lane)
             tasks.cancel(entry.drainer)
-            let timeout = lanes[entry.lane].timeout
             conclude(
                 entry.delivery,
                 lane: entry.lane,
-                error: "timed out after \(timeout.seconds.formatted()) s",
+                error: "timed out after \(lanes[entry.lane].limits.timeout.formatted()) s",
                 now: now,
                 in: &state,
                 effects: &effects

@@ -31,7 +31,6 @@ public final class EventBus: Sendable {
         /// The options the delivery of each event needs, read once.
         let limits: DeliveryStateMachine.Limits
         let concurrency: Int
-        let timeout: Duration
     }
 
     /// Settings of the bus itself.
@@ -96,8 +95,7 @@ public final class EventBus: Sendable {
             guard let trigger = function.eventTrigger, case .event(let handle) = function.handler else { return nil }
             return LaneDefinition(
                 name: name, trigger: trigger, handle: handle,
-                limits: DeliveryStateMachine.Limits(function.options), concurrency: function.options.concurrency,
-                timeout: function.options.timeout
+                limits: DeliveryStateMachine.Limits(function.options), concurrency: function.options.concurrency
             )
         }
         self.lanes = lanes

@@ -52,20 +52,9 @@ struct TriggerIndex: Sendable {
         {
             candidates = candidates.isEmpty ? keyed : (candidates + keyed).sorted()
         }
-        var matched: [Int] = []
-        var single: Int?
-        for candidate in candidates where triggers[candidate].matches(event) {
-            if single == nil, matched.isEmpty {
-                single = candidate
-                continue
-            }
-            if let first = single {
-                matched = lanes[first]
-                single = nil
-            }
-            matched += lanes[candidate]
-        }
-        if let single { return lanes[single] }
-        return matched.sorted()
+        guard let first = candidates.firstIndex(where: { triggers[$0].matches(event) }) else { return [] }
+        let others = candidates[(first + 1)...].filter { triggers[$0].matches(event) }
+        if others.isEmpty { return lanes[candidates[first]] }
+        return ([candidates[first]] + others).flatMap { lanes[$0] }.sorted()
     }
 }

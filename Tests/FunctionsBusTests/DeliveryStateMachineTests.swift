@@ -7,13 +7,13 @@ import Testing
 struct DeliveryStateMachineTests {
     let t0 = Date(timeIntervalSince1970: 1_000)
 
-    func options(_ changes: FunctionOption...) -> FunctionOptions { FunctionOptions().with(changes) }
+    func options(_ changes: FunctionOption...) -> DeliveryStateMachine.Limits { .init(FunctionOptions().with(changes)) }
 
     @Test("succeeds on the first attempt")
     func success() {
         var machine = DeliveryStateMachine(origin: t0)
-        #expect(machine.start(now: t0, options: options()) == .run(attempt: 1, deadline: t0.addingTimeInterval(60)))
-        #expect(machine.finish(succeeded: true, now: t0, options: options(), random: 0) == .done)
+        #expect(machine.start(now: t0, limits: options()) == .run(attempt: 1, deadline: t0.addingTimeInterval(60)))
+        #expect(machine.finish(succeeded: true, now: t0, limits: options(), random: 0) == .done)
         #expect(machine.state == .finished)
     }
 
@@ -24,8 +24,8 @@ struct DeliveryStateMachineTests {
         var now = t0
         var delays: [TimeInterval] = []
         while true {
-            guard case .run = machine.start(now: now, options: opts) else { break }
-            switch machine.finish(succeeded: false, now: now, options: opts, random: 0) {
+            guard case .run = machine.start(now: now, limits: opts) else { break }
+            switch machine.finish(succeeded: false, now: now, limits: opts, random: 0) {
             case .retry(let at):
                 delays.append(at.timeIntervalSince(now))
                 now = at
@@ -46,7 +46,7 @@ struct DeliveryStateMachineTests {
     @Test("expires an event older than the maximum age before it runs")
     func expiry() {
         var machine = DeliveryStateMachine(origin: t0)
-        #expect(machine.start(now: t0.addingTimeInterval(3601), options: options(.maxEventAge(.seconds(3600))))
+        #expect(machine.start(now: t0.addingTimeInterval(3601), limits: options(.maxEventAge(.seconds(3600))))
             == .expire)
         #expect(machine.attempts == 0)
     }

@@ -34,12 +34,7 @@ public struct EventTrigger: Sendable, Hashable {
 
     /// Whether the event matches this trigger, without computing the captured parameters.
     public func matches(_ event: CloudEvent) -> Bool {
-        guard event.type == eventType else { return false }
-        for (attribute, expected) in filters where event[attribute: attribute] != expected { return false }
-        for (attribute, pattern) in pathPatterns {
-            guard let value = event[attribute: attribute], pattern.matches(value) else { return false }
-        }
-        return true
+        firstMismatch(event) == nil
     }
 
     /// Why the event does not match this trigger, in words; `nil` when it matches.

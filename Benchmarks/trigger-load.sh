@@ -83,11 +83,43 @@ request = function()
 end
 LUA
 
+# CPU ticks (utime + stime) of the emulator, of its worker processes alive now, and of those that
+# ended (the emulator's cutime + cstime), as "emulator workers".
+cpu_ticks() {
+    local workers=0 pid
+    for pid in $(pgrep -P "$emulator"); do
+        workers=$((workers + $(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null || echo 0)))
+    done
+    echo "$(awk '{print $14 + $15, $16 + $17}' "/proc/$emulator/stat") $workers" |
+        awk '{print $1, $2 + $3}'
+}
+
 start
 echo "== $seconds s of score pushes (each fires onScoreWrite in the worker), 16 connections"
-wrk -t2 -c16 -d"${seconds}s" -s "$work/push.lua" "$base" | grep -E 'Requests/sec|Non-2xx' | sed 's/^/   /'
+read -r emulator_before workers_before < <(cpu_ticks)
+TIMEFORMAT='%U %S'
+{ time wrk -t2 -c16 -d"${seconds}s" -s "$work/push.lua" "$base" >"$work/wrk"; } 2>"$work/wrk-cpu"
+grep -E 'Requests/sec|Non-2xx' "$work/wrk" | sed 's/^/   /'
 writes=$(curl -fsS "$base/scores.json?ns=demo-project-default-rtdb&shallow=true" | grep -o 'true' | wc -l)
 echo "== $writes scores written; draining the deliveries: $(drain)"
+read -r emulator_after workers_after < <(cpu_ticks)
+# Where the machine's time went, per event: the emulator (HTTP writes, SQLite, the bus, HTTP
+# delivery, the Admin calls it serves), the function's worker processes (the handler and its
+# two Admin calls), and the load generator; and the events/s those figures allow on this machine.
+python3 - "$writes" "$((emulator_after - emulator_before))" "$((workers_after - workers_before))" \
+    "$(cat "$work/wrk-cpu")" "$(getconf CLK_TCK)" "$(getconf _NPROCESSORS_ONLN)" \
+    "$(pgrep -P "$emulator" | wc -l)" <<'PY'
+import sys
+events, emulator, workers, load, tick, cores, processes = sys.argv[1:]
+events, tick, cores = int(events), int(tick), int(cores)
+micros = lambda seconds: seconds * 1e6 / max(events, 1)
+emulator, workers = micros(int(emulator) / tick), micros(int(workers) / tick)
+load = micros(sum(float(part) for part in load.split()))
+total = emulator + workers + load
+print(f"   CPU per event (/proc, over the load and the drain): emulator {emulator:.0f} µs, "
+      f"workers ({processes} processes now) {workers:.0f} µs, wrk {load:.0f} µs; "
+      f"total {total:.0f} µs, so at most {cores * 1e6 / total:,.0f} events/s on {cores} cores")
+PY
 echo "== checking every event and the leaderboard:"
 check
 

@@ -2,7 +2,7 @@
 //
 //   swift run -c release bus-benchmark [events-per-run [only-this-function-count [only-this-scenario]]]
 //
-// (scenarios are named match-one, fan-out and typed on the command line). BUS_DEDUP_WINDOW=N sets
+// (scenarios are named match-one, fan-out, typed and database on the command line). BUS_DEDUP_WINDOW=N sets
 // the bus's deduplication window (100,000 unless set), to see what the duplicate check costs.
 //
 // Scenarios, each with 1, 10 and 100 registered functions:
@@ -10,6 +10,7 @@
 // - "fan-out": every function listens on the same path; each event goes to all of them.
 // - "typed": one RemoteConfig.onUpdate function (the others take another event type), so each
 //   delivery also decodes the TemplateVersion payload from JSON, as an author's typed function does.
+// - "database": the same with one Database.ref("/scores/{scoreId}").onWrite reading the change.
 // Throughput publishes in batches of 1,000 (one publish(contentsOf:) call each, as a dispatcher
 // draining an outbox does), keeping at most four batches undelivered so publishing and
 // delivering overlap as they do under sustained load, and waits for the bus to be idle at the end.
@@ -42,6 +43,7 @@ enum Scenario: String, CaseIterable {
     case matchOne = "match one"
     case fanOut = "fan-out"
     case typed = "typed (decode)"
+    case database = "database"
 
     /// The scenario's name on the command line.
     var argument: String {
@@ -49,6 +51,7 @@ enum Scenario: String, CaseIterable {
         case .matchOne: "match-one"
         case .fanOut: "fan-out"
         case .typed: "typed"
+        case .database: "database"
         }
     }
 }
@@ -75,6 +78,17 @@ func registry(_ scenario: Scenario, count: Int, starts: StartTimes) -> FunctionR
             } else {
                 functions["f\(index)"] = Eventarc.onEvent(type: "bench.other\(index)") { _, _ in starts.record() }
             }
+        case .database:
+            if index == 0 {
+                functions["f0"] = Database.ref("/scores/{scoreId}").onWrite { change, context in
+                    guard change.after.child("score").val().numberValue != nil, context.params["scoreId"] != nil else {
+                        throw CallableError(.invalidArgument, "no score")
+                    }
+                    starts.record()
+                }
+            } else {
+                functions["f\(index)"] = Eventarc.onEvent(type: "bench.other\(index)") { _, _ in starts.record() }
+            }
         }
     }
     return functions
@@ -92,6 +106,12 @@ func makeEvents(_ scenario: Scenario, count: Int) -> [CloudEvent] {
         case .typed:
             return CloudEvent(id: "\(index)", source: "/bench", type: FirebaseEventType.remoteConfigUpdated, time: Date(),
                 subject: "lane0", data: version)
+        case .database:
+            let write = #"{"data":{"playerName":"p1","score":4,"cheatMode":false},"delta":{"playerName":"p1","score":"#
+                + "\(index % 1000)" + #","cheatMode":false}}"#
+            return CloudEvent(id: "\(index)", source: "//firebasedatabase.googleapis.com/projects/_/instances/demo",
+                type: FirebaseEventType.databaseWritten, time: Date(),
+                extensions: ["ref": .string("scores/s\(index)"), "instance": "demo"], data: Data(write.utf8))
         }
     }
 }

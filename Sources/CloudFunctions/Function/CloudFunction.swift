@@ -102,13 +102,29 @@ public struct EventPayloadError: Error, Sendable, CustomStringConvertible {
     private static let decoder = JSONDecoder()
 
     static func decode<T: Decodable>(_ type: T.Type, from event: CloudEvent) throws -> T {
-        guard let data = event.data, !data.isEmpty else {
-            throw EventPayloadError(eventType: event.type, reason: "the event has no data")
-        }
+        let data = try data(of: event)
         do {
             return try EventPayloadError.decoder.decode(T.self, from: data)
         } catch {
             throw EventPayloadError(eventType: event.type, reason: "\(error)")
         }
+    }
+
+    /// The event's data as a JSON value, read by the strict parser rather than through
+    /// `Decodable` (several times faster, and the database's payloads are all JSON values).
+    static func json(from event: CloudEvent) throws -> JSONValue {
+        let data = try data(of: event)
+        do {
+            return try JSONValue(parsing: data)
+        } catch {
+            throw EventPayloadError(eventType: event.type, reason: "\(error)")
+        }
+    }
+
+    private static func data(of event: CloudEvent) throws(EventPayloadError) -> Data {
+        guard let data = event.data, !data.isEmpty else {
+            throw EventPayloadError(eventType: event.type, reason: "the event has no data")
+        }
+        return data
     }
 }

@@ -116,7 +116,7 @@ public struct DatabaseTrigger: Sendable {
 
     /// The change an event describes, at the event's `ref`.
     static func change(from event: CloudEvent) throws -> Change<DataSnapshot> {
-        let payload = try EventPayloadError.decode(JSONValue.self, from: event)
+        let payload = try EventPayloadError.json(from: event)
         guard case .object(let members) = payload, members.keys.contains("data") || members.keys.contains("delta")
         else {
             throw EventPayloadError(eventType: event.type, reason: "expected an object with 'data' and 'delta'")

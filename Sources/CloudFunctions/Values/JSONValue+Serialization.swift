@@ -71,21 +71,37 @@ extension JSONValue {
         return "\(value)"
     }
 
+    /// Appends the string as a JSON string literal. Only `"`, `\\` and control characters are
+    /// escaped, so the text between them is appended as it is, in runs of UTF-8 (a string with
+    /// nothing to escape in one append); a run ends only before an ASCII byte, so each is valid.
     static func writeQuoted(_ string: String, to output: inout String) {
         output += "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            case _ where scalar.value < 0x20:
-                output += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
-                    + String(scalar.value, radix: 16)
-            default: output.unicodeScalars.append(scalar)
+        var string = string
+        let clean = string.withUTF8 { bytes -> Bool in
+            var run = 0
+            for index in bytes.indices {
+                let byte = bytes[index]
+                guard byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 else { continue }
+                if run < index { output += String(decoding: UnsafeBufferPointer(rebasing: bytes[run..<index]), as: UTF8.self) }
+                switch byte {
+                case UInt8(ascii: "\""): output += "\\\""
+                case UInt8(ascii: "\\"): output += "\\\\"
+                case UInt8(ascii: "\n"): output += "\\n"
+                case UInt8(ascii: "\r"): output += "\\r"
+                case UInt8(ascii: "\t"): output += "\\t"
+                default:
+                    let hex = String(byte, radix: 16)
+                    output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                }
+                run = index + 1
             }
+            if run == 0 { return true }
+            if run < bytes.count {
+                output += String(decoding: UnsafeBufferPointer(rebasing: bytes[run...]), as: UTF8.self)
+            }
+            return false
         }
+        if clean { output += string }
         output += "\""
     }
 }

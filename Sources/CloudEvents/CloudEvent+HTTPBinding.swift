@@ -155,9 +155,12 @@ extension CloudEvent {
     /// Percent-encodes what HTTP header values may not carry: space, `"`, `%`, and anything
     /// outside printable ASCII, as the CloudEvents HTTP binding requires.
     static func percentEncodeHeader(_ value: String) -> String {
+        let kept = { (byte: UInt8) in byte > 0x20 && byte < 0x7F && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "%") }
+        // Ids, sources, types and times usually need no encoding: the value as it is.
+        if value.utf8.allSatisfy(kept) { return value }
         var out = ""
         for byte in value.utf8 {
-            if byte > 0x20, byte < 0x7F, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "%") {
+            if kept(byte) {
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             } else {
                 out += "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)

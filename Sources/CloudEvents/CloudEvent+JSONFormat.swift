@@ -105,22 +105,38 @@ extension CloudEvent {
         return scanner.atEnd
     }
 
-    static func appendQuoted(_ string: String, to out: inout String) {
-        out += "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
+    /// Appends the string as a JSON string literal. Only `"`, `\` and control characters are
+    /// escaped, so the text between them is appended as it is, in runs of UTF-8 (a string with
+    /// nothing to escape in one append); a run ends only before an ASCII byte, so each is valid.
+    package static func appendQuoted(_ string: String, to output: inout String) {
+        output += "\""
+        var string = string
+        let clean = string.withUTF8 { bytes -> Bool in
+            var run = 0
+            for index in bytes.indices {
+                let byte = bytes[index]
+                guard byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 else { continue }
+                if run < index { output += String(decoding: UnsafeBufferPointer(rebasing: bytes[run..<index]), as: UTF8.self) }
+                switch byte {
+                case UInt8(ascii: "\""): output += "\\\""
+                case UInt8(ascii: "\\"): output += "\\\\"
+                case UInt8(ascii: "\n"): output += "\\n"
+                case UInt8(ascii: "\r"): output += "\\r"
+                case UInt8(ascii: "\t"): output += "\\t"
+                default:
+                    let hex = String(byte, radix: 16)
+                    output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                }
+                run = index + 1
             }
+            if run == 0 { return true }
+            if run < bytes.count {
+                output += String(decoding: UnsafeBufferPointer(rebasing: bytes[run...]), as: UTF8.self)
+            }
+            return false
         }
-        out += "\""
+        if clean { output += string }
+        output += "\""
     }
 
     private static func readObject(_ scanner: inout JSONScanner) throws(CloudEventError) -> CloudEvent {

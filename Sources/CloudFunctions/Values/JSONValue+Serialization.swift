@@ -1,3 +1,4 @@
+import CloudEvents
 import Foundation
 
 extension JSONValue {
@@ -44,7 +45,7 @@ extension JSONValue {
         case .number(let value):
             output += JSONValue.format(number: value)
         case .string(let value):
-            JSONValue.writeQuoted(value, to: &output)
+            CloudEvent.appendQuoted(value, to: &output)
         case .array(let elements):
             output += "["
             for (index, element) in elements.enumerated() {
@@ -57,7 +58,7 @@ extension JSONValue {
             let keys = sortedKeys ? members.keys.sorted() : Array(members.keys)
             for (index, key) in keys.enumerated() {
                 if index > 0 { output += "," }
-                JSONValue.writeQuoted(key, to: &output)
+                CloudEvent.appendQuoted(key, to: &output)
                 output += ":"
                 members[key]!.write(to: &output, sortedKeys: sortedKeys)
             }
@@ -69,39 +70,5 @@ extension JSONValue {
         if let integer = exactInteger(value) { return String(integer) }
         guard value.isFinite else { return "null" }
         return "\(value)"
-    }
-
-    /// Appends the string as a JSON string literal. Only `"`, `\\` and control characters are
-    /// escaped, so the text between them is appended as it is, in runs of UTF-8 (a string with
-    /// nothing to escape in one append); a run ends only before an ASCII byte, so each is valid.
-    static func writeQuoted(_ string: String, to output: inout String) {
-        output += "\""
-        var string = string
-        let clean = string.withUTF8 { bytes -> Bool in
-            var run = 0
-            for index in bytes.indices {
-                let byte = bytes[index]
-                guard byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 else { continue }
-                if run < index { output += String(decoding: UnsafeBufferPointer(rebasing: bytes[run..<index]), as: UTF8.self) }
-                switch byte {
-                case UInt8(ascii: "\""): output += "\\\""
-                case UInt8(ascii: "\\"): output += "\\\\"
-                case UInt8(ascii: "\n"): output += "\\n"
-                case UInt8(ascii: "\r"): output += "\\r"
-                case UInt8(ascii: "\t"): output += "\\t"
-                default:
-                    let hex = String(byte, radix: 16)
-                    output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                }
-                run = index + 1
-            }
-            if run == 0 { return true }
-            if run < bytes.count {
-                output += String(decoding: UnsafeBufferPointer(rebasing: bytes[run...]), as: UTF8.self)
-            }
-            return false
-        }
-        if clean { output += string }
-        output += "\""
     }
 }

@@ -6,8 +6,9 @@ import Synchronization
 import Testing
 
 /// Database functions read the event's data with the strict JSON parser, not `Decodable`, and
-/// must hand the handler the same change `JSONDecoder` makes of those bytes, or fail as it does;
-/// only where `JSONDecoder` is laxer than RFC 8259 (a trailing comma) is the data refused.
+/// must hand the handler the same change `JSONDecoder` makes of those bytes, or fail as it does.
+/// Where they differ, the parser does what `JSON.parse` does in the Node.js runtime: it refuses a
+/// trailing comma and a byte order mark, and the last of a repeated member wins.
 @Suite("Database functions read event data as JSONDecoder does")
 struct DatabaseEventDataTests {
     static let payloads: [String] = [
@@ -39,10 +40,18 @@ struct DatabaseEventDataTests {
     static let strictlyRefused: [String] = [
         #"{"data":[1,2,],"delta":null}"#,
         #"{"data":{"a":1,},"delta":null}"#,
+        "\u{FEFF}{\"data\":1,\"delta\":null}",
+    ]
+
+    /// Repeated members, where `JSONDecoder` keeps the first and `JSON.parse` the last: the
+    /// data the handler gets before the change.
+    static let lastMemberWins: [String: JSONValue] = [
+        #"{"data":1,"data":2,"delta":null}"#: 2,
+        #"{"data":{"a":1,"a":{"b":2}},"delta":null}"#: ["a": ["b": 2]],
     ]
 
     @Test("each payload gives the handler JSONDecoder's change, or fails as JSONDecoder does",
-        arguments: payloads + strictlyRefused)
+        arguments: payloads + strictlyRefused + lastMemberWins.keys.sorted())
     func sameAsJSONDecoder(payload: String) async throws {
         let data = Data(payload.utf8)
         if Self.strictlyRefused.contains(payload) {
@@ -61,7 +70,10 @@ struct DatabaseEventDataTests {
             type: FirebaseEventType.databaseWritten, extensions: ["ref": "scores/s1", "instance": "demo"], data: data
         )
         let context = EventContext(functionName: "f", event: event, params: ["scoreId": "s1"], logger: Logger(label: "test"))
-        if let (data, delta) = expected {
+        if let data = Self.lastMemberWins[payload] {
+            try await function.invoke(event, context: context)
+            #expect(received.withLock { $0 }?.before == data)
+        } else if let (data, delta) = expected {
             try await function.invoke(event, context: context)
             let change = try #require(received.withLock { $0 })
             #expect(change.before == data)

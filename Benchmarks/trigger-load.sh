@@ -6,6 +6,8 @@
 # data (which starts the deployed functions again) delivers the rest. Needs wrk and python3.
 #   Benchmarks/trigger-load.sh [seconds of load, default 15] [debug|release, default release]
 set -euo pipefail
+# Decimal points in `time`'s figures, whatever the user's locale.
+export LC_ALL=C
 cd "$(dirname "$0")/.."
 seconds="${1:-15}"
 configuration="${2:-release}"
@@ -55,7 +57,6 @@ for entry in scores.values():
         best[entry["playerName"]] = max(best.get(entry["playerName"], -1), entry["score"])
 print(f"   {len(events)} events, {len(undone)} not done, {len(failed)} failed; "
       f"{len(scores)} scores; leaderboard {'exact' if leaderboard == best else 'WRONG'}")
-# From a write's commit (the event's time) to the end of its function's last attempt.
 from datetime import datetime
 def seconds(text):
     return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
@@ -90,22 +91,29 @@ request = function()
 end
 LUA
 
-# CPU ticks (utime + stime) of the emulator, of its worker processes alive now, and of those that
-# ended (the emulator's cutime + cstime), as "emulator workers".
+# CPU ticks (utime + stime) of the emulator, and of its worker processes: those alive now and
+# those that ended (the emulator's cutime + cstime), as "emulator workers". A worker reaped while
+# they are read would count twice, so they are read again until no worker ended meanwhile.
 cpu_ticks() {
-    local workers=0 pid
-    for pid in $(pgrep -P "$emulator"); do
-        workers=$((workers + $(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null || echo 0)))
+    local workers reaped stat pid
+    while true; do
+        reaped=$(awk '{print $16 + $17}' "/proc/$emulator/stat")
+        workers=0
+        for pid in $(pgrep -P "$emulator"); do
+            workers=$((workers + $(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null || echo 0)))
+        done
+        stat=$(awk '{print $14 + $15, $16 + $17}' "/proc/$emulator/stat")
+        [ "${stat#* }" = "$reaped" ] && break
     done
-    echo "$(awk '{print $14 + $15, $16 + $17}' "/proc/$emulator/stat") $workers" |
-        awk '{print $1, $2 + $3}'
+    echo "${stat% *} $((workers + reaped))"
 }
 
 start
 echo "== $seconds s of score pushes (each fires onScoreWrite in the worker), 16 connections"
 read -r emulator_before workers_before < <(cpu_ticks)
+# wrk's CPU seconds (user, system) go to wrk-cpu, its own errors to stderr.
 TIMEFORMAT='%U %S'
-{ time wrk -t2 -c16 -d"${seconds}s" -s "$work/push.lua" "$base" >"$work/wrk"; } 2>"$work/wrk-cpu"
+{ time wrk -t2 -c16 -d"${seconds}s" -s "$work/push.lua" "$base" >"$work/wrk" 2>&3; } 3>&2 2>"$work/wrk-cpu"
 grep -E 'Requests/sec|Non-2xx' "$work/wrk" | sed 's/^/   /'
 writes=$(curl -fsS "$base/scores.json?ns=demo-project-default-rtdb&shallow=true" | grep -o 'true' | wc -l)
 echo "== $writes scores written; draining the deliveries: $(drain)"
@@ -114,7 +122,7 @@ read -r emulator_after workers_after < <(cpu_ticks)
 # delivery, the Admin calls it serves), the function's worker processes (the handler and its
 # two Admin calls), and the load generator; and the events/s those figures allow on this machine.
 python3 - "$writes" "$((emulator_after - emulator_before))" "$((workers_after - workers_before))" \
-    "$(cat "$work/wrk-cpu")" "$(getconf CLK_TCK)" "$(getconf _NPROCESSORS_ONLN)" \
+    "$(tail -n 1 "$work/wrk-cpu")" "$(getconf CLK_TCK)" "$(getconf _NPROCESSORS_ONLN)" \
     "$(pgrep -P "$emulator" | wc -l)" <<'PY'
 import sys
 events, emulator, workers, load, tick, cores, processes = sys.argv[1:]

@@ -56,6 +56,11 @@ struct FunctionInstancesTests {
             #expect(pids.count == 3 && Set(pids).count == 3, "one process per function: \(pids)")
             let oneAtATime = try #require(pools["oneAtATime"])
             #expect(oneAtATime.concurrency == 1 && oneAtATime.maximum == 3 && oneAtATime.minimum == 1)
+            // Without maxInstances: one instance per core (2 to 10) for a function taking 80 events
+            // at once, as many instances as a machine's cores can use.
+            let scoreWritten = try #require(pools["scoreWritten"])
+            let cores = ProcessInfo.processInfo.activeProcessorCount
+            #expect(scoreWritten.concurrency == 80 && scoreWritten.maximum == min(10, max(2, cores)))
 
             // Five slow events at once: one instance takes one, so three run (the maximum), two wait.
             for _ in 0..<5 { try Self.publish(emulator, description: "slow") }
@@ -70,6 +75,14 @@ struct FunctionInstancesTests {
             #expect(try await Self.waitUntil { oneAtATime.supervisors.count == 1 })
             #expect(pools["configUpdated"]?.supervisors.count == 1)
         }
+    }
+
+    @Test("without maxInstances, a function taking one event at a time gets 10 instances, others one per core",
+        arguments: [1, 2, 4, 8, 16, 64])
+    func defaultMaximum(cores: Int) {
+        #expect(FunctionInstances.defaultMaximum(concurrency: 1, cores: cores) == 10)
+        #expect(FunctionInstances.defaultMaximum(concurrency: 80, cores: cores) == [1: 2, 2: 2, 4: 4, 8: 8, 16: 10, 64: 10][cores])
+        #expect(FunctionInstances.defaultMaximum(concurrency: 2, cores: cores) == min(10, max(2, cores)))
     }
 
     @Test("a function's crash does not stop another function's events")

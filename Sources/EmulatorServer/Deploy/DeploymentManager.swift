@@ -122,7 +122,7 @@ public final class DeploymentManager: Service, Sendable {
                 function: name,
                 concurrency: options.concurrency,
                 minimum: options.minInstances ?? 0,
-                maximum: options.maxInstances ?? FunctionInstances.defaultMaximum,
+                maximum: options.maxInstances ?? FunctionInstances.defaultMaximum(concurrency: options.concurrency),
                 idleTimeout: idleTimeout,
                 logger: logger,
                 tasks: tasks

@@ -68,7 +68,7 @@ extension CloudEvent {
         var extensions: [String: String] = [:]
         for field in message.headers where field.name.utf8.starts(with: "ce-".utf8, by: { asciiLowercased($0) == $1 }) {
             let name = String(field.name.dropFirst(3)).lowercased()
-            guard let value = percentDecodeHeader(field.value) else {
+            guard let value = field.value.percentDecoded else {
                 throw CloudEventError(
                     .invalidAttribute,
                     "header '\(field.name)' is not valid percent-encoded UTF-8",
@@ -167,10 +167,5 @@ extension CloudEvent {
             }
         }
         return out
-    }
-
-    static func percentDecodeHeader(_ value: String) -> String? {
-        guard value.utf8.contains(UInt8(ascii: "%")) else { return value }
-        return value.removingPercentEncoding
     }
 }

@@ -1,3 +1,4 @@
+import CloudEvents
 import Foundation
 
 /// An Eventarc path pattern such as `users/{uid}` or `something/{path=**}/else/{a}`.
@@ -223,7 +224,6 @@ extension PathPattern {
 
     /// A captured segment, URI-decoded.
     private static func decode(_ text: String) -> String {
-        guard text.utf8.contains(UInt8(ascii: "%")) else { return text }
-        return text.removingPercentEncoding ?? text
+        text.percentDecoded ?? text
     }
 }

@@ -1,3 +1,4 @@
+import CloudEvents
 import CloudFunctions
 import FirebaseEmulator
 import Foundation
@@ -38,7 +39,7 @@ struct DatabaseRequest {
     init(_ request: Request, defaultNamespace: String, project: String, now: Date) throws(ServiceError) {
         var parameters: [String: String] = [:]
         for (key, value) in request.uri.queryParameters {
-            parameters[Self.percentDecoded(String(key)) ?? String(key)] = String(value)
+            parameters[String(key).percentDecoded ?? String(key)] = String(value)
         }
         self.parameters = parameters
         namespace = parameters["ns"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultNamespace
@@ -56,19 +57,13 @@ struct DatabaseRequest {
         }
         var segments: [String] = []
         for segment in raw {
-            guard let decoded = percentDecoded(segment) else {
+            guard let decoded = segment.percentDecoded else {
                 throw ServiceError(.invalidArgument,
                     "Invalid path: segment \"\(segment)\" is not percent-encoded UTF-8")
             }
             segments.append(decoded)
         }
         return try DatabasePath(segments: segments)
-    }
-
-    /// The text with its `%XX` escapes decoded; `nil` when they are not UTF-8. Most keys and
-    /// segments have none, and Foundation's decoding showed in the emulator's profile.
-    private static func percentDecoded(_ text: String) -> String? {
-        text.utf8.contains(UInt8(ascii: "%")) ? text.removingPercentEncoding : text
     }
 
     /// The method, honouring `X-HTTP-Method-Override` (header or query) on a `POST`.

@@ -1,0 +1,10 @@
+import Foundation
+
+extension String {
+    /// The text with its `%XX` escapes decoded; `nil` when they do not decode to UTF-8. Text
+    /// without `%` is returned as it is, without going through Foundation's decoding (which shows
+    /// in profiles of the header, path and query reading that call this for every value).
+    package var percentDecoded: String? {
+        utf8.contains(UInt8(ascii: "%")) ? removingPercentEncoding : self
+    }
+}

@@ -103,7 +103,7 @@ extension EventBus {
             let context = EventContext(
                 functionName: definition.name,
                 event: job.delivery.event,
-                params: definition.trigger.match(job.delivery.event) ?? [:],
+                trigger: definition.trigger,
                 attempt: job.attempt,
                 deadline: job.deadline,
                 admin: admin,

@@ -70,10 +70,9 @@ extension FunctionsWorker {
         if let charset = Self.charset(of: event.dataContentType), !["utf-8", "utf8", "us-ascii"].contains(charset) {
             return text(.badRequest, "the event's data is in charset '\(charset)'; only UTF-8 is read")
         }
-        guard let params = trigger.match(event) else {
+        if let reason = trigger.mismatch(event) {
             // A broker that filters on the type alone (a Knative Trigger) delivers events the
             // function's path pattern or filters exclude: acknowledged, so not retried, not run.
-            let reason = trigger.mismatch(event) ?? "the event does not match the function's trigger"
             var response = text(.ok, "not run: " + reason)
             response.headers[Self.skippedHeader] = "true"
             return response
@@ -86,7 +85,7 @@ extension FunctionsWorker {
         let context = EventContext(
             functionName: name,
             event: event,
-            params: params,
+            trigger: trigger,
             attempt: max(1, request.headers[Self.attemptHeader].flatMap(Int.init) ?? 1),
             deadline: deadline,
             admin: admin,

@@ -10,7 +10,22 @@ public struct EventContext: Sendable {
     /// The event being delivered.
     public let event: CloudEvent
     /// Values captured by the trigger's path patterns, e.g. `["uid": "abc"]` for `users/{uid}`.
-    public let params: [String: String]
+    ///
+    /// A context the bus or a worker creates works them out from the trigger when they are
+    /// read, so a handler that never reads them costs nothing; keep them in a local rather
+    /// than reading them again in a loop.
+    public var params: [String: String] {
+        switch captures {
+        case .values(let values): values
+        case .trigger(let trigger): trigger.match(event) ?? [:]
+        }
+    }
+    /// Where ``params`` come from.
+    private enum Captures: Sendable {
+        case values([String: String])
+        case trigger(EventTrigger)
+    }
+    private let captures: Captures
     /// Which attempt this is, starting at 1; retries of one event share its ``eventId``.
     public let attempt: Int
     /// When this attempt times out.
@@ -31,7 +46,26 @@ public struct EventContext: Sendable {
     ) {
         self.functionName = functionName
         self.event = event
-        self.params = params
+        self.captures = .values(params)
+        self.attempt = attempt
+        self.deadline = deadline
+        self.admin = admin
+        self.baseLogger = logger
+    }
+
+    /// Creates a context whose ``params`` are what `trigger` captures of `event` (read lazily).
+    package init(
+        functionName: String,
+        event: CloudEvent,
+        trigger: EventTrigger,
+        attempt: Int,
+        deadline: Date,
+        admin: AdminClients,
+        logger: Logger
+    ) {
+        self.functionName = functionName
+        self.event = event
+        self.captures = .trigger(trigger)
         self.attempt = attempt
         self.deadline = deadline
         self.admin = admin

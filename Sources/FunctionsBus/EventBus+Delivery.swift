@@ -272,23 +272,24 @@ extension EventBus {
     }
 
     func finishEffects(_ effects: BusEffects) {
-        if let observer {
-            for report in effects.reports { observer.deliveryFinished(report) }
-            for key in effects.finished { observer.eventFinished(key) }
-        }
-        for report in effects.reports {
-            if case .deadLettered(let reason) = report.status {
-                logger.warning(
-                    "event given up on",
-                    metadata: [
-                        "function": "\(report.function)", "event.id": "\(report.eventId)",
-                        "reason": "\(reason.rawValue)", "error": "\(report.error ?? "")",
-                    ]
-                )
-            }
-        }
         var waiters = effects.waiters
+        // Without an observer, a delivery that succeeded leaves nothing to report.
         if !effects.reports.isEmpty || !effects.finished.isEmpty {
+            if let observer {
+                for report in effects.reports { observer.deliveryFinished(report) }
+                for key in effects.finished { observer.eventFinished(key) }
+            }
+            for report in effects.reports {
+                if case .deadLettered(let reason) = report.status {
+                    logger.warning(
+                        "event given up on",
+                        metadata: [
+                            "function": "\(report.function)", "event.id": "\(report.eventId)",
+                            "reason": "\(reason.rawValue)", "error": "\(report.error ?? "")",
+                        ]
+                    )
+                }
+            }
             waiters += state.withLock { state in
                 state.reportsInProgress -= effects.reports.count + effects.finished.count
                 return state.takeIdleWaitersIfIdle(now: clock.now)

@@ -13,13 +13,44 @@ struct TriggerIndex: Sendable {
         var byFirstSegment: [String: [Int]] = [:]
     }
 
+    /// A distinct trigger as the index tests it for every event: its filters and patterns in
+    /// arrays (iterating a dictionary copies each pattern out of it), and the `ref` pattern
+    /// apart, since the index has read `ref` for its buckets. The type is the bucket's.
+    private struct Matcher: Sendable {
+        let filters: [(attribute: String, value: String)]
+        let ref: PathPattern?
+        let otherPatterns: [(attribute: String, pattern: PathPattern)]
+
+        init(_ trigger: EventTrigger) {
+            filters = trigger.filters.map { ($0.key, $0.value) }
+            ref = trigger.pathPatterns["ref"]
+            otherPatterns = trigger.pathPatterns.filter { $0.key != "ref" }.map { ($0.key, $0.value) }
+        }
+
+        /// Whether an event of the trigger's type, whose `ref` is `refValue`, matches.
+        func matches(_ event: CloudEvent, ref refValue: String?) -> Bool {
+            for index in filters.indices where event[attribute: filters[index].attribute] != filters[index].value {
+                return false
+            }
+            if let ref {
+                guard let refValue, ref.matches(refValue) else { return false }
+            }
+            for index in otherPatterns.indices {
+                guard let value = event[attribute: otherPatterns[index].attribute],
+                    otherPatterns[index].pattern.matches(value)
+                else { return false }
+            }
+            return true
+        }
+    }
+
     /// The distinct triggers, and for each the functions (lanes) that have it, in order.
-    private let triggers: [EventTrigger]
+    private let triggers: [Matcher]
     private let lanes: [[Int]]
     private var buckets: [String: Bucket] = [:]
 
     init(_ laneTriggers: [EventTrigger]) {
-        var triggers: [EventTrigger] = []
+        var triggers: [Matcher] = []
         var lanes: [[Int]] = []
         var positions: [EventTrigger: Int] = [:]
         for (lane, trigger) in laneTriggers.enumerated() {
@@ -35,7 +66,7 @@ struct TriggerIndex: Sendable {
                 bucket.anyRef.append(triggers.count)
             }
             buckets[trigger.eventType] = bucket
-            triggers.append(trigger)
+            triggers.append(Matcher(trigger))
             lanes.append([lane])
         }
         self.triggers = triggers
@@ -46,14 +77,13 @@ struct TriggerIndex: Sendable {
     /// matches (the usual case), the answer shares the index's own array: nothing is allocated.
     func matches(_ event: CloudEvent) -> [Int] {
         guard let bucket = buckets[event.type] else { return [] }
+        let ref = event[attribute: "ref"]
         var candidates = bucket.anyRef
-        if !bucket.byFirstSegment.isEmpty, let ref = event[attribute: "ref"],
-            let keyed = bucket.byFirstSegment[PathPattern.firstSegment(of: ref)]
-        {
+        if !bucket.byFirstSegment.isEmpty, let ref, let keyed = bucket.byFirstSegment[PathPattern.firstSegment(of: ref)] {
             candidates = candidates.isEmpty ? keyed : (candidates + keyed).sorted()
         }
-        guard let first = candidates.firstIndex(where: { triggers[$0].matches(event) }) else { return [] }
-        let others = candidates[(first + 1)...].filter { triggers[$0].matches(event) }
+        guard let first = candidates.firstIndex(where: { triggers[$0].matches(event, ref: ref) }) else { return [] }
+        let others = candidates[(first + 1)...].filter { triggers[$0].matches(event, ref: ref) }
         if others.isEmpty { return lanes[candidates[first]] }
         return ([candidates[first]] + others).flatMap { lanes[$0] }.sorted()
     }

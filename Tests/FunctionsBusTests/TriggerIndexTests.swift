@@ -1,0 +1,56 @@
+import CloudEvents
+import CloudFunctions
+import Testing
+
+@testable import FunctionsBus
+
+@Suite("Trigger index: which functions an event goes to")
+struct TriggerIndexTests {
+    static let type = "google.firebase.database.ref.v1.written"
+
+    static func trigger(
+        _ type: String = type, filters: [String: String] = [:], patterns: [String: String]
+    ) throws -> EventTrigger {
+        EventTrigger(eventType: type, filters: filters, pathPatterns: try patterns.mapValues { try PathPattern($0) })
+    }
+
+    @Test("finds exactly the functions whose triggers match, in registration order")
+    func agreesWithTriggers() throws {
+        let triggers = [
+            try Self.trigger(patterns: ["ref": "users/{uid}"]),
+            try Self.trigger(patterns: ["ref": "users/{uid}"]),  // a second function on the same trigger
+            try Self.trigger(patterns: ["ref": "users/{uid}/posts/{post}"]),
+            try Self.trigger(patterns: ["ref": "{any}/{uid}"]),
+            try Self.trigger(patterns: ["ref": "users/{path=**}"]),
+            try Self.trigger(patterns: ["ref": "**"]),
+            try Self.trigger(filters: ["instance": "other"], patterns: ["ref": "users/{uid}"]),
+            try Self.trigger(filters: ["instance": "demo"], patterns: ["ref": "scores/{id}"]),
+            try Self.trigger(patterns: ["ref": "scores/{id}", "instance": "*"]),
+            try Self.trigger(patterns: ["ref": "scores/{id}", "instance": "{instance}"]),
+            try Self.trigger(patterns: ["instance": "demo"]),
+            EventTrigger(eventType: Self.type),
+            EventTrigger(eventType: Self.type, filters: ["instance": "demo"]),
+            try Self.trigger("google.firebase.database.ref.v1.created", patterns: ["ref": "users/{uid}"]),
+        ]
+        let index = TriggerIndex(triggers)
+        let refs = [
+            "users/a", "/users/a/", "users//a", "users/a/posts/p", "users", "scores/1", "scores/1/x", "teams/a",
+            "", "users/a%20b", "Users/a",
+        ]
+        var checked = 0
+        for type in [Self.type, "google.firebase.database.ref.v1.created", "other"] {
+            for ref in refs + [nil] {
+                for instance in ["demo", "other", nil] {
+                    var extensions: [String: CloudEventAttributeValue] = [:]
+                    if let ref { extensions["ref"] = .string(ref) }
+                    if let instance { extensions["instance"] = .string(instance) }
+                    let event = CloudEvent(id: "1", source: "/s", type: type, extensions: extensions)
+                    let expected = triggers.indices.filter { triggers[$0].matches(event) }
+                    #expect(index.matches(event) == expected, "type \(type), ref \(ref ?? "none"), instance \(instance ?? "none")")
+                    checked += expected.isEmpty ? 0 : 1
+                }
+            }
+        }
+        #expect(checked > 20)
+    }
+}

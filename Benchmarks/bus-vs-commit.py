@@ -23,7 +23,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-ROW = re.compile(r"^(match one|fan-out|typed \(decode\))\s+(\d+)\s+(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s*$")
+ROW = re.compile(r"^(match one|fan-out|typed \(decode\)|database)\s+(\d+)\s+(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s*$")
 
 
 def build(package, scratch):

@@ -50,14 +50,16 @@ extension EventBus {
     /// while fast ones are served by few. A parked drainer is woken first; a new one is started
     /// only when none is parked.
     func startDrainerIfNeeded(lane index: Int, in state: inout BusState, effects: inout BusEffects) {
-        let lane = state.lanes[index]
-        guard !lane.queue.isEmpty, lane.drainers - (lane.parked == nil ? 0 : 1) == lane.running else { return }
-        if let parked = lane.parked {
+        // Read in place: a copy of the lane (its queue, its parked drainer) costs retains at every delivery.
+        let drainers = state.lanes[index].drainers
+        let parked = state.lanes[index].parked != nil
+        guard !state.lanes[index].queue.isEmpty, drainers - (parked ? 1 : 0) == state.lanes[index].running else { return }
+        if let parked = state.lanes[index].parked {
             state.lanes[index].parked = nil
             effects.wakeups.append(parked.continuation)
             return
         }
-        guard lane.drainers < lanes[index].concurrency else { return }
+        guard drainers < lanes[index].concurrency else { return }
         state.lanes[index].drainers += 1
         // The drainer's task id is how the timer cancels it when its handler times out. It
         // holds the bus only while it drains: parked, it holds it weakly, so a bus nobody

@@ -60,10 +60,11 @@ struct RecentEventIDs: Sendable {
     private let hash: @Sendable (CloudEvent.Key) -> Int
 
     /// - Parameters:
-    ///   - capacity: how many keys each generation holds.
+    ///   - capacity: how many keys each generation holds (at most 2³¹, as a slot keeps a key's
+    ///     position in 32 bits).
     ///   - hash: the keys' hash; tests give a poor one to make keys collide.
     init(capacity: Int, hash: @escaping @Sendable (CloudEvent.Key) -> Int = { $0.hashValue }) {
-        self.capacity = max(1, capacity)
+        self.capacity = min(max(1, capacity), 1 << 31)
         self.hash = hash
         current = Generation()
         previous = Generation()

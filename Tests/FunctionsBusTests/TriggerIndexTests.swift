@@ -30,6 +30,9 @@ struct TriggerIndexTests {
             try Self.trigger(patterns: ["instance": "demo"]),
             EventTrigger(eventType: Self.type),
             EventTrigger(eventType: Self.type, filters: ["instance": "demo"]),
+            EventTrigger(eventType: Self.type, filters: ["ref": "users/a"]),
+            try Self.trigger(patterns: ["subject": "refs/users/{uid}"]),
+            try Self.trigger(filters: ["subject": "refs/scores/1"], patterns: ["ref": "scores/{id}"]),
             try Self.trigger("google.firebase.database.ref.v1.created", patterns: ["ref": "users/{uid}"]),
         ]
         let index = TriggerIndex(triggers)
@@ -44,7 +47,8 @@ struct TriggerIndexTests {
                     var extensions: [String: CloudEventAttributeValue] = [:]
                     if let ref { extensions["ref"] = .string(ref) }
                     if let instance { extensions["instance"] = .string(instance) }
-                    let event = CloudEvent(id: "1", source: "/s", type: type, extensions: extensions)
+                    let subject = ref.map { "refs/" + $0 }
+                    let event = CloudEvent(id: "1", source: "/s", type: type, subject: subject, extensions: extensions)
                     let expected = triggers.indices.filter { triggers[$0].matches(event) }
                     #expect(index.matches(event) == expected, "type \(type), ref \(ref ?? "none"), instance \(instance ?? "none")")
                     checked += expected.isEmpty ? 0 : 1

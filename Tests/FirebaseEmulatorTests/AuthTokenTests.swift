@@ -129,7 +129,7 @@ struct AuthTokenTests {
 
     @Test("makes distinct opaque refresh tokens that read back")
     func refreshTokens() throws {
-        var generator = SeededRandom(seed: 42)
+        var generator = SplitMixRandom(seed: 42)
         let first = AuthRefreshToken(localId: "uid-1", projectId: "p", signInProvider: "password", issuedAt: now,
                                      using: &generator)
         let second = AuthRefreshToken(localId: "uid-1", projectId: "p", signInProvider: "password", issuedAt: now,

@@ -92,8 +92,8 @@ struct AuthUserTests {
 
     @Test("generates 28 alphanumeric characters, reproducibly from a seed")
     func generatedIds() {
-        var first = SeededRandom(seed: 7)
-        var second = SeededRandom(seed: 7)
+        var first = SplitMixRandom(seed: 7)
+        var second = SplitMixRandom(seed: 7)
         let id = AuthUser.generateLocalId(using: &first)
         #expect(id.count == 28)
         #expect(id.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) })

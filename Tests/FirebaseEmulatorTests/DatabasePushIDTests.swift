@@ -16,7 +16,7 @@ struct DatabasePushIDTests {
     @Test("has 20 characters from the alphabet and encodes the timestamp")
     func shape() {
         var ids = DatabasePushID()
-        var random = SeededRandom(seed: 1)
+        var random = SplitMixRandom(seed: 1)
         let id = ids.next(milliseconds: 1_700_000_000_000, using: &random)
         #expect(id.count == 20)
         #expect(id.allSatisfy { DatabasePushID.alphabet.contains($0) })
@@ -36,7 +36,7 @@ struct DatabasePushIDTests {
     @Test("takes the time from a Date")
     func fromDate() {
         var ids = DatabasePushID()
-        var random = SeededRandom(seed: 7)
+        var random = SplitMixRandom(seed: 7)
         let id = ids.next(now: Date(timeIntervalSince1970: 1_234.5678), using: &random)
         #expect(DatabasePushID.timestamp(of: id) == 1_234_567)
     }
@@ -44,7 +44,7 @@ struct DatabasePushIDTests {
     @Test("is strictly increasing within one millisecond")
     func sameMillisecond() {
         var ids = DatabasePushID()
-        var random = SeededRandom(seed: 42)
+        var random = SplitMixRandom(seed: 42)
         var previous = ""
         for _ in 0..<10_000 {
             let id = ids.next(milliseconds: 1_700_000_000_000, using: &random)
@@ -57,7 +57,7 @@ struct DatabasePushIDTests {
     @Test("is strictly increasing across milliseconds, even when the clock goes back")
     func acrossMilliseconds() {
         var ids = DatabasePushID()
-        var random = SeededRandom(seed: 3)
+        var random = SplitMixRandom(seed: 3)
         var previous = ""
         let times: [Int64] = [5, 5, 6, 6, 6, 100, 99, 50, 101, 1 << 40, 1 << 40]
         for time in times {

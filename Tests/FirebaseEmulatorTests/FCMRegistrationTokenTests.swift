@@ -7,7 +7,7 @@ import Testing
 struct FCMRegistrationTokenTests {
     @Test("generated tokens have the production shape and are well formed")
     func generatedShape() throws {
-        var random = SeededRandom(seed: 42)
+        var random = SplitMixRandom(seed: 42)
         for _ in 0..<50 {
             let token = FCMRegistrationToken.generate(using: &random)
             #expect(token.count == 22 + 1 + 6 + 134)
@@ -23,16 +23,16 @@ struct FCMRegistrationTokenTests {
 
     @Test("generation is deterministic for a seeded generator")
     func deterministic() {
-        var first = SeededRandom(seed: 7)
-        var second = SeededRandom(seed: 7)
+        var first = SplitMixRandom(seed: 7)
+        var second = SplitMixRandom(seed: 7)
         #expect(FCMRegistrationToken.generate(using: &first) == FCMRegistrationToken.generate(using: &second))
-        var third = SeededRandom(seed: 8)
+        var third = SplitMixRandom(seed: 8)
         #expect(FCMRegistrationToken.generate(using: &third) != FCMTestFixtures.token(seed: 7))
     }
 
     @Test("a given instance id is kept")
     func givenInstanceID() {
-        var random = SeededRandom(seed: 1)
+        var random = SplitMixRandom(seed: 1)
         let token = FCMRegistrationToken.generate(instanceID: "dXJlbGVhc2VkX2lkXzEyMz", using: &random)
         #expect(token.hasPrefix("dXJlbGVhc2VkX2lkXzEyMz:APA91b"))
     }
@@ -63,7 +63,7 @@ struct FCMRegistrationTokenTests {
 
     @Test("message ids look like production ones and round-trip through the name")
     func messageIDs() throws {
-        var random = SeededRandom(seed: 3)
+        var random = SplitMixRandom(seed: 3)
         let date = Date(timeIntervalSince1970: 1_500_415_314.455276)
         let id = FCMMessageID.generate(projectID: "demo-proj", at: date, using: &random)
         #expect(id.messageID.hasPrefix("0:15004153144552"))

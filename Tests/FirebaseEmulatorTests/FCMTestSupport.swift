@@ -19,7 +19,7 @@ enum FCMTestFixtures {
 
     /// A well-formed token made by the generator.
     static func token(seed: UInt64) -> String {
-        var random = SeededRandom(seed: seed)
+        var random = SplitMixRandom(seed: seed)
         return FCMRegistrationToken.generate(using: &random)
     }
 

@@ -1,3 +1,4 @@
+import CloudFunctions
 import Foundation
 import FirebaseEmulator
 import Testing
@@ -47,7 +48,7 @@ struct RemoteConfigPercentTests {
     func distribution() throws {
         let expression = try RemoteConfigConditionExpression.parse("percent <= 30")
         let seeded = try RemoteConfigConditionExpression.parse("percent('exp1') between 10 and 40")
-        var generator = SeededRandom(seed: 42)
+        var generator = SplitMixRandom(seed: 42)
         var hits = 0
         var seededHits = 0
         let now = Date(timeIntervalSince1970: 0)

@@ -176,7 +176,7 @@ extension AuthService {
         now: Date,
         authTime: Date? = nil,
         sessionClaims: [String: JSONValue] = [:],
-        using generator: inout AuthRandomSource
+        using generator: inout SplitMixRandom
     ) -> AuthSession {
         var claims = AuthIDToken.claims(
             for: user, projectId: project, signInProvider: signInProvider, now: now, authTime: authTime

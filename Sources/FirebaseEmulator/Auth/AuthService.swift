@@ -21,7 +21,7 @@ public final class AuthService: Sendable {
     let clock: any BusClock
     let emit: @Sendable ([OutboxEntry]) -> Void
     let hasher: AuthPasswordHasher
-    private let random: Mutex<AuthRandomSource>
+    private let random: Mutex<SplitMixRandom>
     private let settings: Mutex<AuthEmulatorConfig>
     /// The blocking functions client sign-ups and sign-ins run.
     let blocking = Mutex<BlockingFunctions?>(nil)
@@ -49,7 +49,7 @@ public final class AuthService: Sendable {
         self.emit = emit
         self.hasher = hasher
         var system = SystemRandomNumberGenerator()
-        random = Mutex(AuthRandomSource(seed: randomSeed ?? system.next()))
+        random = Mutex(SplitMixRandom(seed: randomSeed ?? system.next()))
         let config = try store.read { db in try AuthUserStorage.config(db, project: project) }
         settings = Mutex(config)
     }
@@ -84,27 +84,12 @@ public final class AuthService: Sendable {
     }
 
     /// A generator seeded from the shared source, so slow work (bcrypt) runs without holding the lock.
-    func makeGenerator() -> AuthRandomSource {
-        random.withLock { AuthRandomSource(seed: $0.next()) }
+    func makeGenerator() -> SplitMixRandom {
+        random.withLock { SplitMixRandom(seed: $0.next()) }
     }
 
     /// Emits the user-created or user-deleted event for `user`.
     func emitUserEvent(_ type: String, _ user: AuthUser, in transaction: inout StoreTransaction) throws {
         try transaction.emit(.authUser(type, user: user.cloudUserRecord, project: project, time: clock.now))
-    }
-}
-
-/// The service's randomness: SplitMix64, seeded once (deterministic in tests).
-struct AuthRandomSource: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
     }
 }

@@ -52,8 +52,8 @@ extension EventBus {
     func startDrainerIfNeeded(lane index: Int, in state: inout BusState, effects: inout BusEffects) {
         // Read in place: a copy of the lane (its queue, its parked drainer) costs retains at every delivery.
         let drainers = state.lanes[index].drainers
-        let parked = state.lanes[index].parked != nil
-        guard !state.lanes[index].queue.isEmpty, drainers - (parked ? 1 : 0) == state.lanes[index].running else { return }
+        let idle = state.lanes[index].parked == nil ? 0 : 1
+        guard !state.lanes[index].queue.isEmpty, drainers - idle == state.lanes[index].running else { return }
         if let parked = state.lanes[index].parked {
             state.lanes[index].parked = nil
             effects.wakeups.append(parked.continuation)

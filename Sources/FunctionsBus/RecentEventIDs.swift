@@ -22,28 +22,34 @@ struct RecentEventIDs: Sendable {
         /// Its size is a power of two, doubled whenever the keys would fill more than half.
         var slots = [UInt64](repeating: 0, count: 16)
 
+        /// The upper half of a slot's entry: the hash's upper 32 bits.
+        static func tag(_ hash: Int) -> UInt64 { UInt64(truncatingIfNeeded: hash) & ~0xFFFF_FFFF }
+
+        /// A slot's entry: the hash's tag above the key's position + 1.
+        static func entry(hash: Int, position: Int) -> UInt64 { tag(hash) | UInt64(position + 1) }
+
         /// Where `key` is in the table, or the empty slot where it would go.
         func find(_ key: CloudEvent.Key, hash: Int) -> (slot: Int, found: Bool) {
             let mask = slots.count - 1
-            let tag = UInt64(truncatingIfNeeded: hash) >> 32
+            let tag = Generation.tag(hash)
             var slot = hash & mask
             while true {
                 let entry = slots[slot]
                 if entry == 0 { return (slot, false) }
-                if entry >> 32 == tag, keys[Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1] == key { return (slot, true) }
+                if entry & ~0xFFFF_FFFF == tag, keys[Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1] == key { return (slot, true) }
                 slot = (slot + 1) & mask
             }
         }
 
         /// Adds `key` at the empty `slot` ``find(_:hash:)`` gave.
         mutating func insert(_ key: CloudEvent.Key, hash: Int, at slot: Int, rehash: (CloudEvent.Key) -> Int) {
+            slots[slot] = Generation.entry(hash: hash, position: keys.count)
             keys.append(key)
-            slots[slot] = (UInt64(truncatingIfNeeded: hash) >> 32) << 32 | UInt64(keys.count)
             guard keys.count * 2 > slots.count else { return }
             slots = [UInt64](repeating: 0, count: slots.count * 2)
             for (position, key) in keys.enumerated() {
                 let hash = rehash(key)
-                slots[find(key, hash: hash).slot] = (UInt64(truncatingIfNeeded: hash) >> 32) << 32 | UInt64(position + 1)
+                slots[find(key, hash: hash).slot] = Generation.entry(hash: hash, position: position)
             }
         }
 

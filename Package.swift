@@ -215,6 +215,7 @@ let package = Package(
             name: "FunctionsWorkerTests",
             dependencies: [
                 "FunctionsWorker", "CloudFunctions", "CloudEvents", "CloudFunctionsTesting", "FunctionsBuiltins",
+                "FirebaseHTTP",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -4,13 +4,16 @@
 # checks what a user relies on, exiting non-zero when it does not hold: every event delivered,
 # the leaderboard exact, and after a kill -9 of the emulator mid-delivery, a restart on the same
 # data (which starts the deployed functions again) delivers the rest. Needs wrk and python3.
-#   Benchmarks/trigger-load.sh [seconds of load, default 15] [debug|release, default release]
+#   Benchmarks/trigger-load.sh [seconds of load, default 15] [debug|release, default release] [emulators:start options]
+# (--delivery-batch 1, say, posts each event to the worker alone, as Eventarc does).
 set -euo pipefail
 # Decimal points in `time`'s figures, whatever the user's locale.
 export LC_ALL=C
 cd "$(dirname "$0")/.."
 seconds="${1:-15}"
 configuration="${2:-release}"
+shift $(( $# < 2 ? $# : 2 ))
+emulator_options=("$@")
 command -v wrk >/dev/null || { echo "trigger-load: needs wrk (apt-get install wrk)" >&2; exit 1; }
 
 build=(swift build -c "$configuration" --package-path "$PWD/functions" --scratch-path "$PWD/.build")
@@ -20,7 +23,7 @@ work="$(mktemp -d)"
 trap 'pkill -P $$ 2>/dev/null || true; kill "${emulator:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
 
 start() {
-    "$cli" emulators:start --port 0 --data-dir "$work/data" >"$work/out" 2>"$work/err" &
+    "$cli" emulators:start --port 0 --data-dir "$work/data" ${emulator_options[@]+"${emulator_options[@]}"} >"$work/out" 2>"$work/err" &
     emulator=$!
     while ! grep -q '^ready: ' "$work/out" 2>/dev/null; do
         kill -0 "$emulator" 2>/dev/null || { cat "$work/err" >&2; exit 1; }

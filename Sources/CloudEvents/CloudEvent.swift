@@ -177,7 +177,7 @@ public struct CloudEvent: Sendable, Hashable {
 
     /// A media type without its parameters, trimmed and lowercased: `application/json` for
     /// `Application/JSON; charset=utf-8`. Compared on bytes: it runs for every event received.
-    static func mediaTypeEssence(_ mediaType: String) -> String {
+    package static func mediaTypeEssence(_ mediaType: String) -> String {
         let bytes = mediaType.utf8
         let end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex
         var essence = bytes[..<end].drop { $0 == 0x20 || $0 == 0x09 }

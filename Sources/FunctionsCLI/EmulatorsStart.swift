@@ -54,6 +54,10 @@ struct EmulatorsStart: AsyncParsableCommand {
         help: "Seconds an instance of a deployed function may stay idle before it is stopped (never below its minimum).")
     var instanceIdleTimeout = 60.0
 
+    @Option(name: .customLong("delivery-batch"),
+        help: "The most events posted to a function's worker in one request; 1 posts each alone, in binary mode, as Eventarc does.")
+    var deliveryBatch = EmulatorServer.Configuration.defaultDeliveryBatch
+
     func validate() throws {
         if let port, !(0...65535).contains(port) { throw ValidationError("--port must be between 0 and 65535") }
         if let fetchLimit, Self.parseFetchLimit(fetchLimit) == nil {
@@ -64,6 +68,7 @@ struct EmulatorsStart: AsyncParsableCommand {
         guard instanceIdleTimeout.isFinite, (0.1...86_400).contains(instanceIdleTimeout) else {
             throw ValidationError("--instance-idle-timeout must be between 0.1 and 86400 seconds")
         }
+        guard (1...1000).contains(deliveryBatch) else { throw ValidationError("--delivery-batch must be between 1 and 1000") }
         guard !project.isEmpty, project.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else {
             throw ValidationError("--project must be letters, digits and '-'")
         }
@@ -100,6 +105,7 @@ struct EmulatorsStart: AsyncParsableCommand {
         if let limit = fetchLimit.flatMap(Self.parseFetchLimit) { emulator.remoteConfig.setFetchLimit(limit) }
         var configuration = EmulatorServer.Configuration(host: host, port: port, maxBodySize: maxBodySize)
         configuration.instanceIdleTimeout = .milliseconds(Int64((instanceIdleTimeout * 1000).rounded()))
+        configuration.deliveryBatch = deliveryBatch
         let server = EmulatorServer(emulator: emulator, configuration: configuration, logger: logger)
         try await server.run { port in
             try? FileHandle.standardOutput.write(contentsOf: Data("ready: http://\(host):\(port)\nconsole: http://\(host):\(port)/\n".utf8))

@@ -55,6 +55,10 @@ extension FunctionsWorker {
         } catch {
             return text(.contentTooLarge, "the event is larger than \(maxBodySize) bytes")
         }
+        if request.headers[.contentType].map(CloudEvent.mediaTypeEssence) == CloudEvent.jsonBatchMediaType {
+            return batchResponse(body: Data(buffer: body), function: function, name: name, trigger: trigger,
+                traceparent: request.headers[Self.traceparentHeader])
+        }
         let event: CloudEvent
         let isCloudEvent = Self.isCloudEvent(request.headers)
         do {
@@ -63,45 +67,88 @@ extension FunctionsWorker {
             let kind = isCloudEvent ? "CloudEvent" : "legacy event (no ce- headers)"
             return text(.badRequest, "invalid \(kind): \(error)")
         }
-        guard event.type == trigger.eventType else {
-            return text(.badRequest,
-                "the function '\(name)' handles '\(trigger.eventType)' events, not '\(event.type)'")
-        }
-        if let charset = Self.charset(of: event.dataContentType), !["utf-8", "utf8", "us-ascii"].contains(charset) {
-            return text(.badRequest, "the event's data is in charset '\(charset)'; only UTF-8 is read")
-        }
-        if let reason = trigger.mismatch(event) {
+        let attempt = request.headers[Self.attemptHeader].flatMap(Int.init) ?? 1
+        switch await run(event, function: function, name: name, trigger: trigger, attempt: attempt,
+            traceparent: request.headers[Self.traceparentHeader])
+        {
+        case .ran:
+            return Response(status: .noContent)
+        case .skipped(let reason):
             // A broker that filters on the type alone (a Knative Trigger) delivers events the
             // function's path pattern or filters exclude: acknowledged, so not retried, not run.
-            var response = text(.ok, "not run: " + reason)
+            var response = text(.ok, reason)
             response.headers[Self.skippedHeader] = "true"
             return response
+        case .refused(let reason):
+            return text(.badRequest, reason)
+        case .failed(let reason):
+            var response = text(.internalServerError, reason)
+            response.headers[HTTPField.Name("X-Google-Status")!] = "error"
+            return response
         }
+    }
+
+    /// What became of one event.
+    enum Outcome: Sendable {
+        /// The handler returned (204).
+        case ran
+        /// The trigger's path pattern or filters exclude it: acknowledged, not run (200).
+        case skipped(String)
+        /// It cannot be run, now or ever (400): the wrong type, charset or payload.
+        case refused(String)
+        /// The handler threw or timed out (500); brokers retry.
+        case failed(String)
+
+        /// The HTTP status a single event's answer has.
+        var status: Int {
+            switch self {
+            case .ran: 204
+            case .skipped: 200
+            case .refused: 400
+            case .failed: 500
+            }
+        }
+    }
+
+    /// Runs `function` once for `event`, unless the event is not for it.
+    func run(
+        _ event: CloudEvent,
+        function: CloudFunction,
+        name: String,
+        trigger: EventTrigger,
+        attempt: Int,
+        traceparent: String?
+    ) async -> Outcome {
+        guard event.type == trigger.eventType else {
+            return .refused("the function '\(name)' handles '\(trigger.eventType)' events, not '\(event.type)'")
+        }
+        if let charset = Self.charset(of: event.dataContentType), !["utf-8", "utf8", "us-ascii"].contains(charset) {
+            return .refused("the event's data is in charset '\(charset)'; only UTF-8 is read")
+        }
+        if let reason = trigger.mismatch(event) { return .skipped("not run: " + reason) }
         let deadline = clock.now.addingTimeInterval(function.options.timeout.seconds)
         var logger = logger
-        if let traceparent = event.extensions["traceparent"].map({ "\($0)" }) ?? request.headers[Self.traceparentHeader] {
+        if let traceparent = event.extensions["traceparent"].map({ "\($0)" }) ?? traceparent {
             logger[metadataKey: "traceparent"] = "\(traceparent)"
         }
         let context = EventContext(
             functionName: name,
             event: event,
             trigger: trigger,
-            attempt: max(1, request.headers[Self.attemptHeader].flatMap(Int.init) ?? 1),
+            attempt: max(1, attempt),
             deadline: deadline,
             admin: admin,
             logger: logger
         )
         do {
             try await runWithTimeout(function, event: event, context: context, deadline: deadline)
-            return Response(status: .noContent)
+            return .ran
         } catch let error as EventPayloadError {
             context.logger.error("the event's data does not fit the function", metadata: ["error": "\(error)"])
-            return text(.badRequest, "\(error)")
+            return .refused("\(error)")
         } catch {
             context.logger.error("function failed", metadata: ["error": "\(error)"])
-            var response = text(.internalServerError, "\(error)")
-            response.headers[HTTPField.Name("X-Google-Status")!] = "error"
-            return response
+            return .failed("\(error)")
         }
     }
 

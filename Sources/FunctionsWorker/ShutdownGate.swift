@@ -27,6 +27,12 @@ final class ShutdownGate: Sendable {
         }
     }
 
+    /// Admits one more event on behalf of one already admitted (the gate may be closed since);
+    /// pair with ``leave()``.
+    func hold() {
+        state.withLock { $0.inFlight += 1 }
+    }
+
     /// Marks one admitted event finished.
     func leave() {
         let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in

@@ -35,8 +35,6 @@ struct WorkerErrorTests {
             Malformed(name: "JSON data that is not JSON", headers: Fixtures.remoteConfigHeaders, body: "{not json",
                 code: .invalidData),
             Malformed(name: "structured, not JSON", headers: structured, body: "{", code: .invalidJSON),
-            Malformed(name: "a batch", headers: [.contentType: "application/cloudevents-batch+json"], body: "[]",
-                code: .unsupportedContentType),
         ]
     }()
 

@@ -54,6 +54,8 @@ public final class DeploymentManager: Service, Sendable {
     let baseURL: @Sendable () -> URL?
     let startTimeout: Duration
     let idleTimeout: Duration
+    /// The most events posted to a worker in one request.
+    let deliveryBatch: Int
     let logger: Logger
     /// What the workers wrote, by function, for the console and `functions logs`.
     public let logs = FunctionLogs()
@@ -65,8 +67,9 @@ public final class DeploymentManager: Service, Sendable {
 
     init(
         emulator: Emulator, baseURL: @escaping @Sendable () -> URL?, startTimeout: Duration, idleTimeout: Duration,
-        logger: Logger
+        deliveryBatch: Int = EmulatorServer.Configuration.defaultDeliveryBatch, logger: Logger
     ) {
+        self.deliveryBatch = deliveryBatch
         self.emulator = emulator
         self.baseURL = baseURL
         self.startTimeout = startTimeout
@@ -125,7 +128,8 @@ public final class DeploymentManager: Service, Sendable {
                 maximum: options.maxInstances ?? FunctionInstances.defaultMaximum(concurrency: options.concurrency),
                 idleTimeout: idleTimeout,
                 logger: logger,
-                tasks: tasks
+                tasks: tasks,
+                deliveries: DeliveryBatcher(function: name, clock: emulator.clock, maximumBatch: deliveryBatch)
             ) { [self] in supervisor(binary: binary, function: name) }
         }
         var (functions, requests, skipped) = try HTTPDelivery.registry(manifest: manifest, instances: pools,

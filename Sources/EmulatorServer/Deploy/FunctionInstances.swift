@@ -40,6 +40,8 @@ public final class FunctionInstances: Sendable {
     let logger: Logger
     /// Where the reaper and instance starts run.
     let tasks: TaskScope
+    /// Posts the function's events to its instances.
+    let deliveries: DeliveryBatcher
     private let state = Mutex(State())
 
     /// The most instances a function gets when its options do not say (Cloud Run's default is
@@ -60,9 +62,11 @@ public final class FunctionInstances: Sendable {
         idleTimeout: Duration,
         logger: Logger,
         tasks: TaskScope,
+        deliveries: DeliveryBatcher,
         makeSupervisor: @escaping @Sendable () -> WorkerSupervisor
     ) {
         self.tasks = tasks
+        self.deliveries = deliveries
         self.function = function
         self.concurrency = max(1, concurrency)
         self.minimum = max(1, minimum)

@@ -52,8 +52,8 @@ enum HTTPDelivery {
         return (functions, requests, skipped)
     }
 
-    /// Posts an event to an instance of the function with room for it (see ``FunctionInstances``);
-    /// when that worker cannot be reached it waits for the supervisor to bring it back, until
+    /// Posts an event to an instance of the function with room for it (see ``FunctionInstances``),
+    /// with others of the same moment (see ``DeliveryBatcher``); when that worker cannot be reached it waits for the supervisor to bring it back, until
     /// the deadline.
     ///
     /// - Returns: `nil` when the function ran; the worker's reason when it acknowledged the event
@@ -69,23 +69,18 @@ enum HTTPDelivery {
     ) async throws -> String? {
         let supervisor = try await instances.acquire()
         defer { instances.release(supervisor) }
-        let message = event.binaryHTTPMessage()
-        let headers = message.headers.map { ($0.name, $0.value) } + [("ce-attempt", String(attempt))]
         while true {
             let base = try await supervisor.baseURL(until: deadline, clock: clock)
             let failure: any Error
             do {
-                let response = try await HTTPExchange.send("POST", base.appendingPathComponent(function),
-                    headers: headers, body: message.body, timeout: .seconds(max(1, deadline.timeIntervalSince(clock.now))))
-                let text = String(decoding: response.body.prefix(500), as: UTF8.self)
-                    .trimmingCharacters(in: .whitespacesAndNewlines)
-                if (200..<300).contains(response.status) {
-                    return response.headers["x-functions-skipped"] == "true" ? text : nil
+                let answer = try await instances.deliveries.send(event, attempt: attempt, deadline: deadline, to: base)
+                if (200..<300).contains(answer.status) {
+                    return answer.skipped ? answer.message : nil
                 }
                 // 503: the worker is shutting down (replaced by a redeploy, or stopping); the
                 // event goes to the worker that serves next.
-                failure = response.status == 503
-                    ? WorkerShuttingDown() : WorkerError(message: "the worker answered \(response.status): " + text)
+                failure = answer.status == 503
+                    ? WorkerShuttingDown() : WorkerError(message: "the worker answered \(answer.status): " + answer.message)
             } catch {
                 failure = error
             }

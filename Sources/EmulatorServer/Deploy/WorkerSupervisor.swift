@@ -150,7 +150,9 @@ public final class WorkerSupervisor: Sendable {
     ///
     /// - Throws: ``WorkerError`` when the deadline passes first.
     func baseURL(until deadline: Date, clock: any BusClock) async throws -> URL {
-        try await withThrowingTaskGroup(of: URL.self) { group in
+        // Nearly always the worker serves already: no waiting race to set up.
+        if let url = state.withLock({ $0.status == .running ? $0.url : nil }) { return url }
+        return try await withThrowingTaskGroup(of: URL.self) { group in
             group.addTask { try await self.baseURL() }
             group.addTask {
                 try await clock.sleep(until: deadline)

@@ -28,6 +28,13 @@ public struct EmulatorServer: Sendable {
         /// the function's minimum instances, nor below one).
         public var instanceIdleTimeout: Duration = .seconds(60)
 
+        /// The most events posted to a function's worker in one request (a CloudEvents batch);
+        /// 1 posts each event alone, in binary mode, as Eventarc does.
+        public var deliveryBatch = Configuration.defaultDeliveryBatch
+
+        /// The default of ``deliveryBatch``.
+        public static let defaultDeliveryBatch = 64
+
         /// Creates a configuration.
         public init(host: String = "127.0.0.1", port: Int = 0, maxBodySize: Int = 32 * 1024 * 1024) {
             self.host = host
@@ -54,7 +61,8 @@ public struct EmulatorServer: Sendable {
         self.logger = logger
         self.listening = listening
         self.deployments = DeploymentManager(emulator: emulator, baseURL: { listening.url },
-            startTimeout: configuration.workerStartTimeout, idleTimeout: configuration.instanceIdleTimeout, logger: logger)
+            startTimeout: configuration.workerStartTimeout, idleTimeout: configuration.instanceIdleTimeout,
+            deliveryBatch: configuration.deliveryBatch, logger: logger)
     }
 
     /// The router with every route, for serving or for socketless tests.

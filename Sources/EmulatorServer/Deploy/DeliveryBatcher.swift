@@ -1,0 +1,252 @@
+import CloudEvents
+import CloudFunctions
+import FirebaseHTTP
+import Foundation
+import NIOCore
+import Synchronization
+
+/// Posts one function's events to its worker processes, as many in one request as are ready
+/// for the same process.
+///
+/// Events go as CloudEvents batches (`application/cloudevents-batch+json`), each with its
+/// attempt as its `attempt` extension. The worker answers a batch at once and streams one line
+/// per event as each handler finishes, so a slow handler holds up no other event's answer.
+/// Each worker has at most one batch in transit (posted, its answer not yet begun): the events
+/// that come meanwhile wait and go together in the next one. An event that comes alone goes at
+/// once, alone; under load one request carries many events instead of one request each.
+///
+/// With a maximum batch of 1 every event goes alone, in binary mode, as Eventarc sends it.
+///
+/// A batch a worker refuses as a whole (a functions binary built before batches answers 400)
+/// goes again one event at a time, in binary mode, as Eventarc sends them; a 503 (shutting
+/// down) is every event's answer.
+final class DeliveryBatcher: Sendable {
+    /// A worker's answer for one event.
+    struct Answer: Sendable {
+        /// The status the worker answered the event with.
+        var status: Int
+        /// Why it was not run or failed, as the worker said it.
+        var message: String
+        /// Whether the worker acknowledged the event without running it (outside the trigger).
+        var skipped: Bool
+    }
+
+    private struct Pending {
+        let id: Int
+        let event: CloudEvent
+        let attempt: Int
+        let deadline: Date
+    }
+
+    private struct State {
+        /// The events waiting to be posted, by worker address.
+        var queues: [URL: [Pending]] = [:]
+        /// The workers with a sender posting their queue.
+        var sending: Set<URL> = []
+        /// The events queued and not yet answered to a waiter (a cancelled waiter's event is
+        /// not posted, and its answer is dropped).
+        var live: Set<Int> = []
+        /// Who waits for each event's answer, by id.
+        var waiters: [Int: CheckedContinuation<Answer, any Error>] = [:]
+        /// Answers that came before their waiter asked.
+        var answers: [Int: Result<Answer, any Error>] = [:]
+        var nextID = 0
+    }
+
+    /// The function the events go to (`POST {base}/{function}`).
+    let function: String
+    /// The clock deadlines are compared with.
+    let clock: any BusClock
+    /// The most events in one request.
+    let maximumBatch: Int
+    private let state = Mutex(State())
+
+    init(function: String, clock: any BusClock, maximumBatch: Int = 64) {
+        self.function = function
+        self.clock = clock
+        self.maximumBatch = max(1, maximumBatch)
+    }
+
+    /// Posts `event` to the worker at `base` and returns its answer.
+    ///
+    /// - Throws: AsyncHTTPClient's error when the worker does not answer (refused, reset, past
+    ///   the deadline); `CancellationError` when the calling task is cancelled first.
+    func send(_ event: CloudEvent, attempt: Int, deadline: Date, to base: URL) async throws -> Answer {
+        guard maximumBatch > 1 else {
+            return try await postAlone(event, attempt: attempt, deadline: deadline, to: base)
+        }
+        return try await answer(to: enqueue(event, attempt: attempt, deadline: deadline, to: base))
+    }
+
+    /// Queues `event` for the worker at `base` and returns its id, whose answer
+    /// ``answer(to:)`` waits for.
+    func enqueue(_ event: CloudEvent, attempt: Int, deadline: Date, to base: URL) -> Int {
+        let (id, startsSender) = state.withLock { state -> (Int, Bool) in
+            let id = state.nextID
+            state.nextID += 1
+            state.live.insert(id)
+            state.queues[base, default: []].append(Pending(id: id, event: event, attempt: attempt, deadline: deadline))
+            return (id, state.sending.insert(base).inserted)
+        }
+        if startsSender { Task { await self.postQueue(of: base) } }
+        return id
+    }
+
+    /// Waits for the answer of a queued event. Cancelling the calling task abandons the event:
+    /// it is not posted if it has not been yet.
+    func answer(to id: Int) async throws -> Answer {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let ready = state.withLock { state -> Result<Answer, any Error>? in
+                    if let answer = state.answers.removeValue(forKey: id) {
+                        state.live.remove(id)
+                        return answer
+                    }
+                    guard !Task.isCancelled else {
+                        state.live.remove(id)
+                        return .failure(CancellationError())
+                    }
+                    state.waiters[id] = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(with: ready) }
+            }
+        } onCancel: {
+            state.withLock { state in
+                state.live.remove(id)
+                state.answers[id] = nil
+                return state.waiters.removeValue(forKey: id)
+            }?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// The sender of `base`: posts what waits, a batch at a time, each once the one before it
+    /// is under way, until nothing waits.
+    private func postQueue(of base: URL) async {
+        while true {
+            let batch = state.withLock { state -> [Pending]? in
+                let queue = (state.queues.removeValue(forKey: base) ?? []).filter { state.live.contains($0.id) }
+                guard !queue.isEmpty else {
+                    state.sending.remove(base)
+                    return nil
+                }
+                if queue.count > maximumBatch { state.queues[base] = Array(queue[maximumBatch...]) }
+                return Array(queue.prefix(maximumBatch))
+            }
+            guard let batch else { return }
+            await post(batch, to: base)
+        }
+    }
+
+    /// Posts a batch and returns once the worker has begun its answer (or failed); the answer's
+    /// lines are read by a task of their own.
+    private func post(_ batch: [Pending], to base: URL) async {
+        let body = CloudEvent.encodeBatch(jsonFormat: batch.map { pending in
+            var event = pending.event
+            event.extensions["attempt"] = .integer(pending.attempt)
+            return event
+        })
+        do {
+            let response = try await HTTPExchange.stream("POST", base.appendingPathComponent(function),
+                headers: [("Content-Type", CloudEvent.jsonBatchMediaType)], body: body,
+                timeout: timeout(until: batch.map(\.deadline).max()!))
+            if response.status == 200 {
+                Task { await self.readAnswers(response, for: batch) }
+                return
+            }
+            let message = Self.message(try await response.collect(upTo: 64 * 1024))
+            if response.status == 503 {
+                for pending in batch { resume(pending.id, with: .success(Answer(status: 503, message: message, skipped: false))) }
+                return
+            }
+            // Not a worker that takes batches (or not this one): one by one.
+            for pending in batch { Task { await self.postAlone(pending, to: base) } }
+        } catch {
+            for pending in batch { resume(pending.id, with: .failure(error)) }
+        }
+    }
+
+    /// Hands each line of a batch's answer to its event's waiter as it arrives.
+    private func readAnswers(_ response: HTTPExchange.StreamedResponse, for batch: [Pending]) async {
+        var answered = Set<Int>()
+        do {
+            var line: [UInt8] = []
+            try await response.forEachPiece { piece in
+                for byte in piece.readableBytesView {
+                    guard byte == UInt8(ascii: "\n") else {
+                        line.append(byte)
+                        continue
+                    }
+                    if let (index, answer) = Self.answer(line), batch.indices.contains(index),
+                        answered.insert(index).inserted
+                    {
+                        resume(batch[index].id, with: .success(answer))
+                    }
+                    line.removeAll(keepingCapacity: true)
+                }
+            }
+            for (index, pending) in batch.enumerated() where !answered.contains(index) {
+                resume(pending.id, with: .failure(WorkerError(message: "the worker's answer to a batch of events left this one out")))
+            }
+        } catch {
+            // The worker died or the deadline passed mid-answer.
+            for (index, pending) in batch.enumerated() where !answered.contains(index) {
+                resume(pending.id, with: .failure(error))
+            }
+        }
+    }
+
+    /// Posts one queued event in binary mode.
+    private func postAlone(_ pending: Pending, to base: URL) async {
+        do {
+            let answer = try await postAlone(pending.event, attempt: pending.attempt, deadline: pending.deadline, to: base)
+            resume(pending.id, with: .success(answer))
+        } catch {
+            resume(pending.id, with: .failure(error))
+        }
+    }
+
+    /// Posts one event in binary mode, as Eventarc does.
+    private func postAlone(_ event: CloudEvent, attempt: Int, deadline: Date, to base: URL) async throws -> Answer {
+        let message = event.binaryHTTPMessage()
+        let headers = message.headers.map { ($0.name, $0.value) } + [("ce-attempt", String(attempt))]
+        let response = try await HTTPExchange.send("POST", base.appendingPathComponent(function), headers: headers,
+            body: message.body, timeout: timeout(until: deadline))
+        return Answer(status: response.status, message: Self.message(response.body),
+            skipped: response.headers["x-functions-skipped"] == "true")
+    }
+
+    private func resume(_ id: Int, with result: Result<Answer, any Error>) {
+        let waiter = state.withLock { state -> CheckedContinuation<Answer, any Error>? in
+            guard state.live.contains(id) else { return nil }
+            guard let waiter = state.waiters.removeValue(forKey: id) else {
+                state.answers[id] = result
+                return nil
+            }
+            state.live.remove(id)
+            return waiter
+        }
+        waiter?.resume(with: result)
+    }
+
+    /// Time until `deadline` on the bus clock, at least a second.
+    private func timeout(until deadline: Date) -> Duration {
+        .seconds(max(1, deadline.timeIntervalSince(clock.now)))
+    }
+
+    /// The start of an answer's body, as text.
+    private static func message(_ body: Data) -> String {
+        String(decoding: body.prefix(500), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// One line of a batch's answer: `{"index": 0, "status": 204}`, with a `message` for events
+    /// not run or failed (a 200 with a message was not run).
+    private static func answer(_ line: [UInt8]) -> (Int, Answer)? {
+        guard let object = (try? JSONValue(parsing: Data(line)))?.objectValue,
+            let index = object["index"]?.numberValue.flatMap({ Int(exactly: $0) }),
+            let status = object["status"]?.numberValue.flatMap({ Int(exactly: $0) })
+        else { return nil }
+        let message = object["message"]?.stringValue.map { String($0.prefix(500)) } ?? ""
+        return (index, Answer(status: status, message: message, skipped: status == 200 && !message.isEmpty))
+    }
+}

@@ -1,0 +1,73 @@
+import CloudEvents
+import CloudFunctions
+import Foundation
+import Hummingbird
+import NIOCore
+
+extension FunctionsWorker {
+    /// The media type of a batch's answer: one JSON object per line.
+    static let batchAnswerMediaType = "application/x-ndjson"
+
+    /// Answers a batch of events for one function (`application/cloudevents-batch+json`, the
+    /// CloudEvents HTTP binding's batched mode), which the emulator sends when several events for
+    /// the same worker are ready at once: one request instead of one each.
+    ///
+    /// Every event runs at once, as if each had come alone, with its attempt from its `attempt`
+    /// extension (the `ce-attempt` header of a single event). The answer is 200 and streams one
+    /// line per event as soon as its outcome is known, so a slow handler delays no other event's
+    /// answer: `{"index":0,"status":204}`, or with a `"message"`, the status a single event's
+    /// answer would have had (200 not run, 400 refused, 500 failed). A body that is not a batch
+    /// of events is 400, and none runs.
+    func batchResponse(body: Data, function: CloudFunction, name: String, trigger: EventTrigger, traceparent: String?)
+        -> Response
+    {
+        let events: [CloudEvent]
+        do {
+            events = try CloudEvent.decodeBatch(jsonFormat: body)
+        } catch {
+            return text(.badRequest, "invalid batch of CloudEvents: \(error)")
+        }
+        // The answer is written after `invoke` returns (and leaves the gate): its events hold
+        // the gate until the last line, so a shutdown waits for them.
+        gate.hold()
+        return Response(status: .ok, headers: [.contentType: Self.batchAnswerMediaType], body: ResponseBody { writer in
+            defer { gate.leave() }
+            var connected = true
+            await withTaskGroup(of: (Int, Outcome).self) { group in
+                for (index, event) in events.enumerated() {
+                    let attempt: Int
+                    switch event.extensions["attempt"] {
+                    case .integer(let number): attempt = number
+                    case .string(let text): attempt = Int(text) ?? 1
+                    default: attempt = 1
+                    }
+                    group.addTask {
+                        (index, await run(event, function: function, name: name, trigger: trigger, attempt: attempt,
+                            traceparent: traceparent))
+                    }
+                }
+                // Once the sender is gone the handlers still finish, as a single event's would.
+                for await (index, outcome) in group where connected {
+                    do {
+                        try await writer.write(ByteBuffer(string: Self.batchAnswerLine(index: index, outcome)))
+                    } catch {
+                        connected = false
+                    }
+                }
+            }
+            if connected { try await writer.finish(nil) }
+        })
+    }
+
+    /// One line of a batch's answer.
+    static func batchAnswerLine(index: Int, _ outcome: Outcome) -> String {
+        var line = "{\"index\":\(index),\"status\":\(outcome.status)"
+        switch outcome {
+        case .ran: break
+        case .skipped(let message), .refused(let message), .failed(let message):
+            line += ",\"message\":"
+            CloudEvent.appendQuoted(message, to: &line)
+        }
+        return line + "}\n"
+    }
+}

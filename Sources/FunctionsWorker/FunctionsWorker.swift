@@ -18,7 +18,9 @@ import UnixSignals
 ///   Answers: 204 when the handler returned; 500 with `X-Google-Status: error` when it threw
 ///   or outlived its timeout (it is then cancelled; a handler that ignores cancellation delays
 ///   the answer until it returns); 400 with the reason for a malformed event; 404 for an
-///   unknown function; 413 for a body over ``maxBodySize``.
+///   unknown function; 413 for a body over ``maxBodySize``. A batch of events
+///   (`application/cloudevents-batch+json`, as the emulator sends them) runs them at once and
+///   streams one answer line per event as each finishes.
 /// - `ANY /{functionName}[/path]` for HTTPS, callable and blocking functions: the request is
 ///   handed to the function with the path below its name, and its answer is sent back (a
 ///   streaming callable's events as they come). Tokens are checked with ``tokens``. A body

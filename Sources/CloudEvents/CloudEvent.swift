@@ -177,13 +177,25 @@ public struct CloudEvent: Sendable, Hashable {
 
     /// A media type without its parameters, trimmed and lowercased: `application/json` for
     /// `Application/JSON; charset=utf-8`. Compared on bytes: it runs for every event received.
-    package static func mediaTypeEssence(_ mediaType: String) -> String {
+    static func mediaTypeEssence(_ mediaType: String) -> String {
+        let essence = essenceBytes(of: mediaType)
+        guard essence.contains(where: { (0x41...0x5A).contains($0) }) else { return String(Substring(essence)) }
+        return String(decoding: essence.map(asciiLowercased), as: UTF8.self)
+    }
+
+    /// Whether a media type is that of a batch (``jsonBatchMediaType``), with any parameters and
+    /// in any case; compared in place, for it runs for every event received.
+    package static func isBatchMediaType(_ mediaType: String) -> Bool {
+        essenceBytes(of: mediaType).elementsEqual(jsonBatchMediaType.utf8) { asciiLowercased($0) == $1 }
+    }
+
+    /// The bytes of a media type without its parameters, trimmed.
+    private static func essenceBytes(of mediaType: String) -> Substring.UTF8View {
         let bytes = mediaType.utf8
         let end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex
         var essence = bytes[..<end].drop { $0 == 0x20 || $0 == 0x09 }
         while let last = essence.last, last == 0x20 || last == 0x09 { essence = essence.dropLast() }
-        guard essence.contains(where: { (0x41...0x5A).contains($0) }) else { return String(Substring(essence)) }
-        return String(decoding: essence.map(asciiLowercased), as: UTF8.self)
+        return essence
     }
 }
 

@@ -93,6 +93,22 @@ extension HTTPExchange {
             for try await piece in body { try await consume(piece) }
         }
 
+        /// Hands each line of the body (its bytes, without the newline) to `consume` as soon as
+        /// the line is complete; a last piece without a newline is not a line.
+        public func forEachLine(_ consume: ([UInt8]) async throws -> Void) async throws {
+            var line: [UInt8] = []
+            for try await piece in body {
+                for byte in piece.readableBytesView {
+                    guard byte == UInt8(ascii: "\n") else {
+                        line.append(byte)
+                        continue
+                    }
+                    try await consume(line)
+                    line.removeAll(keepingCapacity: true)
+                }
+            }
+        }
+
         /// Reads the body as server-sent events: hands each event's name (`message` when it
         /// has none) and data (its `data:` lines, joined by newlines) to `consume`. Comments and
         /// events without data are skipped.

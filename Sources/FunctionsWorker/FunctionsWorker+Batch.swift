@@ -35,12 +35,7 @@ extension FunctionsWorker {
             var connected = true
             await withTaskGroup(of: (Int, Outcome).self) { group in
                 for (index, event) in events.enumerated() {
-                    let attempt: Int
-                    switch event.extensions["attempt"] {
-                    case .integer(let number): attempt = number
-                    case .string(let text): attempt = Int(text) ?? 1
-                    default: attempt = 1
-                    }
+                    let attempt = event.extensions["attempt"].flatMap { Int($0.canonicalString) } ?? 1
                     group.addTask {
                         (index, await run(event, function: function, name: name, trigger: trigger, attempt: attempt,
                             traceparent: traceparent))

@@ -55,7 +55,7 @@ extension FunctionsWorker {
         } catch {
             return text(.contentTooLarge, "the event is larger than \(maxBodySize) bytes")
         }
-        if request.headers[.contentType].map(CloudEvent.mediaTypeEssence) == CloudEvent.jsonBatchMediaType {
+        if let contentType = request.headers[.contentType], CloudEvent.isBatchMediaType(contentType) {
             return batchResponse(body: Data(buffer: body), function: function, name: name, trigger: trigger,
                 traceparent: request.headers[Self.traceparentHeader])
         }

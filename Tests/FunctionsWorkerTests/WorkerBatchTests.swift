@@ -116,18 +116,13 @@ struct WorkerBatchTests {
                 headers: [("Content-Type", CloudEvent.jsonBatchMediaType)], body: batch)
             #expect(response.status == 200)
             var lines: [String] = []
-            var pending = ""
-            try await response.forEachPiece { piece in
-                pending += String(buffer: piece)
-                while let end = pending.firstIndex(of: "\n") {
-                    lines.append(String(pending[..<end]))
-                    pending = String(pending[pending.index(after: end)...])
-                    // The slow event finishes only once the fast one's line has arrived.
-                    if lines.count == 1 {
-                        for await finish in slowStarted {
-                            finish.resume()
-                            break
-                        }
+            try await response.forEachLine { line in
+                lines.append(String(decoding: line, as: UTF8.self))
+                // The slow event finishes only once the fast one's line has arrived.
+                if lines.count == 1 {
+                    for await finish in slowStarted {
+                        finish.resume()
+                        break
                     }
                 }
             }

@@ -2,7 +2,6 @@ import CloudEvents
 import CloudFunctions
 import FirebaseHTTP
 import Foundation
-import NIOCore
 import Synchronization
 
 /// Posts one function's events to its worker processes, as many in one request as are ready
@@ -38,18 +37,24 @@ final class DeliveryBatcher: Sendable {
         let deadline: Date
     }
 
+    /// Where one queued event's answer stands.
+    private enum Entry {
+        /// Nobody waits yet, and no answer came.
+        case queued
+        /// A caller waits for the answer.
+        case waiting(CheckedContinuation<Answer, any Error>)
+        /// The answer came before its caller asked.
+        case answered(Result<Answer, any Error>)
+    }
+
     private struct State {
         /// The events waiting to be posted, by worker address.
         var queues: [URL: [Pending]] = [:]
         /// The workers with a sender posting their queue.
         var sending: Set<URL> = []
-        /// The events queued and not yet answered to a waiter (a cancelled waiter's event is
-        /// not posted, and its answer is dropped).
-        var live: Set<Int> = []
-        /// Who waits for each event's answer, by id.
-        var waiters: [Int: CheckedContinuation<Answer, any Error>] = [:]
-        /// Answers that came before their waiter asked.
-        var answers: [Int: Result<Answer, any Error>] = [:]
+        /// Each event queued and not yet answered to its caller, by id. A cancelled caller's
+        /// event has none: it is not posted, and its answer is dropped.
+        var entries: [Int: Entry] = [:]
         var nextID = 0
     }
 
@@ -84,7 +89,7 @@ final class DeliveryBatcher: Sendable {
         let (id, startsSender) = state.withLock { state -> (Int, Bool) in
             let id = state.nextID
             state.nextID += 1
-            state.live.insert(id)
+            state.entries[id] = .queued
             state.queues[base, default: []].append(Pending(id: id, event: event, attempt: attempt, deadline: deadline))
             return (id, state.sending.insert(base).inserted)
         }
@@ -98,25 +103,27 @@ final class DeliveryBatcher: Sendable {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let ready = state.withLock { state -> Result<Answer, any Error>? in
-                    if let answer = state.answers.removeValue(forKey: id) {
-                        state.live.remove(id)
+                    switch state.entries[id] {
+                    case .answered(let answer):
+                        state.entries[id] = nil
                         return answer
-                    }
-                    guard !Task.isCancelled else {
-                        state.live.remove(id)
+                    case .queued? where !Task.isCancelled:
+                        state.entries[id] = .waiting(continuation)
+                        return nil
+                    default:
+                        // Cancelled (before or while asking).
+                        state.entries[id] = nil
                         return .failure(CancellationError())
                     }
-                    state.waiters[id] = continuation
-                    return nil
                 }
                 if let ready { continuation.resume(with: ready) }
             }
         } onCancel: {
-            state.withLock { state in
-                state.live.remove(id)
-                state.answers[id] = nil
-                return state.waiters.removeValue(forKey: id)
-            }?.resume(throwing: CancellationError())
+            let waiter = state.withLock { state -> CheckedContinuation<Answer, any Error>? in
+                guard case .waiting(let waiter) = state.entries.removeValue(forKey: id) else { return nil }
+                return waiter
+            }
+            waiter?.resume(throwing: CancellationError())
         }
     }
 
@@ -125,7 +132,7 @@ final class DeliveryBatcher: Sendable {
     private func postQueue(of base: URL) async {
         while true {
             let batch = state.withLock { state -> [Pending]? in
-                let queue = (state.queues.removeValue(forKey: base) ?? []).filter { state.live.contains($0.id) }
+                let queue = (state.queues.removeValue(forKey: base) ?? []).filter { state.entries[$0.id] != nil }
                 guard !queue.isEmpty else {
                     state.sending.remove(base)
                     return nil
@@ -170,19 +177,9 @@ final class DeliveryBatcher: Sendable {
     private func readAnswers(_ response: HTTPExchange.StreamedResponse, for batch: [Pending]) async {
         var answered = Set<Int>()
         do {
-            var line: [UInt8] = []
-            try await response.forEachPiece { piece in
-                for byte in piece.readableBytesView {
-                    guard byte == UInt8(ascii: "\n") else {
-                        line.append(byte)
-                        continue
-                    }
-                    if let (index, answer) = Self.answer(line), batch.indices.contains(index),
-                        answered.insert(index).inserted
-                    {
-                        resume(batch[index].id, with: .success(answer))
-                    }
-                    line.removeAll(keepingCapacity: true)
+            try await response.forEachLine { line in
+                if let (index, answer) = Self.answer(line), batch.indices.contains(index), answered.insert(index).inserted {
+                    resume(batch[index].id, with: .success(answer))
                 }
             }
             for (index, pending) in batch.enumerated() where !answered.contains(index) {
@@ -218,13 +215,16 @@ final class DeliveryBatcher: Sendable {
 
     private func resume(_ id: Int, with result: Result<Answer, any Error>) {
         let waiter = state.withLock { state -> CheckedContinuation<Answer, any Error>? in
-            guard state.live.contains(id) else { return nil }
-            guard let waiter = state.waiters.removeValue(forKey: id) else {
-                state.answers[id] = result
+            switch state.entries[id] {
+            case .queued?:
+                state.entries[id] = .answered(result)
+                return nil
+            case .waiting(let waiter)?:
+                state.entries[id] = nil
+                return waiter
+            case .answered?, nil:
                 return nil
             }
-            state.live.remove(id)
-            return waiter
         }
         waiter?.resume(with: result)
     }

@@ -67,7 +67,7 @@ public final class DeploymentManager: Service, Sendable {
 
     init(
         emulator: Emulator, baseURL: @escaping @Sendable () -> URL?, startTimeout: Duration, idleTimeout: Duration,
-        deliveryBatch: Int = EmulatorServer.Configuration.defaultDeliveryBatch, logger: Logger
+        deliveryBatch: Int, logger: Logger
     ) {
         self.deliveryBatch = deliveryBatch
         self.emulator = emulator

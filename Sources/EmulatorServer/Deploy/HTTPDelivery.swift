@@ -53,8 +53,8 @@ enum HTTPDelivery {
     }
 
     /// Posts an event to an instance of the function with room for it (see ``FunctionInstances``),
-    /// with others of the same moment (see ``DeliveryBatcher``); when that worker cannot be reached it waits for the supervisor to bring it back, until
-    /// the deadline.
+    /// with others of the same moment (see ``DeliveryBatcher``); when that worker cannot be
+    /// reached it waits for the supervisor to bring it back, until the deadline.
     ///
     /// - Returns: `nil` when the function ran; the worker's reason when it acknowledged the event
     ///   without running it (outside the function's path pattern).

@@ -57,6 +57,37 @@ struct DatabaseServicePersistenceTests {
         #expect(try again.service.get(namespace: ns, path: "/items/k3") == "three")
     }
 
+    @Test("a snapshot waits until the log holds as many bytes as the last snapshot, and reopening rebuilds the same tree")
+    func snapshotsFollowTheLogSize() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let big = JSONValue.string(String(repeating: "x", count: 10_000))
+        var expected: JSONValue = .null
+        do {
+            let harness = try DatabaseServiceHarness(directory: directory, snapshotInterval: 1)
+            // The first write snapshots: there is no snapshot yet to weigh the log against.
+            try harness.service.set(namespace: ns, path: "/big", value: big)
+            #expect(try harness.service.loggedWriteCount(namespace: ns) == 0)
+            // Small writes are logged, not snapshotted: the log is far smaller than the 10 kB tree.
+            for index in 0..<5 {
+                try harness.service.set(namespace: ns, path: "/small/s\(index)", value: .number(Double(index)))
+            }
+            #expect(try harness.service.loggedWriteCount(namespace: ns) == 5)
+            // A large write brings the log to the snapshot's size: the write after it snapshots.
+            try harness.service.set(namespace: ns, path: "/other", value: big)
+            #expect(try harness.service.loggedWriteCount(namespace: ns) == 6)
+            try harness.service.delete(namespace: ns, path: "/small/s0")
+            #expect(try harness.service.loggedWriteCount(namespace: ns) == 0)
+            try harness.service.set(namespace: ns, path: "/small/s9", value: "last")
+            #expect(try harness.service.loggedWriteCount(namespace: ns) == 1)
+            expected = try harness.service.get(namespace: ns, path: "/")
+        }
+        let reopened = try DatabaseServiceHarness(directory: directory, snapshotInterval: 1)
+        #expect(try reopened.service.get(namespace: ns, path: "/") == expected)
+        // The reopened service weighs the log against the stored snapshot: a small write is logged.
+        try reopened.service.set(namespace: ns, path: "/small/s8", value: 8)
+        #expect(try reopened.service.loggedWriteCount(namespace: ns) == 2)
+    }
+
     @Test("an abandoned service's committed writes and events are there after a crash-like reopen")
     func crash() throws {
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -19,8 +19,10 @@ extension DatabaseService {
         let snapshots = try Row.fetchCursor(db, sql: "SELECT namespace, seq, tree FROM rtdb_snapshots")
         while let row = try snapshots.next() {
             var namespace = Namespace()
-            namespace.tree.root = try JSONValue(parsing: row["tree"] as String)
-            namespace.sequence = row["seq"]
+            let tree: String = row["tree"]
+            namespace.tree.root = try JSONValue(parsing: tree)
+            namespace.log.sequence = row["seq"]
+            namespace.log.snapshotBytes = tree.utf8.count
             namespaces[row["namespace"]] = namespace
         }
         let log = try Row.fetchCursor(
@@ -33,37 +35,44 @@ extension DatabaseService {
                 throw ServiceError(.internal, "unknown log entry kind \(kindText)")
             }
             var namespace = namespaces.removeValue(forKey: name) ?? Namespace()
-            if sequence > namespace.sequence {
-                let segments = (row["path"] as String).split(separator: "/").map(String.init)
-                let value = try JSONValue(parsing: row["value"] as String)
+            if sequence > namespace.log.sequence {
+                let path: String = row["path"]
+                let text: String = row["value"]
+                let segments = path.split(separator: "/").map(String.init)
+                let value = try JSONValue(parsing: text)
                 let entry = DatabaseLogEntry(kind: kind, path: DatabasePath(uncheckedSegments: segments), value: value)
                 entry.replay(on: &namespace.tree)
-                namespace.sequence = sequence
-                namespace.writesSinceSnapshot += 1
+                namespace.log.sequence = sequence
+                namespace.log.writesSinceSnapshot += 1
+                namespace.log.loggedBytes += path.utf8.count + text.utf8.count
             }
             namespaces[name] = namespace
         }
         return namespaces
     }
 
-    /// Appends a write to the log as write number `sequence`.
-    static func append(_ entry: DatabaseLogEntry, namespace: String, sequence: Int64, in db: GRDB.Database) throws {
+    /// Appends a write to the log as write number `sequence`; returns the row's bytes (path and value).
+    static func append(_ entry: DatabaseLogEntry, namespace: String, sequence: Int64, in db: GRDB.Database) throws -> Int {
         let statement = try db.cachedStatement(
             sql: "INSERT INTO rtdb_log (namespace, seq, kind, path, value) VALUES (?, ?, ?, ?, ?)")
-        try statement.execute(arguments: [
-            namespace, sequence, entry.kind.rawValue, entry.path.description, entry.value.serialized(sortedKeys: false),
-        ])
+        let path = entry.path.description
+        let value = entry.value.serialized(sortedKeys: false)
+        try statement.execute(arguments: [namespace, sequence, entry.kind.rawValue, path, value])
+        return path.utf8.count + value.utf8.count
     }
 
-    /// Stores `tree` as the namespace's state after write `sequence` and drops the log it covers.
-    static func saveSnapshot(_ tree: DatabaseTree, namespace: String, sequence: Int64, in db: GRDB.Database) throws {
+    /// Stores `tree` as the namespace's state after write `sequence` and drops the log it covers;
+    /// returns the snapshot's bytes.
+    static func saveSnapshot(_ tree: DatabaseTree, namespace: String, sequence: Int64, in db: GRDB.Database) throws -> Int {
+        let text = tree.root.serialized(sortedKeys: false)
         try db.execute(
             sql: """
                 INSERT INTO rtdb_snapshots (namespace, seq, tree) VALUES (?, ?, ?)
                 ON CONFLICT (namespace) DO UPDATE SET seq = excluded.seq, tree = excluded.tree
                 """,
-            arguments: [namespace, sequence, tree.root.serialized(sortedKeys: false)])
+            arguments: [namespace, sequence, text])
         try db.execute(sql: "DELETE FROM rtdb_log WHERE namespace = ? AND seq <= ?", arguments: [namespace, sequence])
+        return text.utf8.count
     }
 }
 

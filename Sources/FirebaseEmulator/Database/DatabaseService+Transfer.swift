@@ -21,16 +21,15 @@ extension DatabaseService {
         try Self.validate(namespace: namespace)
         let tree = try DatabaseTree(value, now: clock.now)
         _ = try store.write { transaction in
-            let sequence = state.withLock { ($0.namespaces[namespace]?.sequence ?? 0) + 1 }
-            try Self.saveSnapshot(tree, namespace: namespace, sequence: sequence, in: transaction.db)
+            let sequence = state.withLock { ($0.namespaces[namespace]?.log.sequence ?? 0) + 1 }
+            let bytes = try Self.saveSnapshot(tree, namespace: namespace, sequence: sequence, in: transaction.db)
             // Applied once committed, on the store's writer, before any later write.
             transaction.db.afterNextTransaction { [self] _ in
                 state.withLock { state in
                     var space = state.namespaces[namespace] ?? Namespace()
                     let old = space.tree
                     space.tree = tree
-                    space.sequence = sequence
-                    space.writesSinceSnapshot = 0
+                    space.log = LogState(sequence: sequence, snapshotBytes: bytes)
                     state.namespaces[namespace] = space
                     for listener in state.listeners.values where listener.namespace == namespace {
                         let after = tree.storedValue(at: listener.path)

@@ -174,12 +174,15 @@ extension DatabaseService {
                 plan.events = disableTriggers
                     ? [] : events(for: change, tree: space.tree, namespace: namespace, auth: auth, now: now,
                         triggers: state.triggers, chainDepth: chainDepth)
-                plan.sequence = space.sequence + 1
-                plan.previous = (space.sequence, space.writesSinceSnapshot)
-                let snapshot = space.writesSinceSnapshot + 1 >= snapshotInterval
-                if snapshot { plan.snapshot = space.tree }
-                space.sequence += 1
-                space.writesSinceSnapshot = snapshot ? 0 : space.writesSinceSnapshot + 1
+                plan.previous = space.log
+                if space.log.snapshotsNext(interval: snapshotInterval) {
+                    plan.snapshot = space.tree
+                    space.log.writesSinceSnapshot = 0
+                } else {
+                    space.log.writesSinceSnapshot += 1
+                }
+                space.log.sequence += 1
+                plan.sequence = space.log.sequence
                 return plan
             }
             guard let sequence = plan.sequence else { return plan.result }
@@ -199,15 +202,24 @@ extension DatabaseService {
                 onRollback: { [self] _ in
                     state.withLock { state in
                         state.namespaces[namespace]?.tree.revert(change)
-                        state.namespaces[namespace]?.sequence = previous.sequence
-                        state.namespaces[namespace]?.writesSinceSnapshot = previous.writesSinceSnapshot
+                        state.namespaces[namespace]?.log = previous
                     }
                 }
             )
-            try Self.append(DatabaseLogEntry(change: change, isUpdate: isUpdate),
+            let logged = try Self.append(DatabaseLogEntry(change: change, isUpdate: isUpdate),
                 namespace: namespace, sequence: sequence, in: transaction.db)
-            if let snapshot = plan.snapshot {
-                try Self.saveSnapshot(snapshot, namespace: namespace, sequence: sequence, in: transaction.db)
+            let snapshotBytes = try plan.snapshot.map {
+                try Self.saveSnapshot($0, namespace: namespace, sequence: sequence, in: transaction.db)
+            }
+            // Counted here, on the store's writer, where the next write reads them; a rollback
+            // puts back `previous`.
+            state.withLock { state in
+                if let snapshotBytes {
+                    state.namespaces[namespace]?.log.snapshotBytes = snapshotBytes
+                    state.namespaces[namespace]?.log.loggedBytes = 0
+                } else {
+                    state.namespaces[namespace]?.log.loggedBytes += logged
+                }
             }
             for event in plan.events { try transaction.emit(event) }
             return plan.result
@@ -222,7 +234,7 @@ extension DatabaseService {
         var result: DatabaseWriteResult
         /// The log sequence number of the write; `nil` when nothing changed.
         var sequence: Int64?
-        var previous: (sequence: Int64, writesSinceSnapshot: Int) = (0, 0)
+        var previous = LogState()
         var snapshot: DatabaseTree?
         var events: [CloudEvent] = []
     }

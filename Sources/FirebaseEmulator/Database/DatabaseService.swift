@@ -11,9 +11,12 @@ import Synchronization
 /// streaming listeners.
 ///
 /// Each namespace's tree lives in memory; the store keeps an append-only log of resolved
-/// writes plus a snapshot taken every ``snapshotInterval`` writes (in the write's own
-/// transaction, which then drops the log rows the snapshot covers), so opening a store
-/// rebuilds every tree as snapshot + replayed log and a write never re-serialises the tree.
+/// writes plus a snapshot of the tree (taken in a write's own transaction, which then drops the
+/// log rows the snapshot covers), so opening a store rebuilds every tree as snapshot + replayed
+/// log. A snapshot waits for ``snapshotInterval`` writes and for the log to hold as many bytes
+/// as the last snapshot: serialising the tree then costs, spread over the writes, no more than
+/// their own log rows, however large the tree grows, and a reopen reads at most about twice
+/// the tree.
 ///
 /// Triggers (``setTriggers(_:)``): a write emits, in its own transaction, one event per
 /// (event type, concrete path) for every trigger pattern matching an ancestor of a written
@@ -32,10 +35,25 @@ import Synchronization
 public final class DatabaseService: Sendable {
     struct Namespace {
         var tree = DatabaseTree()
+        var log = LogState()
+    }
+
+    /// Where a namespace's log stands.
+    struct LogState {
         /// The sequence number of the last logged write.
         var sequence: Int64 = 0
         /// Writes logged since the last snapshot.
         var writesSinceSnapshot = 0
+        /// Bytes of those writes' log rows (paths and values).
+        var loggedBytes = 0
+        /// Bytes of the last snapshot's tree; 0 before the first.
+        var snapshotBytes = 0
+
+        /// Whether the next write also snapshots the tree: after `interval` writes, once the log
+        /// holds as many bytes as the last snapshot.
+        func snapshotsNext(interval: Int) -> Bool {
+            writesSinceSnapshot + 1 >= interval && loggedBytes >= snapshotBytes
+        }
     }
 
     struct Listener {
@@ -59,7 +77,8 @@ public final class DatabaseService: Sendable {
 
     /// The project the emulator runs for.
     public let project: String
-    /// Writes between two snapshots of a namespace's tree.
+    /// The fewest writes between two snapshots of a namespace's tree (more when the log is
+    /// still smaller than the last snapshot).
     public let snapshotInterval: Int
     /// The `location` of emitted events (and of their `source`).
     public let location: String
@@ -75,7 +94,7 @@ public final class DatabaseService: Sendable {
     ///
     /// - Parameters:
     ///   - emit: called after each committed write with the events it added to the outbox.
-    ///   - snapshotInterval: writes between snapshots (at least 1).
+    ///   - snapshotInterval: the fewest writes between snapshots (at least 1).
     /// - Throws: when the store cannot be read or holds data that does not parse.
     package init(
         store: EmulatorStore,

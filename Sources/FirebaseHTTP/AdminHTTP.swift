@@ -19,11 +19,19 @@ public struct AdminHTTP: Sendable {
     public let baseURL: URL
     /// The bearer token sent; the emulator's admin credential is `owner`.
     public let bearerToken: String
+    /// `baseURL` without query, fragment or trailing slash: every request's URL begins with it.
+    private let prefix: String
 
     /// Creates a client of `baseURL`.
     public init(baseURL: URL, bearerToken: String = "owner") {
         self.baseURL = baseURL
         self.bearerToken = bearerToken
+        var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false)
+        components?.query = nil
+        components?.fragment = nil
+        var prefix = components?.string ?? baseURL.absoluteString
+        while prefix.hasSuffix("/") { prefix.removeLast() }
+        self.prefix = prefix
     }
 
     /// Sends a request to `path` under the base URL; an answer outside 2xx throws
@@ -37,10 +45,13 @@ public struct AdminHTTP: Sendable {
         headers: [String: String] = [:],
         timeout: TimeInterval = 60
     ) async throws -> Answer {
-        var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false)!
-        components.percentEncodedPath = components.percentEncodedPath.trimmingSuffix("/") + path
-        if !query.isEmpty { components.queryItems = query }
-        guard let url = components.url else { throw AdminHTTPError(status: 0, message: "malformed URL for \(path)") }
+        // Written out rather than through URLComponents: handlers make these calls per event.
+        var text = prefix + path
+        for (index, item) in query.enumerated() {
+            text += (index == 0 ? "?" : "&") + Self.percentEncoded(item.name)
+            if let value = item.value { text += "=" + Self.percentEncoded(value) }
+        }
+        guard let url = URL(string: text) else { throw AdminHTTPError(status: 0, message: "malformed URL for \(path)") }
         var fieldsSent = [("Authorization", "Bearer \(bearerToken)")]
         if json != nil { fieldsSent.append(("Content-Type", "application/json")) }
         fieldsSent += headers.map { ($0.key, $0.value) }
@@ -79,8 +90,34 @@ public struct AdminHTTPError: Error, Sendable, CustomStringConvertible {
     public var description: String { "HTTP \(status): \(message)" }
 }
 
-extension String {
-    fileprivate func trimmingSuffix(_ suffix: String) -> String {
-        hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
+extension AdminHTTP {
+    /// The sub-delimiters, `:` and `@`: what a path segment may hold besides unreserved characters.
+    public static let segmentCharacters: Set<UInt8> = Set("!$&'()*+,;=:@".utf8)
+
+    /// `text` with every byte percent-encoded but the unreserved characters (letters, digits,
+    /// `-._~`) and `kept`; as it is when nothing needs encoding.
+    public static func percentEncoded(_ text: some StringProtocol, keeping kept: Set<UInt8> = []) -> String {
+        func isKept(_ byte: UInt8) -> Bool {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                true
+            default:
+                kept.contains(byte)
+            }
+        }
+        if text.utf8.allSatisfy(isKept) { return String(text) }
+        let hex = Array("0123456789ABCDEF".utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count * 3)
+        for byte in text.utf8 {
+            if isKept(byte) {
+                bytes.append(byte)
+            } else {
+                bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

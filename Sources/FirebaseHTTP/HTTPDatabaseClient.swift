@@ -81,8 +81,7 @@ public struct HTTPDatabaseClient: DatabaseClient {
         var query = [URLQueryItem(name: "ns", value: namespace)]
         if silent { query.insert(URLQueryItem(name: "print", value: "silent"), at: 0) }
         let segments = path.split(separator: "/").map {
-            $0.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/", "?", "#"]))
-                ?? String($0)
+            AdminHTTP.percentEncoded($0, keeping: AdminHTTP.segmentCharacters)
         }
         return try await http.send(method, "/" + segments.joined(separator: "/") + ".json", query: query, json: value,
             headers: headers)

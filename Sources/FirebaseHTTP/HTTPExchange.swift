@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOFoundationEssentialsCompat
 import NIOHTTP1
+import Tracing
 
 /// One HTTP request and its whole answer, over one AsyncHTTPClient for the process: its
 /// connections are pooled and kept alive between calls, so the many small calls of handlers and
@@ -29,6 +30,9 @@ public enum HTTPExchange {
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.timeout.connect = .seconds(5)
         configuration.redirectConfiguration = .disallow
+        // Spans only for a tracer the process bootstrapped: the default no-op tracer would still
+        // cost a span and its attributes on every call.
+        if InstrumentationSystem.tracer is NoOpTracer { configuration.tracing.tracer = nil }
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 

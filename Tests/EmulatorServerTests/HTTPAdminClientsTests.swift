@@ -50,6 +50,21 @@ struct HTTPAdminClientsTests {
         #expect(try emulator.database.get(namespace: "demo-default-rtdb", path: "items") != .null)
     }
 
+    @Test("database: keys with spaces, non-ASCII, %, +, &, = and ? reach the emulator as written, from a base URL ending in /")
+    func keysThatNeedEncoding() async throws {
+        let emulator = try Emulator(project: "demo", directory: nil)
+        let keys = ["two words", "café", "100%", "a+b", "x&y=z", "why?", "user@host:1"]
+        try await Self.withClients(emulator, environment: ["FUNCTIONS_EMULATOR_URL": "http://127.0.0.1:PORT/"]) { admin, _ in
+            for (index, key) in keys.enumerated() {
+                try await admin.database.ref("odd").child(key).set(.number(Double(index)))
+            }
+            #expect(try await admin.database.ref("odd").child("a+b").get().val() == 3)
+            #expect(try await admin.database.ref("odd/x&y=z").get().val() == 4)
+        }
+        let expected = Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, JSONValue.number(Double($0))) })
+        #expect(try emulator.database.get(namespace: "demo-default-rtdb", path: "odd") == .object(expected))
+    }
+
     @Test("database: concurrent transactions over HTTP lose no update; a transaction can abort")
     func transactions() async throws {
         let emulator = try Emulator(project: "demo", directory: nil)

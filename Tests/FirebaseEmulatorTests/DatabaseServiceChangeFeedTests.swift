@@ -104,6 +104,38 @@ struct DatabaseServiceChangeFeedTests {
 
 @Suite("Database service: concurrent writers")
 struct DatabaseServiceConcurrencyTests {
+    @Test("concurrent writes sharing commits, as the REST API makes them, all land; a stale if-match alone is refused; a feed sees each once")
+    func groupedWrites() async throws {
+        let harness = try DatabaseServiceHarness(triggers: [Database.ref("/n/{id}").onWrite(noHandler)])
+        let service = harness.service
+        let ns = harness.ns
+        let feed = try service.changes(namespace: ns, path: "/n")
+        let refused = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<200 {
+                group.addTask {
+                    do {
+                        try await service.writeJoiningOthers(DatabaseWrite(
+                            .set(.number(Double(index))), namespace: ns, path: "/n/k\(index)",
+                            ifMatch: index == 99 ? "stale-etag" : nil))
+                        return 0
+                    } catch let error as ServiceError where DatabasePreconditionFailure(error) != nil {
+                        return 1
+                    }
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(refused == 1)
+        var seen: Set<String> = []
+        for await event in feed.prefix(200) where event.path != "/" {
+            seen.insert(event.path)
+        }
+        #expect(seen.count == 199)
+        #expect(seen.contains("/k99") == false)
+        #expect(try service.get(namespace: ns, path: "/n").objectValue?.count == 199)
+        #expect(harness.recorder.take().count == 199)
+    }
+
     @Test("concurrent writes all land, and a feed sees each of them once")
     func concurrentWrites() async throws {
         let harness = try DatabaseServiceHarness(

@@ -37,33 +37,28 @@ extension DatabaseRoutes {
     }
 
     /// `PUT`, `PATCH`, `POST` (push) and `DELETE`, conditional on `if-match`; 204 for `print=silent`.
-    func write(_ request: DatabaseRequest, body value: JSONValue, headers: HTTPFields) throws -> Response {
+    ///
+    /// Concurrent requests' writes share commits (``DatabaseService/writeJoiningOthers(_:)``).
+    func write(_ request: DatabaseRequest, body value: JSONValue, headers: HTTPFields) async throws -> Response {
         let ifMatch = headers[.ifMatch]
-        let (namespace, path, auth) = (request.namespace, request.path.description, request.auth)
-        let rulesAuth = request.rulesAuth
-        let disableTriggers = request.flag("disableTriggers")
-        let chainDepth = auth == .admin ? headers[Self.chainDepth].flatMap { Int($0) }.map { max(0, $0) } ?? 0 : 0
-        let result: DatabaseWriteResult
-        var echo: JSONValue
+        let operation: DatabaseWrite.Operation
         switch request.method {
-        case .put:
-            result = try service.set(namespace: namespace, path: path, value: value, auth: auth, ifMatch: ifMatch,
-                disableTriggers: disableTriggers, chainDepth: chainDepth, rulesAuth: rulesAuth)
-            echo = result.value
-        case .patch:
-            result = try service.update(namespace: namespace, path: path, values: value, auth: auth,
-                ifMatch: ifMatch, disableTriggers: disableTriggers, chainDepth: chainDepth, rulesAuth: rulesAuth)
-            echo = result.value
-        case .post:
-            result = try service.push(namespace: namespace, path: path, value: value, auth: auth, ifMatch: ifMatch,
-                disableTriggers: disableTriggers, chainDepth: chainDepth, rulesAuth: rulesAuth)
-            echo = ["name": result.name.map(JSONValue.string) ?? .null]
-        case .delete:
-            result = try service.delete(namespace: namespace, path: path, auth: auth, ifMatch: ifMatch,
-                disableTriggers: disableTriggers, chainDepth: chainDepth, rulesAuth: rulesAuth)
-            echo = .null
-        case .get:
-            preconditionFailure("a read is not a write")
+        case .put: operation = .set(value)
+        case .patch: operation = .update(value)
+        case .post: operation = .push(value)
+        case .delete: operation = .delete
+        case .get: preconditionFailure("a read is not a write")
+        }
+        let auth = request.auth
+        let result = try await service.writeJoiningOthers(DatabaseWrite(
+            operation, namespace: request.namespace, path: request.path.description, auth: auth, ifMatch: ifMatch,
+            disableTriggers: request.flag("disableTriggers"),
+            chainDepth: auth == .admin ? headers[Self.chainDepth].flatMap { Int($0) }.map { max(0, $0) } ?? 0 : 0,
+            rulesAuth: request.rulesAuth))
+        let echo: JSONValue = switch request.method {
+        case .post: ["name": result.name.map(JSONValue.string) ?? .null]
+        case .delete: .null
+        default: result.value
         }
         var responseHeaders: HTTPFields = [:]
         if request.method != .post, ifMatch != nil || headers[Self.firebaseETag]?.lowercased() == "true" {

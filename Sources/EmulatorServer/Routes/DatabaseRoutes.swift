@@ -36,9 +36,9 @@ struct DatabaseRoutes {
                 return try read(database, headers: request.headers)
             case .put, .patch, .post:
                 let body = try await Self.jsonBody(of: &request, limit: server.configuration.maxBodySize)
-                return try write(database, body: body, headers: request.headers)
+                return try await write(database, body: body, headers: request.headers)
             case .delete:
-                return try write(database, body: .null, headers: request.headers)
+                return try await write(database, body: .null, headers: request.headers)
             }
         } catch let error as ServiceError {
             throw Self.httpError(error)

@@ -2,6 +2,7 @@ import CloudEvents
 import CloudFunctions
 import Foundation
 import GRDB
+import Synchronization
 
 /// Where the emulator keeps its state: one SQLite database in a data directory, or in memory.
 ///
@@ -17,6 +18,8 @@ public final class EmulatorStore: Sendable {
     /// Which parts of the state each commit changes, for live views.
     package let changes = StoreChangeFeed()
     private let changeObserver: StoreChangeFeed.Observer
+    /// The writes waiting to join the next group commit (``write(joiningOthers:)``).
+    let queuedWrites = Mutex(QueuedWrites())
 
     /// Opens (creating if needed) the store in `directory`, or an in-memory store when `nil`.
     ///
@@ -74,9 +77,30 @@ package struct StoreTransaction {
     public let db: GRDB.Database
     /// The events emitted in this transaction, in order.
     public private(set) var emitted: [OutboxEntry] = []
+    /// Whether the write shares its transaction with others (in a savepoint of its own), so its
+    /// hooks are kept for the group rather than handed to the database.
+    private let isGrouped: Bool
+    /// A grouped write's hooks, in the order they were added.
+    private(set) var commitHooks: [@Sendable () -> Void] = []
+    private(set) var rollbackHooks: [@Sendable () -> Void] = []
 
-    init(db: GRDB.Database) {
+    init(db: GRDB.Database, isGrouped: Bool = false) {
         self.db = db
+        self.isGrouped = isGrouped
+    }
+
+    /// Runs `onCommit` once this write has committed, or `onRollback` if it is undone, on the
+    /// store's writer and before any later write: in-memory state follows the stored one, in
+    /// commit order. The rollbacks of one write run in the reverse order of their adding.
+    public mutating func afterCommit(_ onCommit: @escaping @Sendable () -> Void,
+        orRollback onRollback: @escaping @Sendable () -> Void)
+    {
+        if isGrouped {
+            commitHooks.append(onCommit)
+            rollbackHooks.append(onRollback)
+        } else {
+            db.afterNextTransaction(onCommit: { _ in onCommit() }, onRollback: { _ in onRollback() })
+        }
     }
 
     /// Adds an event to the outbox, in this transaction.

@@ -1,0 +1,111 @@
+import GRDB
+import Synchronization
+
+extension EmulatorStore {
+    /// Writes queued for the next group commit, and whether a task is committing them.
+    struct QueuedWrites {
+        var writes: [QueuedWrite] = []
+        var isCommitting = false
+    }
+
+    /// One queued write.
+    struct QueuedWrite: Sendable {
+        /// Runs the write in its savepoint.
+        let run: @Sendable (GRDB.Database) -> RanWrite
+        /// Answers the caller when the shared transaction did not commit.
+        let fail: @Sendable (any Error) -> Void
+    }
+
+    /// A queued write that has run in its savepoint.
+    struct RanWrite: Sendable {
+        /// Its hooks, when it succeeded; it wrote nothing when it threw.
+        var commitHooks: [@Sendable () -> Void] = []
+        var rollbackHooks: [@Sendable () -> Void] = []
+        /// Answers the caller once the shared transaction has committed: with the write's value,
+        /// or the error that undid it alone.
+        let answer: @Sendable () -> Void
+    }
+
+    /// Runs `body` in a write transaction it may share with other writes (group commit), and
+    /// returns once that transaction has committed.
+    ///
+    /// Writes that arrive while a transaction commits wait, without holding a thread, and go
+    /// together in the next one, each in a savepoint of its own: a write that throws is undone
+    /// alone (its ``StoreTransaction/afterCommit(_:orRollback:)`` rollbacks run at once), the
+    /// others commit. Under concurrent writers, such as HTTP requests, many writes share one
+    /// commit. A write that arrives alone commits at once.
+    ///
+    /// - Returns: what `body` returns, and the outbox entries it added.
+    /// - Throws: what `body` throws (it wrote nothing then), or the database error that
+    ///   stopped the shared transaction.
+    package func write<T: Sendable>(
+        joiningOthers body: @escaping @Sendable (inout StoreTransaction) throws -> T
+    ) async throws -> (T, [OutboxEntry]) {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(T, [OutboxEntry]), any Error>) in
+            let write = QueuedWrite(
+                run: { db in
+                    var transaction = StoreTransaction(db: db, isGrouped: true)
+                    do {
+                        var value: T?
+                        try db.inSavepoint {
+                            value = try body(&transaction)
+                            return .commit
+                        }
+                        guard let value else { preconditionFailure("a committed savepoint ran its body") }
+                        let result = (value, transaction.emitted)
+                        return RanWrite(commitHooks: transaction.commitHooks, rollbackHooks: transaction.rollbackHooks) {
+                            continuation.resume(returning: result)
+                        }
+                    } catch {
+                        for undo in transaction.rollbackHooks.reversed() { undo() }
+                        return RanWrite { continuation.resume(throwing: error) }
+                    }
+                },
+                fail: { continuation.resume(throwing: $0) })
+            let starts = queuedWrites.withLock { queue -> Bool in
+                queue.writes.append(write)
+                guard !queue.isCommitting else { return false }
+                queue.isCommitting = true
+                return true
+            }
+            if starts { Task.detached { await self.commitQueuedWrites() } }
+        }
+    }
+
+    /// Commits the queued writes, a group per transaction, until none are left.
+    private func commitQueuedWrites() async {
+        while true {
+            let group = queuedWrites.withLock { queue -> [QueuedWrite] in
+                defer { queue.writes = [] }
+                if queue.writes.isEmpty { queue.isCommitting = false }
+                return queue.writes
+            }
+            guard !group.isEmpty else { return }
+            let answers: [@Sendable () -> Void]
+            do {
+                answers = try await writer.write { db in
+                    let ran = group.map { $0.run(db) }
+                    // Hooks run in commit order; a failed commit undoes the writes last to first.
+                    db.afterNextTransaction(
+                        onCommit: { _ in
+                            for write in ran { for hook in write.commitHooks { hook() } }
+                        },
+                        onRollback: { _ in
+                            for write in ran.reversed() { for undo in write.rollbackHooks.reversed() { undo() } }
+                        })
+                    return ran.map(\.answer)
+                }
+            } catch {
+                // The transaction did not commit: no write of the group is stored.
+                for write in group { write.fail(error) }
+                continue
+            }
+            for answer in answers { answer() }
+        }
+    }
+}
+
+extension EmulatorStore {
+    /// How many writes wait for the next group commit.
+    package var queuedWriteCount: Int { queuedWrites.withLock { $0.writes.count } }
+}

@@ -42,13 +42,32 @@ extension CloudEvent {
     /// JSON data is embedded as a JSON value, textual data as a string, anything else as
     /// `data_base64`.
     public func jsonFormat() -> Data {
-        var out = "{\"specversion\":\"1.0\""
+        var bytes: [UInt8] = []
+        appendJSONFormat(to: &bytes)
+        return Data(bytes)
+    }
+
+    /// A batch of events in the JSON format.
+    public static func encodeBatch(jsonFormat events: [CloudEvent]) -> Data {
+        var bytes: [UInt8] = [UInt8(ascii: "[")]
+        for (index, event) in events.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            event.appendJSONFormat(to: &bytes)
+        }
+        bytes.append(UInt8(ascii: "]"))
+        return Data(bytes)
+    }
+
+    /// Appends the event in the JSON format.
+    private func appendJSONFormat(to bytes: inout [UInt8]) {
+        bytes.reserveCapacity(bytes.count + 320 + (data?.count ?? 0))
+        bytes.append(contentsOf: #"{"specversion":"1.0""#.utf8)
         func member(_ name: String, _ value: String?) {
             guard let value else { return }
-            out += ","
-            CloudEvent.appendQuoted(name, to: &out)
-            out += ":"
-            CloudEvent.appendQuoted(value, to: &out)
+            bytes.append(UInt8(ascii: ","))
+            CloudEvent.appendQuoted(name, to: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            CloudEvent.appendQuoted(value, to: &bytes)
         }
         member("id", id)
         member("source", source)
@@ -60,36 +79,22 @@ extension CloudEvent {
         for (name, value) in extensions.sorted(by: { $0.key < $1.key }) {
             switch value {
             case .string(let text): member(name, text)
-            case .integer(let number): out += ",\"\(name)\":\(number)"
-            case .boolean(let flag): out += ",\"\(name)\":\(flag)"
+            case .integer(let number): bytes.append(contentsOf: ",\"\(name)\":\(number)".utf8)
+            case .boolean(let flag): bytes.append(contentsOf: ",\"\(name)\":\(flag)".utf8)
             }
         }
-        var bytes = Data(out.utf8)
         if let data {
             if hasJSONData, CloudEvent.isJSON(data) {
-                bytes.append(contentsOf: ",\"data\":".utf8)
-                bytes.append(data)
+                bytes.append(contentsOf: #","data":"#.utf8)
+                bytes.append(contentsOf: data)
             } else if isTextual, let text = String(data: data, encoding: .utf8) {
-                var member = ",\"data\":"
-                CloudEvent.appendQuoted(text, to: &member)
-                bytes.append(contentsOf: member.utf8)
+                bytes.append(contentsOf: #","data":"#.utf8)
+                CloudEvent.appendQuoted(text, to: &bytes)
             } else {
                 bytes.append(contentsOf: ",\"data_base64\":\"\(data.base64EncodedString())\"".utf8)
             }
         }
         bytes.append(UInt8(ascii: "}"))
-        return bytes
-    }
-
-    /// A batch of events in the JSON format.
-    public static func encodeBatch(jsonFormat events: [CloudEvent]) -> Data {
-        var bytes = Data("[".utf8)
-        for (index, event) in events.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            bytes.append(event.jsonFormat())
-        }
-        bytes.append(UInt8(ascii: "]"))
-        return bytes
     }
 
     private var isTextual: Bool {
@@ -108,35 +113,39 @@ extension CloudEvent {
     /// Appends the string as a JSON string literal. Only `"`, `\` and control characters are
     /// escaped, so the text between them is appended as it is, in runs of UTF-8 (a string with
     /// nothing to escape in one append); a run ends only before an ASCII byte, so each is valid.
-    package static func appendQuoted(_ string: String, to output: inout String) {
-        output += "\""
+    package static func appendQuoted(_ string: String, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
         var string = string
-        let clean = string.withUTF8 { bytes -> Bool in
+        string.withUTF8 { bytes in
             var run = 0
             for index in bytes.indices {
                 let byte = bytes[index]
                 guard byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 else { continue }
-                if run < index { output += String(decoding: UnsafeBufferPointer(rebasing: bytes[run..<index]), as: UTF8.self) }
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<index]))
+                output.append(UInt8(ascii: "\\"))
                 switch byte {
-                case UInt8(ascii: "\""): output += "\\\""
-                case UInt8(ascii: "\\"): output += "\\\\"
-                case UInt8(ascii: "\n"): output += "\\n"
-                case UInt8(ascii: "\r"): output += "\\r"
-                case UInt8(ascii: "\t"): output += "\\t"
+                case UInt8(ascii: "\""): output.append(UInt8(ascii: "\""))
+                case UInt8(ascii: "\\"): output.append(UInt8(ascii: "\\"))
+                case UInt8(ascii: "\n"): output.append(UInt8(ascii: "n"))
+                case UInt8(ascii: "\r"): output.append(UInt8(ascii: "r"))
+                case UInt8(ascii: "\t"): output.append(UInt8(ascii: "t"))
                 default:
-                    let hex = String(byte, radix: 16)
-                    output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                    let hex = Array("0123456789abcdef".utf8)
+                    output.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                        hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
                 }
                 run = index + 1
             }
-            if run == 0 { return true }
-            if run < bytes.count {
-                output += String(decoding: UnsafeBufferPointer(rebasing: bytes[run...]), as: UTF8.self)
-            }
-            return false
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run...]))
         }
-        if clean { output += string }
-        output += "\""
+        output.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends the string as a JSON string literal to text.
+    package static func appendQuoted(_ string: String, to output: inout String) {
+        var bytes: [UInt8] = []
+        appendQuoted(string, to: &bytes)
+        output += String(decoding: bytes, as: UTF8.self)
     }
 
     private static func readObject(_ scanner: inout JSONScanner) throws(CloudEventError) -> CloudEvent {

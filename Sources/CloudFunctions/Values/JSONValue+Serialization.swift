@@ -7,14 +7,20 @@ extension JSONValue {
     /// - Parameter sortedKeys: write object keys in byte order (the default), so that equal
     ///   values always serialise to the same bytes; `false` skips the sort.
     public func serialized(sortedKeys: Bool = true) -> String {
-        var output = ""
-        write(to: &output, sortedKeys: sortedKeys)
-        return output
+        String(decoding: serializedBytes(sortedKeys: sortedKeys), as: UTF8.self)
     }
 
     /// The value as compact UTF-8 JSON.
     public func serializedData(sortedKeys: Bool = true) -> Data {
-        Data(serialized(sortedKeys: sortedKeys).utf8)
+        Data(serializedBytes(sortedKeys: sortedKeys))
+    }
+
+    /// The value as compact UTF-8 JSON bytes.
+    package func serializedBytes(sortedKeys: Bool = true) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(64)
+        write(to: &output, sortedKeys: sortedKeys)
+        return output
     }
 
     /// The value as JSON with keys in byte order, indented by two spaces per level, for people
@@ -36,33 +42,42 @@ extension JSONValue {
         }
     }
 
-    private func write(to output: inout String, sortedKeys: Bool) {
+    /// Writes the value as compact JSON, in bytes: appending to an array costs far less than
+    /// appending to a `String`, and the database writes, events and REST answers of the
+    /// emulator all go through here.
+    private func write(to output: inout [UInt8], sortedKeys: Bool) {
         switch self {
         case .null:
-            output += "null"
+            output.append(contentsOf: "null".utf8)
         case .bool(let value):
-            output += value ? "true" : "false"
+            output.append(contentsOf: (value ? "true" : "false").utf8)
         case .number(let value):
-            output += JSONValue.format(number: value)
+            output.append(contentsOf: JSONValue.format(number: value).utf8)
         case .string(let value):
             CloudEvent.appendQuoted(value, to: &output)
         case .array(let elements):
-            output += "["
+            output.append(UInt8(ascii: "["))
             for (index, element) in elements.enumerated() {
-                if index > 0 { output += "," }
+                if index > 0 { output.append(UInt8(ascii: ",")) }
                 element.write(to: &output, sortedKeys: sortedKeys)
             }
-            output += "]"
+            output.append(UInt8(ascii: "]"))
         case .object(let members):
-            output += "{"
-            let keys = sortedKeys ? members.keys.sorted() : Array(members.keys)
-            for (index, key) in keys.enumerated() {
-                if index > 0 { output += "," }
+            output.append(UInt8(ascii: "{"))
+            var first = true
+            func member(_ key: String, _ value: JSONValue) {
+                if !first { output.append(UInt8(ascii: ",")) }
+                first = false
                 CloudEvent.appendQuoted(key, to: &output)
-                output += ":"
-                members[key]!.write(to: &output, sortedKeys: sortedKeys)
+                output.append(UInt8(ascii: ":"))
+                value.write(to: &output, sortedKeys: sortedKeys)
             }
-            output += "}"
+            if sortedKeys {
+                for key in members.keys.sorted() { member(key, members[key]!) }
+            } else {
+                for (key, value) in members { member(key, value) }
+            }
+            output.append(UInt8(ascii: "}"))
         }
     }
 

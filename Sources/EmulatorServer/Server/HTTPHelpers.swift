@@ -10,7 +10,7 @@ extension Response {
     static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
         var headers = headers
         headers[.contentType] = "application/json; charset=utf-8"
-        let body = ResponseBody(byteBuffer: ByteBuffer(data: value.serializedData()))
+        let body = ResponseBody(byteBuffer: ByteBuffer(bytes: value.serializedBytes()))
         return Response(status: status, headers: headers, body: body)
     }
 }

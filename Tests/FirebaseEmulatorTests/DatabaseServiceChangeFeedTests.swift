@@ -31,6 +31,40 @@ struct DatabaseServiceChangeFeedTests {
         #expect(await next(1, from: &empty) == [.init(event: .put, path: "/", data: nil)])
     }
 
+    @Test("writes sharing one commit reach a listener below them each with the value it wrote, in order")
+    func groupedWritesAboveAListener() async throws {
+        let harness = try DatabaseServiceHarness()
+        let service = harness.service
+        let ns = self.ns
+        var iterator = try service.changes(namespace: ns, path: "/a/x").makeAsyncIterator()
+        #expect(await next(1, from: &iterator) == [.init(event: .put, path: "/", data: nil)])
+        // A write of the store holds the writer until both database writes are queued behind it,
+        // so that they go in one transaction.
+        let (entered, enteredContinuation) = AsyncStream<Void>.makeStream()
+        let release = DispatchSemaphore(value: 0)
+        let holder = Task {
+            try await harness.store.write(joiningOthers: { _ in
+                enteredContinuation.yield()
+                release.wait()
+            })
+        }
+        for await _ in entered { break }
+        var writes: [Task<DatabaseWriteResult, any Error>] = []
+        for (index, value) in [1, 2, 3].enumerated() {
+            writes.append(Task {
+                try await service.writeJoiningOthers(DatabaseWrite(.set(["x": .number(Double(value))]), namespace: ns, path: "/a"))
+            })
+            while harness.store.queuedWriteCount < index + 1 { await Task.yield() }
+        }
+        release.signal()
+        _ = try await holder.value
+        for write in writes { _ = try await write.value }
+        #expect(await next(3, from: &iterator) == [
+            .init(event: .put, path: "/", data: 1), .init(event: .put, path: "/", data: 2),
+            .init(event: .put, path: "/", data: 3),
+        ])
+    }
+
     @Test("writes at, below and above the location arrive as put and patch with relative paths, in order")
     func relativePaths() async throws {
         let harness = try DatabaseServiceHarness()

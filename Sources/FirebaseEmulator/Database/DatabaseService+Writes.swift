@@ -208,7 +208,10 @@ extension DatabaseService {
             plan.events = write.disableTriggers
                 ? [] : events(for: change, tree: space.tree, namespace: namespace, auth: auth, now: now,
                     triggers: state.triggers, chainDepth: write.chainDepth)
-            plan.previous = space.log
+            // Listeners hear of the write once it has committed, from the tree as this write left
+        // it: by then later writes sharing the commit may have changed the tree.
+        if state.listeners.values.contains(where: { $0.namespace == namespace }) { plan.treeForListeners = space.tree }
+        plan.previous = space.log
             if space.log.snapshotsNext(interval: snapshotInterval) {
                 plan.snapshot = space.tree
                 space.log.writesSinceSnapshot = 0
@@ -223,12 +226,13 @@ extension DatabaseService {
         let change = plan.outcome.change
         let isUpdate = plan.outcome.isUpdate
         let previous = plan.previous
+        let treeForListeners = plan.treeForListeners
         // Both run on the store's writer, before any later write: listeners hear of writes
         // in commit order, and a rolled-back write (a failed statement or commit) is undone.
         transaction.afterCommit(
             { [self] in
+                guard let tree = treeForListeners else { return }
                 state.withLock { state in
-                    guard let tree = state.namespaces[namespace]?.tree else { return }
                     notifyListeners(state.listeners, namespace: namespace, change: change, isUpdate: isUpdate,
                         tree: tree)
                 }
@@ -267,6 +271,8 @@ extension DatabaseService {
         var sequence: Int64?
         var previous = LogState()
         var snapshot: DatabaseTree?
+        /// The tree as the write left it, when the namespace has listeners to tell.
+        var treeForListeners: DatabaseTree?
         var events: [CloudEvent] = []
     }
 }

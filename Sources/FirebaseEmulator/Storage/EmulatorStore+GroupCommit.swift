@@ -85,6 +85,12 @@ extension EmulatorStore {
             do {
                 answers = try await writer.write { db in
                     let ran = group.map { $0.run(db) }
+                    // An error such as a full disk makes SQLite roll the whole transaction back
+                    // by itself: the writes that had run are gone, so their changes go too.
+                    guard db.isInsideTransaction else {
+                        for write in ran.reversed() { for undo in write.rollbackHooks.reversed() { undo() } }
+                        throw DatabaseError(resultCode: .SQLITE_ABORT, message: "the transaction was rolled back")
+                    }
                     // Hooks run in commit order; a failed commit undoes the writes last to first.
                     db.afterNextTransaction(
                         onCommit: { _ in

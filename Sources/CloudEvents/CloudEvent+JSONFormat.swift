@@ -43,6 +43,7 @@ extension CloudEvent {
     /// `data_base64`.
     public func jsonFormat() -> Data {
         var bytes: [UInt8] = []
+        bytes.reserveCapacity(320 + (data?.count ?? 0))
         appendJSONFormat(to: &bytes)
         return Data(bytes)
     }
@@ -50,6 +51,8 @@ extension CloudEvent {
     /// A batch of events in the JSON format.
     public static func encodeBatch(jsonFormat events: [CloudEvent]) -> Data {
         var bytes: [UInt8] = [UInt8(ascii: "[")]
+        // Reserved once: growing the array exactly, event after event, would copy it each time.
+        bytes.reserveCapacity(events.reduce(2) { $0 + 320 + ($1.data?.count ?? 0) })
         for (index, event) in events.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
             event.appendJSONFormat(to: &bytes)
@@ -60,7 +63,6 @@ extension CloudEvent {
 
     /// Appends the event in the JSON format.
     private func appendJSONFormat(to bytes: inout [UInt8]) {
-        bytes.reserveCapacity(bytes.count + 320 + (data?.count ?? 0))
         bytes.append(contentsOf: #"{"specversion":"1.0""#.utf8)
         func member(_ name: String, _ value: String?) {
             guard let value else { return }
@@ -139,13 +141,6 @@ extension CloudEvent {
             output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run...]))
         }
         output.append(UInt8(ascii: "\""))
-    }
-
-    /// Appends the string as a JSON string literal to text.
-    package static func appendQuoted(_ string: String, to output: inout String) {
-        var bytes: [UInt8] = []
-        appendQuoted(string, to: &bytes)
-        output += String(decoding: bytes, as: UTF8.self)
     }
 
     private static func readObject(_ scanner: inout JSONScanner) throws(CloudEventError) -> CloudEvent {

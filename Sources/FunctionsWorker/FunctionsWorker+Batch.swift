@@ -44,7 +44,7 @@ extension FunctionsWorker {
                 // Once the sender is gone the handlers still finish, as a single event's would.
                 for await (index, outcome) in group where connected {
                     do {
-                        try await writer.write(ByteBuffer(string: Self.batchAnswerLine(index: index, outcome)))
+                        try await writer.write(ByteBuffer(bytes: Self.batchAnswerLine(index: index, outcome)))
                     } catch {
                         connected = false
                     }
@@ -55,14 +55,15 @@ extension FunctionsWorker {
     }
 
     /// One line of a batch's answer.
-    static func batchAnswerLine(index: Int, _ outcome: Outcome) -> String {
-        var line = "{\"index\":\(index),\"status\":\(outcome.status)"
+    static func batchAnswerLine(index: Int, _ outcome: Outcome) -> [UInt8] {
+        var line = Array("{\"index\":\(index),\"status\":\(outcome.status)".utf8)
         switch outcome {
         case .ran: break
         case .skipped(let message), .refused(let message), .failed(let message):
-            line += ",\"message\":"
+            line.append(contentsOf: #","message":"#.utf8)
             CloudEvent.appendQuoted(message, to: &line)
         }
-        return line + "}\n"
+        line.append(contentsOf: "}\n".utf8)
+        return line
     }
 }

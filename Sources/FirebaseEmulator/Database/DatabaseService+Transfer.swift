@@ -24,7 +24,7 @@ extension DatabaseService {
             let sequence = state.withLock { ($0.namespaces[namespace]?.log.sequence ?? 0) + 1 }
             let bytes = try Self.saveSnapshot(tree, namespace: namespace, sequence: sequence, in: transaction.db)
             // Applied once committed, on the store's writer, before any later write.
-            transaction.db.afterNextTransaction { [self] _ in
+            transaction.afterCommit { [self] in
                 state.withLock { state in
                     var space = state.namespaces[namespace] ?? Namespace()
                     let old = space.tree

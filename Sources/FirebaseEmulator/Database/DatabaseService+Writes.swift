@@ -209,9 +209,11 @@ extension DatabaseService {
                 ? [] : events(for: change, tree: space.tree, namespace: namespace, auth: auth, now: now,
                     triggers: state.triggers, chainDepth: write.chainDepth)
             // Listeners hear of the write once it has committed, from the tree as this write left
-        // it: by then later writes sharing the commit may have changed the tree.
-        if state.listeners.values.contains(where: { $0.namespace == namespace }) { plan.treeForListeners = space.tree }
-        plan.previous = space.log
+            // it: by then later writes sharing the commit may have changed the tree.
+            if state.listeners.values.contains(where: { $0.namespace == namespace }) {
+                plan.treeForListeners = space.tree
+            }
+            plan.previous = space.log
             if space.log.snapshotsNext(interval: snapshotInterval) {
                 plan.snapshot = space.tree
                 space.log.writesSinceSnapshot = 0

@@ -48,7 +48,7 @@ extension MessagingService {
             )
             let statement = try transaction.db.makeStatement(sql: "INSERT INTO fcm_inbox (token, seq) VALUES (?, ?)")
             for token in recipients { try statement.execute(arguments: [token, sequence]) }
-            transaction.db.afterNextTransaction { [self] _ in
+            transaction.afterCommit { [self] in
                 state.withLock { state in
                     state.nextSequence = sequence + 1
                     let listeners = topic.map { topic in

@@ -75,7 +75,7 @@ extension MessagingService {
             }
             // Applied to the index in place (copying it would cost a pass over every subscription),
             // once committed, on the store's writer, before any later write.
-            transaction.db.afterNextTransaction { [self] _ in
+            transaction.afterCommit { [self] in
                 state.withLock { state in
                     for token in changed {
                         if subscribe {

@@ -93,7 +93,7 @@ package struct StoreTransaction {
     /// store's writer and before any later write: in-memory state follows the stored one, in
     /// commit order. The rollbacks of one write run in the reverse order of their adding.
     public mutating func afterCommit(_ onCommit: @escaping @Sendable () -> Void,
-        orRollback onRollback: @escaping @Sendable () -> Void)
+        orRollback onRollback: @escaping @Sendable () -> Void = {})
     {
         if isGrouped {
             commitHooks.append(onCommit)

@@ -12,24 +12,38 @@ public struct HTTPDatabaseClient: DatabaseClient {
     /// The database instance (`ns`), e.g. `demo-project-default-rtdb`.
     public let namespace: String
     let chainDepth: Int
+    /// Coalesces concurrent reads, when the client was made with `batchesReads`.
+    let reads: DatabaseReadBatcher?
 
     /// Creates a client of one database instance; `baseURL` is e.g. `http://127.0.0.1:4400`.
-    public init(baseURL: URL, namespace: String, bearerToken: String = "owner") {
-        self.init(http: AdminHTTP(baseURL: baseURL, bearerToken: bearerToken), namespace: namespace, chainDepth: 0)
+    ///
+    /// With `batchesReads`, reads made while another is on its way go together in one request
+    /// to the emulator's `POST /emulator/v1/databases/{namespace}:batchGet` (see
+    /// `DatabaseReadBatcher`); only this repository's emulator serves that route.
+    public init(baseURL: URL, namespace: String, bearerToken: String = "owner", batchesReads: Bool = false) {
+        let http = AdminHTTP(baseURL: baseURL, bearerToken: bearerToken)
+        self.init(http: http, namespace: namespace, chainDepth: 0, reads: nil)
+        guard batchesReads else { return }
+        let client = self
+        self = HTTPDatabaseClient(http: http, namespace: namespace, chainDepth: 0, reads: DatabaseReadBatcher(
+            single: { read in try await client.readAlone(read.path, versioned: read.versioned) },
+            batch: { reads in try await client.readTogether(reads) }))
     }
 
-    init(http: AdminHTTP, namespace: String, chainDepth: Int) {
+    init(http: AdminHTTP, namespace: String, chainDepth: Int, reads: DatabaseReadBatcher?) {
         self.http = http
         self.namespace = namespace
         self.chainDepth = chainDepth
+        self.reads = reads
     }
 
     public func handling(_ event: CloudEvent) -> any DatabaseClient {
-        return HTTPDatabaseClient(http: http, namespace: namespace, chainDepth: event.chainDepth + 1)
+        return HTTPDatabaseClient(http: http, namespace: namespace, chainDepth: event.chainDepth + 1, reads: reads)
     }
 
     public func get(_ path: String) async throws -> JSONValue {
-        try await send("GET", path).json()
+        if let reads { return try await reads.read(path, versioned: false).value }
+        return try await send("GET", path).json()
     }
 
     public func set(_ path: String, _ value: JSONValue) async throws {
@@ -53,11 +67,36 @@ public struct HTTPDatabaseClient: DatabaseClient {
     }
 
     public func getVersioned(_ path: String) async throws -> VersionedValue {
+        if let reads { return try await reads.read(path, versioned: true) }
+        return try await readAlone(path, versioned: true)
+    }
+
+    /// One read, as the REST `GET` (with `X-Firebase-ETag` when `versioned`; else the ETag is empty).
+    func readAlone(_ path: String, versioned: Bool) async throws -> VersionedValue {
+        guard versioned else { return VersionedValue(value: try await send("GET", path).json(), etag: "") }
         let answer = try await send("GET", path, headers: ["X-Firebase-ETag": "true"])
         guard let etag = answer.headers["etag"] else {
             throw AdminHTTPError(status: 200, message: "the database answered without an ETag")
         }
         return VersionedValue(value: try answer.json(), etag: etag)
+    }
+
+    /// Reads in one request to the emulator's batch route: one result per read, in order; a read
+    /// the emulator refused (a bad path, say) fails alone.
+    func readTogether(_ reads: [DatabaseReadBatcher.Read]) async throws -> [Result<VersionedValue, AdminHTTPError>] {
+        let body: JSONValue = ["reads": .array(reads.map { ["path": .string($0.path), "etag": .bool($0.versioned)] })]
+        let name = AdminHTTP.percentEncoded(namespace)
+        let answer = try await http.send("POST", "/emulator/v1/databases/\(name):batchGet", json: body).json()
+        guard let results = answer["reads"]?.arrayValue else {
+            throw AdminHTTPError(status: 200, message: "the batch read answer has no reads: \(answer.serialized())")
+        }
+        return results.map { result in
+            if let error = result["error"] {
+                let code = error["code"]?.numberValue.map { Int($0) } ?? 500
+                return .failure(AdminHTTPError(status: code, message: error["message"]?.stringValue ?? "read failed"))
+            }
+            return .success(VersionedValue(value: result["value"] ?? .null, etag: result["etag"]?.stringValue ?? ""))
+        }
     }
 
     public func set(_ path: String, _ value: JSONValue, ifMatch etag: String) async throws -> VersionedValue? {

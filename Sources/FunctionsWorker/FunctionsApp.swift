@@ -82,7 +82,9 @@ extension FunctionsWorker {
         }
         if let base = host("FIREBASE_DATABASE_EMULATOR_HOST") ?? emulator {
             let namespace = environment["FIREBASE_DATABASE_NAMESPACE"] ?? "\(project)-default-rtdb"
-            clients.database = HTTPDatabaseClient(baseURL: base, namespace: namespace)
+            // This repository's emulator (the database at FUNCTIONS_EMULATOR_URL) serves batched reads.
+            let ours = emulator.map { $0.host == base.host && $0.port == base.port } ?? false
+            clients.database = HTTPDatabaseClient(baseURL: base, namespace: namespace, batchesReads: ours)
         }
         if let base = host("FIREBASE_AUTH_EMULATOR_HOST") ?? emulator {
             clients.auth = HTTPAuthClient(baseURL: base, project: project)

@@ -65,6 +65,38 @@ struct HTTPAdminClientsTests {
         #expect(try emulator.database.get(namespace: "demo-default-rtdb", path: "odd") == .object(expected))
     }
 
+    @Test("database: 100 concurrent reads (batched by the worker's client) each get their own value and ETag")
+    func concurrentReads() async throws {
+        let emulator = try Emulator(project: "demo", directory: nil)
+        try await Self.withClients(emulator) { admin, port in
+            let players = (0..<100).map { "p\($0)" }
+            try await admin.database.ref("leaderboard").set(
+                .object(Dictionary(uniqueKeysWithValues: players.enumerated().map { ($1, .number(Double($0))) })))
+            // The same reads one by one, as the REST GET answers them.
+            let alone = HTTPDatabaseClient(baseURL: URL(string: "http://127.0.0.1:\(port)")!,
+                namespace: "demo-default-rtdb")
+            var expected: [String: VersionedValue] = [:]
+            for player in players { expected[player] = try await alone.getVersioned("leaderboard/\(player)") }
+            let database = admin.database
+            let read = try await withThrowingTaskGroup(of: (String, VersionedValue, JSONValue).self) { group in
+                for player in players {
+                    group.addTask {
+                        (player, try await database.getVersioned("leaderboard/\(player)"),
+                            try await database.get("leaderboard/\(player)"))
+                    }
+                }
+                return try await group.reduce(into: [:]) { $0[$1.0] = ($1.1, $1.2) }
+            }
+            for player in players {
+                #expect(read[player]?.0 == expected[player])
+                #expect(read[player]?.1 == expected[player]?.value)
+            }
+            await #expect {
+                try await database.get("leaderboard/bad.key")
+            } throws: { ($0 as? AdminHTTPError)?.status == 400 }
+        }
+    }
+
     @Test("database: concurrent transactions over HTTP lose no update; a transaction can abort")
     func transactions() async throws {
         let emulator = try Emulator(project: "demo", directory: nil)

@@ -18,6 +18,7 @@ struct DatabaseRoutes {
 
     func add(to router: Router<EmulatorRequestContext>) {
         router.add(middleware: DatabaseMiddleware(routes: self))
+        addBatchGet(to: router)
     }
 
     /// Answers one database request.

@@ -1,0 +1,137 @@
+import CloudFunctions
+import Foundation
+import Synchronization
+
+/// Coalesces the database reads of a functions binary's concurrent handlers into fewer HTTP
+/// requests to the emulator.
+///
+/// A read sent while no other is on its way goes alone, as the ordinary REST `GET`. Reads made
+/// while one is on its way wait for it, and then go together in one
+/// `POST /emulator/v1/databases/{namespace}:batchGet`: under load, one exchange serves many
+/// handlers (each read's answer is still the value when the emulator read it, with its ETag),
+/// and a lone read is never held back. An emulator without the batch route (404) gets each read
+/// alone from then on.
+final class DatabaseReadBatcher: Sendable {
+    /// One read and who waits for it.
+    private struct Waiter: Sendable {
+        var read: Read
+        var continuation: CheckedContinuation<VersionedValue, any Error>
+    }
+
+    /// What a read asks for: a path, and whether the ETag is wanted.
+    struct Read: Sendable {
+        var path: String
+        var versioned: Bool
+    }
+
+    private struct State {
+        /// Whether a request is on its way.
+        var sending = false
+        /// The reads made meanwhile, in order.
+        var waiting: [Waiter] = []
+        /// Set when the emulator answered 404 to a batch.
+        var batchesUnsupported = false
+    }
+
+    /// The most reads in one batch request.
+    static let maximumBatch = 500
+
+    private let state = Mutex(State())
+    /// Sends one read alone (the REST `GET`).
+    private let single: @Sendable (Read) async throws -> VersionedValue
+    /// Sends reads together; answers one result per read, in order.
+    private let batch: @Sendable ([Read]) async throws -> [Result<VersionedValue, AdminHTTPError>]
+
+    init(
+        single: @escaping @Sendable (Read) async throws -> VersionedValue,
+        batch: @escaping @Sendable ([Read]) async throws -> [Result<VersionedValue, AdminHTTPError>]
+    ) {
+        self.single = single
+        self.batch = batch
+    }
+
+    /// How many reads wait for the request on its way.
+    var waitingCount: Int { state.withLock { $0.waiting.count } }
+
+    /// Reads `path`, alone or with the reads made at the same time.
+    func read(_ path: String, versioned: Bool) async throws -> VersionedValue {
+        let read = Read(path: path, versioned: versioned)
+        let sendsAlone = state.withLock { state in
+            guard !state.sending else { return false }
+            state.sending = true
+            return true
+        }
+        guard sendsAlone else {
+            return try await withCheckedThrowingContinuation { continuation in
+                let waiter = Waiter(read: read, continuation: continuation)
+                // The request on its way may have ended meanwhile: then this read starts the next.
+                let startsBatch = state.withLock { state in
+                    state.waiting.append(waiter)
+                    guard !state.sending else { return false }
+                    state.sending = true
+                    return true
+                }
+                if startsBatch { Task { await self.sendWaiting() } }
+            }
+        }
+        let result = await Result { try await single(read) }
+        let waitsMore = state.withLock { state in
+            if state.waiting.isEmpty { state.sending = false }
+            return !state.waiting.isEmpty
+        }
+        // The reads made meanwhile go on their own task, so this handler goes on at once.
+        if waitsMore { Task { await self.sendWaiting() } }
+        return try result.get()
+    }
+
+    /// Sends the waiting reads, batch after batch, until none wait; called with `sending` set,
+    /// which it clears when done.
+    private func sendWaiting() async {
+        while true {
+            let (waiters, unsupported): ([Waiter], Bool) = state.withLock { state in
+                let taken = Array(state.waiting.prefix(Self.maximumBatch))
+                state.waiting.removeFirst(taken.count)
+                if taken.isEmpty { state.sending = false }
+                return (taken, state.batchesUnsupported)
+            }
+            if waiters.isEmpty { return }
+            if waiters.count == 1 || unsupported {
+                await sendAlone(waiters)
+                continue
+            }
+            do {
+                let results = try await batch(waiters.map(\.read))
+                guard results.count == waiters.count else {
+                    throw AdminHTTPError(status: 200,
+                        message: "the batch read answered \(results.count) reads for \(waiters.count)")
+                }
+                for (waiter, result) in zip(waiters, results) { waiter.continuation.resume(with: result) }
+            } catch let error as AdminHTTPError where error.status == 404 {
+                state.withLock { $0.batchesUnsupported = true }
+                await sendAlone(waiters)
+            } catch {
+                for waiter in waiters { waiter.continuation.resume(throwing: error) }
+            }
+        }
+    }
+
+    /// Sends each read alone, side by side.
+    private func sendAlone(_ waiters: [Waiter]) async {
+        await withTaskGroup(of: Void.self) { group in
+            for waiter in waiters {
+                group.addTask { waiter.continuation.resume(with: await Result { try await self.single(waiter.read) }) }
+            }
+        }
+    }
+}
+
+extension Result where Failure == any Error {
+    /// The value or the error of an async throwing body.
+    fileprivate init(catching body: () async throws -> Success) async {
+        do {
+            self = .success(try await body())
+        } catch {
+            self = .failure(error)
+        }
+    }
+}

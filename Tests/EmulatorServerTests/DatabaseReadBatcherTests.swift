@@ -1,0 +1,110 @@
+import CloudFunctions
+@testable import FirebaseHTTP
+import Synchronization
+import Testing
+
+/// How a worker's database client coalesces its handlers' concurrent reads.
+@Suite("Database read batcher")
+struct DatabaseReadBatcherTests {
+    /// A read service whose first lone read waits until `release()`, recording what it was asked.
+    final class Backend: Sendable {
+        let singles = Mutex<[String]>([])
+        let batches = Mutex<[[String]]>([])
+        let gate = AsyncStream<Void>.makeStream()
+        let batchAnswer: @Sendable ([DatabaseReadBatcher.Read]) throws -> [Result<VersionedValue, AdminHTTPError>]
+
+        init(batchAnswer: @escaping @Sendable ([DatabaseReadBatcher.Read]) throws
+            -> [Result<VersionedValue, AdminHTTPError>] = { reads in reads.map(Backend.answer) })
+        {
+            self.batchAnswer = batchAnswer
+        }
+
+        /// `path` as the value and `etag-{path}` as the ETag; the path `bad` fails with a 400.
+        static func answer(_ read: DatabaseReadBatcher.Read) -> Result<VersionedValue, AdminHTTPError> {
+            read.path == "bad" ? .failure(AdminHTTPError(status: 400, message: "bad path"))
+                : .success(VersionedValue(value: .string(read.path), etag: "etag-\(read.path)"))
+        }
+
+        func makeBatcher() -> DatabaseReadBatcher {
+            DatabaseReadBatcher(
+                single: { read in
+                    let first = self.singles.withLock { $0.append(read.path); return $0.count == 1 }
+                    if first { for await _ in self.gate.stream { break } }
+                    return try Self.answer(read).get()
+                },
+                batch: { reads in
+                    self.batches.withLock { $0.append(reads.map(\.path)) }
+                    return try self.batchAnswer(reads)
+                })
+        }
+
+        func release() { gate.continuation.yield() }
+    }
+
+    /// Starts a read of `first`, then of `others` once the first is on its way, waits until all
+    /// of them queue behind it, releases the first and returns every read's outcome by path.
+    static func readWhileOneIsOnItsWay(
+        _ batcher: DatabaseReadBatcher, _ backend: Backend, first: String, others: [String]
+    ) async -> [String: Result<VersionedValue, AdminHTTPError>] {
+        await withTaskGroup(of: (String, Result<VersionedValue, AdminHTTPError>).self) { group in
+            func start(_ path: String) {
+                group.addTask {
+                    do {
+                        return (path, .success(try await batcher.read(path, versioned: true)))
+                    } catch {
+                        return (path, .failure(error as? AdminHTTPError ?? AdminHTTPError(status: 0, message: "\(error)")))
+                    }
+                }
+            }
+            start(first)
+            while backend.singles.withLock({ $0.isEmpty }) { await Task.yield() }
+            for path in others { start(path) }
+            while batcher.waitingCount < others.count { await Task.yield() }
+            backend.release()
+            var outcomes: [String: Result<VersionedValue, AdminHTTPError>] = [:]
+            for await (path, outcome) in group { outcomes[path] = outcome }
+            return outcomes
+        }
+    }
+
+    @Test("a lone read goes alone; reads made while it is on its way go in one batch, each answered its own")
+    func coalesces() async throws {
+        let backend = Backend()
+        let batcher = backend.makeBatcher()
+        let others = (1...20).map { "leaderboard/p\($0)" } + ["bad"]
+        let outcomes = await Self.readWhileOneIsOnItsWay(batcher, backend, first: "leaderboard/p0", others: others)
+        #expect(backend.singles.withLock { $0 } == ["leaderboard/p0"])
+        let batches = backend.batches.withLock { $0 }
+        #expect(batches.count == 1)
+        #expect(Set(batches.first ?? []) == Set(others))
+        for path in ["leaderboard/p0"] + others where path != "bad" {
+            #expect(try outcomes[path]?.get() == VersionedValue(value: .string(path), etag: "etag-\(path)"))
+        }
+        #expect(throws: AdminHTTPError.self) { try outcomes["bad"]?.get() }
+        // Nothing on its way any more: the next read goes alone at once.
+        #expect(try await batcher.read("later", versioned: false).value == "later")
+        #expect(backend.singles.withLock { $0 }.last == "later")
+    }
+
+    @Test("an emulator without the batch route (404) gets each read alone, from then on")
+    func fallsBackWithoutTheRoute() async throws {
+        let backend = Backend(batchAnswer: { _ in throw AdminHTTPError(status: 404, message: "Not Found") })
+        let batcher = backend.makeBatcher()
+        let outcomes = await Self.readWhileOneIsOnItsWay(batcher, backend, first: "a", others: ["b", "c"])
+        #expect(try outcomes.mapValues { try $0.get().value } == ["a": "a", "b": "b", "c": "c"])
+        #expect(Set(backend.singles.withLock { $0 }) == ["a", "b", "c"])
+        #expect(backend.batches.withLock { $0.count } == 1)
+    }
+
+    @Test("a batch that fails (no answer) fails each of its reads, and later reads go on")
+    func failedBatch() async throws {
+        let backend = Backend(batchAnswer: { _ in throw AdminHTTPError(status: 503, message: "unavailable") })
+        let batcher = backend.makeBatcher()
+        let outcomes = await Self.readWhileOneIsOnItsWay(batcher, backend, first: "a", others: ["b", "c"])
+        #expect(try outcomes["a"]?.get().value == "a")
+        for path in ["b", "c"] {
+            #expect { try outcomes[path]?.get() } throws: { ($0 as? AdminHTTPError)?.status == 503 }
+        }
+        #expect(try await batcher.read("d", versioned: true).etag == "etag-d")
+    }
+}

@@ -43,6 +43,20 @@ struct AdminOnlyRoutesTests {
         }
     }
 
+    @Test("The owner credential is a bearer token, scheme and token in any case, or a Google OAuth token",
+        arguments: [("Bearer owner", true), ("bearer OWNER", true), ("BEARER Owner", true), ("Bearer ya29.a0Af", true),
+            ("Bearer owners", false), ("Bearer own", false), ("Basic owner", false), ("Bearer", false),
+            ("Bearerowner", false), ("Bearer  owner", false), ("Bearer YA29.x", false)])
+    func ownerCredential(authorization: String, admits: Bool) async throws {
+        let server = EmulatorServer(emulator: try Emulator(project: "demo", directory: nil))
+        try await Application(router: server.router()).test(.router) { client in
+            try await client.execute(uri: "/v1/projects/demo/remoteConfig", method: .get,
+                headers: [.authorization: authorization]) { response in
+                #expect((response.status == .ok) == admits, "\(authorization): \(response.status)")
+            }
+        }
+    }
+
     @Test("Instance ID and Identity Toolkit refuse in their own dialects")
     func ownDialects() async throws {
         let server = EmulatorServer(emulator: try Emulator(project: "demo", directory: nil))

@@ -91,9 +91,10 @@ struct FunctionRequestMiddleware: RouterMiddleware {
         context: Context,
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
+        // Database paths (`*.json`) are never function URLs; they go on without being split.
+        guard !DatabaseRequest.isDatabasePath(request.uri.path) else { return try await next(request, context) }
         let parts = request.uri.path.split(separator: "/", omittingEmptySubsequences: true)
-        guard parts.count >= 3, parts[0] == server.emulator.project, !DatabaseRequest.isDatabasePath(request.uri.path)
-        else { return try await next(request, context) }
+        guard parts.count >= 3, parts[0] == server.emulator.project else { return try await next(request, context) }
         let region = String(parts[1])
         let name = String(parts[2])
         guard let deployment = server.deployments.deployment, let trigger = deployment.requests[name],

@@ -25,12 +25,11 @@ struct AdminOnlyMiddleware: RouterMiddleware {
         context: Context,
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
+        // Realtime Database REST paths (`/iid/x.json`, ...) are the database's, under its rules.
+        guard !DatabaseRequest.isDatabasePath(request.uri.path) else { return try await next(request, context) }
         // Segments as the router sees them: `//emulator//v1/...` is the same route.
         let parts = request.uri.path.split(separator: "/")
-        // Realtime Database REST paths (`/iid/x.json`, ...) are the database's, under its rules.
-        guard !DatabaseRequest.isDatabasePath(request.uri.path), Self.isAdminOnly(request.method, parts) else {
-            return try await next(request, context)
-        }
+        guard Self.isAdminOnly(request.method, parts) else { return try await next(request, context) }
         let auth = parts.first == "identitytoolkit.googleapis.com"
         if let refusal = Self.refusal(of: request, inAuthAPI: auth, ownOrigins: ownOrigins()) {
             // Each API family answers in its own error dialect.

@@ -19,10 +19,18 @@ extension Request {
     /// Whether the request carries the emulator's admin credential (`Authorization: Bearer owner`,
     /// or a Google OAuth token, which the Firebase emulators also accept as admin).
     var isAdmin: Bool {
-        guard let authorization = headers[.authorization] else { return false }
-        let parts = authorization.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return false }
-        return parts[1].lowercased() == "owner" || parts[1].hasPrefix("ya29.")
+        guard let authorization = headers[.authorization]?.utf8, let space = authorization.firstIndex(of: 0x20)
+        else { return false }
+        // Compared as bytes: every request asks, and the database's ask twice.
+        func isASCIICaseInsensitive(_ bytes: Substring.UTF8View, _ word: StaticString) -> Bool {
+            bytes.count == word.utf8CodeUnitCount
+                && zip(bytes, UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount))
+                    .allSatisfy { $0 | 0x20 == $1 | 0x20 }
+        }
+        let scheme = Substring(authorization[..<space]).utf8
+        let token = Substring(authorization[authorization.index(after: space)...]).utf8
+        guard isASCIICaseInsensitive(scheme, "bearer") else { return false }
+        return isASCIICaseInsensitive(token, "owner") || token.starts(with: "ya29.".utf8)
     }
 
     /// The body, refused with 413 when it is larger than `limit` (checked while reading, so a

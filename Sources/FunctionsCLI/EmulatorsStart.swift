@@ -2,6 +2,7 @@ import ArgumentParser
 import EmulatorServer
 import FirebaseEmulator
 import Foundation
+import FunctionsWorker
 import Hummingbird
 import Logging
 
@@ -75,7 +76,8 @@ struct EmulatorsStart: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var logger = Logger(label: "functions.emulator")
+        // Rendered only when a line is written: the HTTP server sets metadata on every request.
+        var logger = Logger(label: "functions.emulator", factory: LazyStreamLogHandler.standardError)
         logger.logLevel = .warning
         let file = try config.map { try FirebaseConfig(contentsOf: URL(fileURLWithPath: $0)) }
         let host = host ?? file?.host ?? "127.0.0.1"

@@ -49,6 +49,9 @@ extension FunctionsApp {
             // Every logger of the process, the author's own included, writes the same JSON lines.
             let project = FunctionsWorker.project(environment)
             LoggingSystem.bootstrap { CloudLoggingLogHandler(label: $0, project: project) }
+        } else {
+            // swift-log's text lines on standard error, without rendering each event's metadata.
+            LoggingSystem.bootstrap(LazyStreamLogHandler.standardError)
         }
         var functions = FunctionRegistry()
         register(&functions)

@@ -9,8 +9,10 @@ import Synchronization
 /// while one is on its way wait for it, and then go together in one
 /// `POST /emulator/v1/databases/{namespace}:batchGet`: under load, one exchange serves many
 /// handlers (each read's answer is still the value when the emulator read it, with its ETag),
-/// and a lone read is never held back. An emulator without the batch route (404) gets each read
-/// alone from then on.
+/// and a lone read is never held back. A batch that fails as a whole (no answer, too large an
+/// answer, a 5xx) is sent again read by read, so a read fails only for a reason of its own. A
+/// server that refuses the route (404, or 401/403 for a credential it does not take as the
+/// owner's) gets each read alone, at once, from then on.
 final class DatabaseReadBatcher: Sendable {
     /// One read and who waits for it.
     private struct Waiter: Sendable {
@@ -29,7 +31,7 @@ final class DatabaseReadBatcher: Sendable {
         var sending = false
         /// The reads made meanwhile, in order.
         var waiting: [Waiter] = []
-        /// Set when the emulator answered 404 to a batch.
+        /// Set when the server refused the batch route (404, 401, 403).
         var batchesUnsupported = false
     }
 
@@ -56,12 +58,15 @@ final class DatabaseReadBatcher: Sendable {
     /// Reads `path`, alone or with the reads made at the same time.
     func read(_ path: String, versioned: Bool) async throws -> VersionedValue {
         let read = Read(path: path, versioned: versioned)
-        let sendsAlone = state.withLock { state in
-            guard !state.sending else { return false }
+        enum Way { case lead, alone, wait }
+        let way = state.withLock { state -> Way in
+            if state.batchesUnsupported { return .alone }
+            guard !state.sending else { return .wait }
             state.sending = true
-            return true
+            return .lead
         }
-        guard sendsAlone else {
+        if way == .alone { return try await single(read) }
+        guard way == .lead else {
             return try await withCheckedThrowingContinuation { continuation in
                 let waiter = Waiter(read: read, continuation: continuation)
                 // The request on its way may have ended meanwhile: then this read starts the next.
@@ -101,17 +106,16 @@ final class DatabaseReadBatcher: Sendable {
             }
             do {
                 let results = try await batch(waiters.map(\.read))
-                guard results.count == waiters.count else {
-                    throw AdminHTTPError(status: 200,
-                        message: "the batch read answered \(results.count) reads for \(waiters.count)")
+                if results.count == waiters.count {
+                    for (waiter, result) in zip(waiters, results) { waiter.continuation.resume(with: result) }
+                    continue
                 }
-                for (waiter, result) in zip(waiters, results) { waiter.continuation.resume(with: result) }
-            } catch let error as AdminHTTPError where error.status == 404 {
+            } catch let error as AdminHTTPError where [401, 403, 404].contains(error.status) {
                 state.withLock { $0.batchesUnsupported = true }
-                await sendAlone(waiters)
             } catch {
-                for waiter in waiters { waiter.continuation.resume(throwing: error) }
+                // No usable answer for the batch as a whole: each read gets its own below.
             }
+            await sendAlone(waiters)
         }
     }
 

@@ -87,15 +87,20 @@ public struct HTTPDatabaseClient: DatabaseClient {
         let body: JSONValue = ["reads": .array(reads.map { ["path": .string($0.path), "etag": .bool($0.versioned)] })]
         let name = AdminHTTP.percentEncoded(namespace)
         let answer = try await http.send("POST", "/emulator/v1/databases/\(name):batchGet", json: body).json()
-        guard let results = answer["reads"]?.arrayValue else {
-            throw AdminHTTPError(status: 200, message: "the batch read answer has no reads: \(answer.serialized())")
+        guard let results = answer["reads"]?.arrayValue, results.count == reads.count else {
+            throw AdminHTTPError(status: 200,
+                message: "the batch read answer does not hold \(reads.count) reads: \(answer.serialized().prefix(500))")
         }
-        return results.map { result in
+        return zip(reads, results).map { read, result in
             if let error = result["error"] {
                 let code = error["code"]?.numberValue.map { Int($0) } ?? 500
                 return .failure(AdminHTTPError(status: code, message: error["message"]?.stringValue ?? "read failed"))
             }
-            return .success(VersionedValue(value: result["value"] ?? .null, etag: result["etag"]?.stringValue ?? ""))
+            let etag = result["etag"]?.stringValue
+            if read.versioned && etag == nil {
+                return .failure(AdminHTTPError(status: 200, message: "the database answered without an ETag"))
+            }
+            return .success(VersionedValue(value: result["value"] ?? .null, etag: etag ?? ""))
         }
     }
 

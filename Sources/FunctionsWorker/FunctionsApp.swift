@@ -22,7 +22,10 @@ import Logging
 /// event function, and must be `http` when `FUNCTION_TARGET` names a request function. SIGTERM lets
 /// running handlers finish for `FUNCTIONS_SHUTDOWN_GRACE_SECONDS` (10 unless set), answering
 /// 503 meanwhile, then exits 0. With `K_SERVICE` or `LOG_FORMAT=json` set, logs are Cloud
-/// Logging structured JSON lines on standard output (``CloudLoggingLogHandler``). With
+/// Logging structured JSON lines on standard output (``CloudLoggingLogHandler``), else swift-log's
+/// text lines on standard error (``LazyStreamLogHandler``). `main` bootstraps swift-log's
+/// `LoggingSystem` for every logger of the process, the app's own included, so `register` must
+/// not bootstrap it again (swift-log allows one bootstrap per process). With
 /// `FUNCTIONS_STOP_ON_STDIN_EOF=true` (the emulator sets it) it also stops when its standard
 /// input closes, so that it never outlives the emulator that started it.
 /// Request functions check callers' tokens against Google's public keys, or, with

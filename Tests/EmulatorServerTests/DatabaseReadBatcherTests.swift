@@ -6,7 +6,8 @@ import Testing
 /// How a worker's database client coalesces its handlers' concurrent reads.
 @Suite("Database read batcher")
 struct DatabaseReadBatcherTests {
-    /// A read service whose first lone read waits until `release()`, recording what it was asked.
+    /// A read service whose lone reads of `slow` paths wait until `release()`, recording what it
+    /// was asked.
     final class Backend: Sendable {
         let singles = Mutex<[String]>([])
         let batches = Mutex<[[String]]>([])
@@ -28,8 +29,8 @@ struct DatabaseReadBatcherTests {
         func makeBatcher() -> DatabaseReadBatcher {
             DatabaseReadBatcher(
                 single: { read in
-                    let first = self.singles.withLock { $0.append(read.path); return $0.count == 1 }
-                    if first { for await _ in self.gate.stream { break } }
+                    self.singles.withLock { $0.append(read.path) }
+                    if read.path.hasPrefix("slow") { for await _ in self.gate.stream { break } }
                     return try Self.answer(read).get()
                 },
                 batch: { reads in
@@ -41,8 +42,9 @@ struct DatabaseReadBatcherTests {
         func release() { gate.continuation.yield() }
     }
 
-    /// Starts a read of `first`, then of `others` once the first is on its way, waits until all
-    /// of them queue behind it, releases the first and returns every read's outcome by path.
+    /// Starts a read of `first` (a `slow` path), then of `others` once the first is on its way,
+    /// waits until all of them queue behind it, releases the first and returns every read's
+    /// outcome by path.
     static func readWhileOneIsOnItsWay(
         _ batcher: DatabaseReadBatcher, _ backend: Backend, first: String, others: [String]
     ) async -> [String: Result<VersionedValue, AdminHTTPError>] {
@@ -57,7 +59,7 @@ struct DatabaseReadBatcherTests {
                 }
             }
             start(first)
-            while backend.singles.withLock({ $0.isEmpty }) { await Task.yield() }
+            while !backend.singles.withLock({ $0.contains(first) }) { await Task.yield() }
             for path in others { start(path) }
             while batcher.waitingCount < others.count { await Task.yield() }
             backend.release()
@@ -72,12 +74,12 @@ struct DatabaseReadBatcherTests {
         let backend = Backend()
         let batcher = backend.makeBatcher()
         let others = (1...20).map { "leaderboard/p\($0)" } + ["bad"]
-        let outcomes = await Self.readWhileOneIsOnItsWay(batcher, backend, first: "leaderboard/p0", others: others)
-        #expect(backend.singles.withLock { $0 } == ["leaderboard/p0"])
+        let outcomes = await Self.readWhileOneIsOnItsWay(batcher, backend, first: "slow/p0", others: others)
+        #expect(backend.singles.withLock { $0 } == ["slow/p0"])
         let batches = backend.batches.withLock { $0 }
         #expect(batches.count == 1)
         #expect(Set(batches.first ?? []) == Set(others))
-        for path in ["leaderboard/p0"] + others where path != "bad" {
+        for path in ["slow/p0"] + others where path != "bad" {
             #expect(try outcomes[path]?.get() == VersionedValue(value: .string(path), etag: "etag-\(path)"))
         }
         #expect(throws: AdminHTTPError.self) { try outcomes["bad"]?.get() }
@@ -86,25 +88,34 @@ struct DatabaseReadBatcherTests {
         #expect(backend.singles.withLock { $0 }.last == "later")
     }
 
-    @Test("an emulator without the batch route (404) gets each read alone, from then on")
-    func fallsBackWithoutTheRoute() async throws {
-        let backend = Backend(batchAnswer: { _ in throw AdminHTTPError(status: 404, message: "Not Found") })
+    @Test("a server that refuses the batch route (404, 401, 403) gets each read alone, at once, from then on",
+        arguments: [404, 401, 403])
+    func fallsBackWithoutTheRoute(status: Int) async throws {
+        let backend = Backend(batchAnswer: { _ in throw AdminHTTPError(status: status, message: "refused") })
         let batcher = backend.makeBatcher()
-        let outcomes = await Self.readWhileOneIsOnItsWay(batcher, backend, first: "a", others: ["b", "c"])
-        #expect(try outcomes.mapValues { try $0.get().value } == ["a": "a", "b": "b", "c": "c"])
-        #expect(Set(backend.singles.withLock { $0 }) == ["a", "b", "c"])
+        let outcomes = await Self.readWhileOneIsOnItsWay(batcher, backend, first: "slow/a", others: ["b", "c"])
+        #expect(try outcomes.mapValues { try $0.get().value } == ["slow/a": "slow/a", "b": "b", "c": "c"])
+        #expect(Set(backend.singles.withLock { $0 }) == ["slow/a", "b", "c"])
+        #expect(backend.batches.withLock { $0.count } == 1)
+        // A read made while another is on its way no longer waits for it.
+        async let slow = batcher.read("slow/d", versioned: false)
+        while !backend.singles.withLock({ $0.contains("slow/d") }) { await Task.yield() }
+        #expect(try await batcher.read("e", versioned: true).etag == "etag-e")
+        backend.release()
+        #expect(try await slow.value == "slow/d")
         #expect(backend.batches.withLock { $0.count } == 1)
     }
 
-    @Test("a batch that fails (no answer) fails each of its reads, and later reads go on")
+    @Test("a batch that fails as a whole (no answer, a 5xx) is sent again read by read; each fails only for itself")
     func failedBatch() async throws {
         let backend = Backend(batchAnswer: { _ in throw AdminHTTPError(status: 503, message: "unavailable") })
         let batcher = backend.makeBatcher()
-        let outcomes = await Self.readWhileOneIsOnItsWay(batcher, backend, first: "a", others: ["b", "c"])
-        #expect(try outcomes["a"]?.get().value == "a")
-        for path in ["b", "c"] {
-            #expect { try outcomes[path]?.get() } throws: { ($0 as? AdminHTTPError)?.status == 503 }
-        }
-        #expect(try await batcher.read("d", versioned: true).etag == "etag-d")
+        let outcomes = await Self.readWhileOneIsOnItsWay(batcher, backend, first: "slow/a", others: ["b", "c", "bad"])
+        #expect(try outcomes.mapValues { try? $0.get().value } == ["slow/a": "slow/a", "b": "b", "c": "c", "bad": nil])
+        #expect { try outcomes["bad"]?.get() } throws: { ($0 as? AdminHTTPError)?.status == 400 }
+        #expect(Set(backend.singles.withLock { $0 }) == ["slow/a", "b", "c", "bad"])
+        // Batching goes on: the next reads queued behind a lone one are tried together again.
+        _ = await Self.readWhileOneIsOnItsWay(batcher, backend, first: "slow/e", others: ["f", "g"])
+        #expect(backend.batches.withLock { $0.count } == 2)
     }
 }

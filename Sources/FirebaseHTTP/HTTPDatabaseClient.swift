@@ -22,12 +22,11 @@ public struct HTTPDatabaseClient: DatabaseClient {
     /// `DatabaseReadBatcher`); only this repository's emulator serves that route.
     public init(baseURL: URL, namespace: String, bearerToken: String = "owner", batchesReads: Bool = false) {
         let http = AdminHTTP(baseURL: baseURL, bearerToken: bearerToken)
-        self.init(http: http, namespace: namespace, chainDepth: 0, reads: nil)
-        guard batchesReads else { return }
-        let client = self
-        self = HTTPDatabaseClient(http: http, namespace: namespace, chainDepth: 0, reads: DatabaseReadBatcher(
-            single: { read in try await client.readAlone(read.path, versioned: read.versioned) },
-            batch: { reads in try await client.readTogether(reads) }))
+        // The batcher sends through a client without one.
+        let plain = HTTPDatabaseClient(http: http, namespace: namespace, chainDepth: 0, reads: nil)
+        self.init(http: http, namespace: namespace, chainDepth: 0, reads: batchesReads ? DatabaseReadBatcher(
+            single: { read in try await plain.readAlone(read.path, versioned: read.versioned) },
+            batch: { reads in try await plain.readTogether(reads) }) : nil)
     }
 
     init(http: AdminHTTP, namespace: String, chainDepth: Int, reads: DatabaseReadBatcher?) {
@@ -42,8 +41,7 @@ public struct HTTPDatabaseClient: DatabaseClient {
     }
 
     public func get(_ path: String) async throws -> JSONValue {
-        if let reads { return try await reads.read(path, versioned: false).value }
-        return try await send("GET", path).json()
+        try await read(path, versioned: false).value
     }
 
     public func set(_ path: String, _ value: JSONValue) async throws {
@@ -67,8 +65,13 @@ public struct HTTPDatabaseClient: DatabaseClient {
     }
 
     public func getVersioned(_ path: String) async throws -> VersionedValue {
-        if let reads { return try await reads.read(path, versioned: true) }
-        return try await readAlone(path, versioned: true)
+        try await read(path, versioned: true)
+    }
+
+    /// A read, through the batcher when there is one.
+    private func read(_ path: String, versioned: Bool) async throws -> VersionedValue {
+        if let reads { return try await reads.read(path, versioned: versioned) }
+        return try await readAlone(path, versioned: versioned)
     }
 
     /// One read, as the REST `GET` (with `X-Firebase-ETag` when `versioned`; else the ETag is empty).

@@ -3,7 +3,8 @@
 //   swift run -c release bus-benchmark [events-per-run [only-this-function-count [only-this-scenario]]]
 //
 // (scenarios are named match-one, fan-out, typed and database on the command line). BUS_DEDUP_WINDOW=N sets
-// the bus's deduplication window (100,000 unless set), to see what the duplicate check costs.
+// the bus's deduplication window (100,000 unless set), to see what the duplicate check costs;
+// BUS_LATENCY_SAMPLES=N the number of latency samples (20,000 unless set; 0 to profile throughput alone).
 //
 // Scenarios, each with 1, 10 and 100 registered functions:
 // - "match one": every function listens on its own path; each event matches exactly one.
@@ -24,7 +25,7 @@ import Synchronization
 let eventsPerRun = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 1_000_000
 let onlyFunctionCount = CommandLine.arguments.dropFirst(2).first.flatMap(Int.init)
 let onlyScenario = CommandLine.arguments.dropFirst(3).first
-let latencySamples = 20_000
+let latencySamples = ProcessInfo.processInfo.environment["BUS_LATENCY_SAMPLES"].flatMap(Int.init) ?? 20_000
 
 final class StartTimes: Sendable {
     let last = Atomic<UInt64>(0)
@@ -157,6 +158,7 @@ for scenario in Scenario.allCases where onlyScenario == nil || onlyScenario == s
             latencies.append(starts.last.load(ordering: .relaxed) &- published)
         }
         latencies.sort()
+        if latencies.isEmpty { latencies = [0] }
         await bus.shutdown()
         let line = [
             scenario.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0),

@@ -8,15 +8,22 @@ import CloudEvents
 /// against the triggers that share its first path segment. Functions with the same trigger
 /// (several functions on one path) share one test.
 struct TriggerIndex: Sendable {
+    /// Up to this many distinct triggers of one type are simply tested one by one: cheaper than
+    /// cutting out the `ref`'s first segment and looking it up.
+    static let linearLimit = 4
+
     private struct Bucket: Sendable {
+        /// Every trigger of the type, in order.
+        var all: [Int] = []
         var anyRef: [Int] = []
         var byFirstSegment: [String: [Int]] = [:]
     }
 
     /// A distinct trigger as the index tests it for every event: its filters and patterns in
     /// arrays (iterating a dictionary copies each pattern out of it), and the `ref` pattern
-    /// apart, since the index has read `ref` for its buckets. The type is the bucket's.
-    private struct Matcher: Sendable {
+    /// apart, since the index has read `ref` for its buckets. The type is the bucket's. A class,
+    /// so testing it costs no copy of its arrays.
+    private final class Matcher: Sendable {
         let filters: [(attribute: String, value: String)]
         let ref: PathPattern?
         let otherPatterns: [(attribute: String, pattern: PathPattern)]
@@ -60,6 +67,7 @@ struct TriggerIndex: Sendable {
             }
             positions[trigger] = triggers.count
             var bucket = buckets[trigger.eventType] ?? Bucket()
+            bucket.all.append(triggers.count)
             if case .literal(let first)? = trigger.pathPatterns["ref"]?.segments.first {
                 bucket.byFirstSegment[first, default: []].append(triggers.count)
             } else {
@@ -77,10 +85,13 @@ struct TriggerIndex: Sendable {
     /// matches (the usual case), the answer shares the index's own array: nothing is allocated.
     func matches(_ event: CloudEvent) -> [Int] {
         guard let bucket = buckets[event.type] else { return [] }
-        let ref = event[attribute: "ref"]
-        var candidates = bucket.anyRef
-        if !bucket.byFirstSegment.isEmpty, let ref, let keyed = bucket.byFirstSegment[PathPattern.firstSegment(of: ref)] {
-            candidates = candidates.isEmpty ? keyed : (candidates + keyed).sorted()
+        let ref = event.extensions["ref"]?.canonicalString
+        var candidates = bucket.all
+        if candidates.count > TriggerIndex.linearLimit {
+            candidates = bucket.anyRef
+            if !bucket.byFirstSegment.isEmpty, let ref, let keyed = bucket.byFirstSegment[PathPattern.firstSegment(of: ref)] {
+                candidates = candidates.isEmpty ? keyed : (candidates + keyed).sorted()
+            }
         }
         guard let first = candidates.firstIndex(where: { triggers[$0].matches(event, ref: ref) }) else { return [] }
         let others = candidates[(first + 1)...].filter { triggers[$0].matches(event, ref: ref) }

@@ -35,6 +35,15 @@ struct TriggerIndexTests {
             try Self.trigger(filters: ["subject": "refs/scores/1"], patterns: ["ref": "scores/{id}"]),
             try Self.trigger("google.firebase.database.ref.v1.created", patterns: ["ref": "users/{uid}"]),
         ]
+        // All of them (a type with many triggers is looked up by the ref's first segment), and the
+        // first five (few enough that each is simply tested).
+        #expect(try Self.checkAgainstTriggers(triggers) > 20)
+        #expect(try Self.checkAgainstTriggers(Array(triggers.prefix(5))) > 10)
+    }
+
+    /// Checks the index's answer against every trigger's own test for many events; returns how
+    /// many of those events some function gets.
+    static func checkAgainstTriggers(_ triggers: [EventTrigger]) throws -> Int {
         let index = TriggerIndex(triggers)
         let refs = [
             "users/a", "/users/a/", "users//a", "users/a/posts/p", "users", "scores/1", "scores/1/x", "teams/a",
@@ -55,6 +64,6 @@ struct TriggerIndexTests {
                 }
             }
         }
-        #expect(checked > 20)
+        return checked
     }
 }

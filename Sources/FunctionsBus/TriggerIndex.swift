@@ -4,8 +4,8 @@ import CloudEvents
 /// Finds the functions whose triggers match an event without trying every trigger: by
 /// event type, then by the first segment of the `ref` path pattern when it is a literal.
 ///
-/// With many database triggers on different top-level paths, an event is tested only
-/// against the triggers that share its first path segment. Functions with the same trigger
+/// With many database triggers on different top-level paths (more than ``linearLimit`` of one
+/// type), an event is tested only against the triggers that share its first path segment. Functions with the same trigger
 /// (several functions on one path) share one test.
 struct TriggerIndex: Sendable {
     /// Up to this many distinct triggers of one type are simply tested one by one: cheaper than

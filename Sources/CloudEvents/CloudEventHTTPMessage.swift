@@ -42,7 +42,9 @@ public struct CloudEventHTTPMessage: Sendable, Hashable {
 }
 
 extension String {
+    /// Equal but for the case of ASCII letters, as header names (ASCII tokens) compare; on
+    /// bytes, for it runs for every header of every event received.
     func caseInsensitiveEquals(_ other: String) -> Bool {
-        utf8.count == other.utf8.count && lowercased() == other.lowercased()
+        utf8.elementsEqual(other.utf8) { asciiLowercased($0) == asciiLowercased($1) }
     }
 }

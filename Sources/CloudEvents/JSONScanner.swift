@@ -190,7 +190,8 @@ package struct JSONScanner {
         guard let run = String(validating: bytes[start..<index], as: UTF8.self) else {
             throw error("invalid UTF-8 in string")
         }
-        text?.append(run)
+        // The usual string is one run: it becomes the text, not a copy appended to an empty one.
+        if text?.isEmpty == true { text = run } else { text?.append(run) }
     }
 
     private mutating func readEscape() throws(CloudEventError) -> Unicode.Scalar {

@@ -55,21 +55,21 @@ extension FunctionsWorker {
         } catch {
             return text(.contentTooLarge, "the event is larger than \(maxBodySize) bytes")
         }
-        if let contentType = request.headers[.contentType], CloudEvent.isBatchMediaType(contentType) {
+        let headers = EventHeaders(request.headers)
+        if let contentType = headers.contentType, CloudEvent.isBatchMediaType(contentType) {
             return batchResponse(body: Data(buffer: body), function: function, name: name, trigger: trigger,
-                traceparent: request.headers[Self.traceparentHeader])
+                traceparent: headers.traceparent)
         }
         let event: CloudEvent
-        let isCloudEvent = Self.isCloudEvent(request.headers)
         do {
-            event = try Self.event(headers: request.headers, body: Data(buffer: body))
+            event = try Self.event(headers: request.headers, isCloudEvent: headers.isCloudEvent, body: Data(buffer: body))
         } catch {
-            let kind = isCloudEvent ? "CloudEvent" : "legacy event (no ce- headers)"
+            let kind = headers.isCloudEvent ? "CloudEvent" : "legacy event (no ce- headers)"
             return text(.badRequest, "invalid \(kind): \(error)")
         }
-        let attempt = request.headers[Self.attemptHeader].flatMap(Int.init) ?? 1
+        let attempt = headers.attempt.flatMap(Int.init) ?? 1
         switch await run(event, function: function, name: name, trigger: trigger, attempt: attempt,
-            traceparent: request.headers[Self.traceparentHeader])
+            traceparent: headers.traceparent)
         {
         case .ran:
             return Response(status: .noContent)
@@ -181,18 +181,43 @@ extension FunctionsWorker {
     /// Every method request functions are served for.
     static let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options]
 
-    /// Reads a binary- or structured-mode CloudEvent, or a legacy background event.
-    static func event(headers: HTTPFields, body: Data) throws -> CloudEvent {
-        guard isCloudEvent(headers) else { return try LegacyEvent.cloudEvent(from: body) }
+    /// Reads a binary- or structured-mode CloudEvent, or (when `isCloudEvent` is false) a legacy
+    /// background event.
+    static func event(headers: HTTPFields, isCloudEvent: Bool, body: Data) throws -> CloudEvent {
+        guard isCloudEvent else { return try LegacyEvent.cloudEvent(from: body) }
         let fields = headers.map { CloudEventHTTPMessage.Field(name: $0.name.canonicalName, value: $0.value) }
         return try CloudEvent(httpMessage: CloudEventHTTPMessage(headers: fields, body: body))
     }
 
-    /// Whether a request carries a CloudEvent (`ce-` headers or a CloudEvents content type)
-    /// rather than a legacy background event.
-    static func isCloudEvent(_ headers: HTTPFields) -> Bool {
-        headers.contains { $0.name.canonicalName.hasPrefix("ce-") }
-            || headers[.contentType]?.lowercased().hasPrefix("application/cloudevents") == true
+    /// What the worker reads of an event request's headers, found in one pass over them.
+    struct EventHeaders {
+        var contentType: String?
+        /// ``FunctionsWorker/attemptHeader``.
+        var attempt: String?
+        /// ``FunctionsWorker/traceparentHeader``.
+        var traceparent: String?
+        /// Whether the request carries a CloudEvent (`ce-` headers or a CloudEvents content
+        /// type) rather than a legacy background event.
+        var isCloudEvent: Bool
+
+        init(_ headers: HTTPFields) {
+            var hasAttributes = false
+            for field in headers {
+                switch field.name {
+                case .contentType: contentType = Self.joined(contentType, field.value)
+                case FunctionsWorker.attemptHeader: attempt = Self.joined(attempt, field.value)
+                case FunctionsWorker.traceparentHeader: traceparent = Self.joined(traceparent, field.value)
+                default:
+                    if !hasAttributes, field.name.canonicalName.utf8.starts(with: "ce-".utf8) { hasAttributes = true }
+                }
+            }
+            isCloudEvent = hasAttributes || contentType?.lowercased().hasPrefix("application/cloudevents") == true
+        }
+
+        /// A repeated field's values joined, as `HTTPFields`' subscript gives them.
+        private static func joined(_ earlier: String?, _ value: String) -> String {
+            earlier.map { $0 + ", " + value } ?? value
+        }
     }
 
     func text(_ status: HTTPResponse.Status, _ message: String) -> Response {

@@ -117,6 +117,18 @@ public struct FunctionsWorker: Sendable {
             if let target {
                 router.on("/", method: method) { request, _ in try await invoke(request, function: target, path: "/") }
             }
+            // Each function at its own literal path, which the router matches without capturing
+            // a parameter (the paths below it too: the router does not fall back from a literal
+            // to `:function`); any other name reaches `:function` and its 404.
+            for name in functions.names {
+                router.on(RouterPath(name), method: method) { request, _ in
+                    try await invoke(request, function: name, path: "/")
+                }
+                router.on(RouterPath(name + "/**"), method: method) { request, context in
+                    try await invoke(request, function: name,
+                        path: "/" + context.parameters.getCatchAll().joined(separator: "/"))
+                }
+            }
             router.on(":function", method: method) { request, context in
                 try await invoke(request, function: context.parameters.require("function"), path: "/")
             }

@@ -190,10 +190,13 @@ extension CloudEvent {
             }
             event.data = bytes
         } else if let dataRange {
-            var inner = JSONScanner(Array(scanner.bytes[dataRange]))
-            switch try? inner.readScalar() {
-            case .null?: break
-            case .string(let text)? where !event.hasJSONData: event.data = Data(text.utf8)
+            // The value is valid JSON (skipValue checked it): its first byte tells null, a string
+            // or anything else, without reading it again.
+            switch scanner.bytes[dataRange.lowerBound] {
+            case UInt8(ascii: "n"): break
+            case UInt8(ascii: "\"") where !event.hasJSONData:
+                var inner = JSONScanner(Array(scanner.bytes[dataRange]))
+                event.data = Data(try inner.readString().utf8)
             default: event.data = Data(scanner.bytes[dataRange])
             }
         }

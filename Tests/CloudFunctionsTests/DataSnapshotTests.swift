@@ -107,4 +107,16 @@ struct DataSnapshotTests {
         #expect(DataSnapshot(.null).key == nil)
         #expect(!DataSnapshot(5).hasChildren())
     }
+
+    @Test("child paths read the same with or without stray slashes", arguments: [
+        "a/x", "/a/x", "a/x/", "a//x", "//a///x//",
+    ])
+    func straySlashes(path: String) {
+        let snapshot = DataSnapshot(["a": ["x": 1, "y": 2]], path: "//root//")
+        #expect(snapshot.path == "root")
+        #expect(snapshot.child(path).path == "root/a/x")
+        #expect(snapshot.child(path).val() == 1)
+        #expect(snapshot.child("/a/").child(path.replacingOccurrences(of: "a", with: "")).val() == 1)
+        #expect(snapshot.child("").child("a").child("").child("y").val() == 2)
+    }
 }

@@ -60,10 +60,9 @@ public struct DatabaseReference: Sendable {
 
     init(client: any DatabaseClient, path: String, emptyChild: Bool = false) {
         self.client = client
-        let relative = path.hasPrefix("/") ? path.dropFirst() : Substring(path)
-        let hasEmpty = !relative.isEmpty && relative.split(separator: "/", omittingEmptySubsequences: false).contains("")
-        self.emptySegment = hasEmpty || emptyChild ? path : nil
-        self.path = path.split(separator: "/").joined(separator: "/")
+        let relative = path.hasPrefix("/") ? String(path.dropFirst()) : path
+        self.emptySegment = DataSnapshot.hasStraySlash(relative) || emptyChild ? path : nil
+        self.path = DataSnapshot.trim(path)
     }
 
     private func checkedPath() throws -> String {
@@ -78,7 +77,7 @@ public struct DatabaseReference: Sendable {
     public func child(_ path: String) -> DatabaseReference {
         // An empty child (`ref().child(uid)` with an empty uid) is an empty segment, at the root too.
         let base = emptySegment ?? self.path
-        let empty = path.split(separator: "/", omittingEmptySubsequences: false).contains("")
+        let empty = path.isEmpty || DataSnapshot.hasStraySlash(path)
         return DatabaseReference(client: client, path: base.isEmpty ? path : base + "/" + path, emptyChild: empty)
     }
 

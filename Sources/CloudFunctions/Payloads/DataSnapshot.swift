@@ -38,7 +38,13 @@ public struct DataSnapshot: Sendable, Hashable {
     /// The normalised value at this snapshot's location; `.null` when there is none.
     public func val() -> JSONValue {
         var node = data
-        for part in childPath.split(separator: "/") {
+        // The segments between the slashes, read in place.
+        var rest = childPath[...]
+        while !rest.isEmpty {
+            let end = rest.utf8.firstIndex(of: UInt8(ascii: "/")) ?? rest.endIndex
+            let part = rest[..<end]
+            rest = end == rest.endIndex ? "" : rest[rest.utf8.index(after: end)...]
+            if part.isEmpty { continue }
             switch node {
             case .object(let members): node = members[String(part)] ?? .null
             case .array(let elements):
@@ -61,7 +67,8 @@ public struct DataSnapshot: Sendable, Hashable {
 
     /// A snapshot of the child at a relative path.
     public func child(_ path: String) -> DataSnapshot {
-        let joined = [childPath, DataSnapshot.trim(path)].filter { !$0.isEmpty }.joined(separator: "/")
+        let child = DataSnapshot.trim(path)
+        let joined = childPath.isEmpty ? child : child.isEmpty ? childPath : childPath + "/" + child
         return DataSnapshot(data: data, basePath: basePath, childPath: joined, instance: instance)
     }
 
@@ -103,8 +110,26 @@ public struct DataSnapshot: Sendable, Hashable {
     /// Always 0: priorities are not delivered to functions.
     public func getPriority() -> Int { 0 }
 
+    /// The path without leading, trailing or repeated slashes; the path itself (no copy) when
+    /// it has none, as nearly every path handlers use.
     static func trim(_ path: String) -> String {
-        path.split(separator: "/", omittingEmptySubsequences: true).joined(separator: "/")
+        guard hasStraySlash(path) else { return path }
+        return path.split(separator: "/", omittingEmptySubsequences: true).joined(separator: "/")
+    }
+
+    /// Whether a path starts or ends with a slash or has two in a row: whether it has an empty
+    /// segment (the empty path has none).
+    static func hasStraySlash(_ path: String) -> Bool {
+        let bytes = path.utf8
+        guard let first = bytes.first, let last = bytes.last else { return false }
+        let slash = UInt8(ascii: "/")
+        if first == slash || last == slash { return true }
+        var previous: UInt8 = 0
+        for byte in bytes {
+            if byte == slash, previous == slash { return true }
+            previous = byte
+        }
+        return false
     }
 
     /// Realtime Database key order: keys that are 32-bit integers first, numerically, then

@@ -187,8 +187,15 @@ package struct JSONScanner {
                 }
             }
         }
-        guard let run = String(validating: bytes[start..<index], as: UTF8.self) else {
-            throw error("invalid UTF-8 in string")
+        let slice = bytes[start..<index]
+        // ASCII, as nearly every string is, needs no validation: decoding it is specialized here,
+        // where the generic validating initializer looks up type metadata at every call.
+        let run: String
+        if slice.allSatisfy({ $0 < 0x80 }) {
+            run = String(decoding: slice, as: UTF8.self)
+        } else {
+            guard let valid = String(validating: slice, as: UTF8.self) else { throw error("invalid UTF-8 in string") }
+            run = valid
         }
         // The usual string is one run: it becomes the text, not a copy appended to an empty one.
         if text?.isEmpty == true { text = run } else { text?.append(run) }

@@ -87,6 +87,18 @@ struct CloudEventJSONFormatTests {
         #expect(throws: CloudEventError.self) { try CloudEvent(jsonFormat: Data(text.utf8)) }
     }
 
+    @Test("reads strings of any text, escaped or not, and refuses bytes that are not UTF-8")
+    func stringText() throws {
+        let head = #"{"specversion":"1.0","id":"1","source":"/s","type":"t","subject":""#
+        let text = "ascii, h\u{E9}llo, \u{1F600} and \\\"quoted\\\" \\u00e9"
+        let event = try CloudEvent(jsonFormat: Data((head + text + #""}"#).utf8))
+        #expect(event.subject == "ascii, h\u{E9}llo, \u{1F600} and \"quoted\" \u{E9}")
+        for bad: [UInt8] in [[0xFF], [0xC3], [0x61, 0xE9, 0x62], [0xED, 0xA0, 0x80]] {
+            let bytes = Array(head.utf8) + bad + Array(#""}"#.utf8)
+            #expect(throws: CloudEventError.self) { try CloudEvent(jsonFormat: Data(bytes)) }
+        }
+    }
+
     @Test("rejects both data and data_base64")
     func rejectsBothDataForms() {
         let text = #"{"specversion":"1.0","id":"1","source":"/s","type":"t","data":1,"data_base64":"AA=="}"#

@@ -48,6 +48,21 @@ extension CloudEvent {
         return Data(bytes)
     }
 
+    /// A batch of events in the JSON format, each with one more extension attribute (a
+    /// delivery's `attempt`, say) of its own.
+    package static func encodeBatch(
+        jsonFormat events: [(event: CloudEvent, value: CloudEventAttributeValue)], adding name: String
+    ) -> Data {
+        var bytes: [UInt8] = [UInt8(ascii: "[")]
+        bytes.reserveCapacity(events.reduce(2) { $0 + 340 + ($1.event.data?.count ?? 0) })
+        for (index, (event, value)) in events.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            event.appendJSONFormat(to: &bytes, adding: name, value)
+        }
+        bytes.append(UInt8(ascii: "]"))
+        return Data(bytes)
+    }
+
     /// A batch of events in the JSON format.
     public static func encodeBatch(jsonFormat events: [CloudEvent]) -> Data {
         var bytes: [UInt8] = [UInt8(ascii: "[")]
@@ -62,7 +77,34 @@ extension CloudEvent {
     }
 
     /// Appends the event in the JSON format.
-    private func appendJSONFormat(to bytes: inout [UInt8]) {
+    /// Appends the event in the JSON format with one more extension attribute, such as a
+    /// delivery's `attempt`: written before the others into a kept encoding
+    /// (``keepJSONFormat()``) when the event has no attribute of that name, so the event is
+    /// not encoded again.
+    package func appendJSONFormat(to bytes: inout [UInt8], adding name: String, _ value: CloudEventAttributeValue) {
+        guard let kept = keptJSONFormat, extensions[name] == nil, kept.first == UInt8(ascii: "{") else {
+            var event = self
+            event.extensions[name] = value
+            event.appendJSONFormat(to: &bytes)
+            return
+        }
+        bytes.append(UInt8(ascii: "{"))
+        CloudEvent.appendQuoted(name, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        switch value {
+        case .string(let text): CloudEvent.appendQuoted(text, to: &bytes)
+        case .integer(let number): bytes.append(contentsOf: String(number).utf8)
+        case .boolean(let flag): bytes.append(contentsOf: (flag ? "true" : "false").utf8)
+        }
+        bytes.append(UInt8(ascii: ","))
+        bytes.append(contentsOf: kept[1...])
+    }
+
+    func appendJSONFormat(to bytes: inout [UInt8]) {
+        if let kept = keptJSONFormat {
+            bytes.append(contentsOf: kept)
+            return
+        }
         bytes.append(contentsOf: #"{"specversion":"1.0""#.utf8)
         func member(_ name: String, _ value: String?) {
             guard let value else { return }

@@ -27,6 +27,9 @@ public struct CloudEvent: Sendable, Hashable {
     private final class Storage: @unchecked Sendable {
         // Mutated only through `unique`, when no other event shares it.
         var fields: Fields
+        /// The event in the JSON format, when ``CloudEvent/keepJSONFormat()`` made it: an event
+        /// written to the emulator's outbox is sent to its workers in the same bytes.
+        var jsonFormat: [UInt8]?
 
         init(_ fields: Fields) {
             self.fields = fields
@@ -35,13 +38,29 @@ public struct CloudEvent: Sendable, Hashable {
 
     private var storage: Storage
 
-    /// The storage, copied first when another event shares it: what every setter writes to.
+    /// The storage, copied first when another event shares it: what every setter writes to. A
+    /// kept JSON encoding is dropped, as the event is about to change.
     private var unique: Storage {
         mutating get {
             if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+            storage.jsonFormat = nil
             return storage
         }
     }
+
+    /// The event in the JSON format, kept with the event (and its copies) until it changes, so
+    /// that encoding it again costs nothing.
+    package mutating func keepJSONFormat() -> [UInt8] {
+        if let kept = storage.jsonFormat { return kept }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(320 + (data?.count ?? 0))
+        appendJSONFormat(to: &bytes)
+        unique.jsonFormat = bytes
+        return bytes
+    }
+
+    /// The kept JSON encoding, if any.
+    var keptJSONFormat: [UInt8]? { storage.jsonFormat }
 
     /// Identifies the event; `source` + `id` is unique for each distinct event.
     public var id: String {

@@ -99,6 +99,27 @@ struct CloudEventJSONFormatTests {
         }
     }
 
+    @Test("an event keeps its JSON encoding until it changes, and a batch adds each event's attribute to it")
+    func keptEncoding() throws {
+        var event = CloudEvent(id: "1", source: "/s", type: "t", time: Date(timeIntervalSince1970: 1_700_000_000),
+            extensions: ["ref": "a/b"], data: Data(#"{"x":[1,2]}"#.utf8))
+        let kept = event.keepJSONFormat()
+        #expect(Data(kept) == event.jsonFormat())
+        let copy = event
+        #expect(copy.jsonFormat() == Data(kept))
+        let replayed = CloudEvent(id: "2", source: "/s", type: "t", extensions: ["attempt": 7])
+        let batch = CloudEvent.encodeBatch(jsonFormat: [(event, .integer(3)), (replayed, .integer(4))], adding: "attempt")
+        var expected = [event, replayed]
+        expected[0].extensions["attempt"] = 3
+        expected[1].extensions["attempt"] = 4
+        #expect(try CloudEvent.decodeBatch(jsonFormat: batch) == expected)
+        event.subject = "changed"
+        #expect(try CloudEvent(jsonFormat: event.jsonFormat()).subject == "changed")
+        #expect(try CloudEvent(jsonFormat: copy.jsonFormat()).subject == nil)
+        let again = CloudEvent.encodeBatch(jsonFormat: [(event, .integer(1))], adding: "attempt")
+        #expect(try CloudEvent.decodeBatch(jsonFormat: again).first?.subject == "changed")
+    }
+
     @Test("rejects both data and data_base64")
     func rejectsBothDataForms() {
         let text = #"{"specversion":"1.0","id":"1","source":"/s","type":"t","data":1,"data_base64":"AA=="}"#

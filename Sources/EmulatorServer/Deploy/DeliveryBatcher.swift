@@ -148,11 +148,8 @@ final class DeliveryBatcher: Sendable {
     /// Posts a batch and returns once the worker has begun its answer (or failed); the answer's
     /// lines are read by a task of their own.
     private func post(_ batch: [Pending], to base: URL) async {
-        let body = CloudEvent.encodeBatch(jsonFormat: batch.map { pending in
-            var event = pending.event
-            event.extensions["attempt"] = .integer(pending.attempt)
-            return event
-        })
+        let body = CloudEvent.encodeBatch(
+            jsonFormat: batch.map { (event: $0.event, value: .integer($0.attempt)) }, adding: "attempt")
         do {
             let response = try await HTTPExchange.stream("POST", base.appendingPathComponent(function),
                 headers: [("Content-Type", CloudEvent.jsonBatchMediaType)], body: body,

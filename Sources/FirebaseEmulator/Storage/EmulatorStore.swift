@@ -106,6 +106,9 @@ package struct StoreTransaction {
     /// Adds an event to the outbox, in this transaction.
     public mutating func emit(_ event: CloudEvent) throws {
         let now = Date()
+        // The event keeps its encoding, which its deliveries to workers send again.
+        var event = event
+        let json = Data(event.keepJSONFormat())
         try db.cachedStatement(
             sql: """
                 INSERT INTO outbox (event_id, source, type, subject, event, created_at)
@@ -113,7 +116,7 @@ package struct StoreTransaction {
                 """
         ).execute(
             arguments: [
-                event.id, event.source, event.type, event.subject, event.jsonFormat(), now.timeIntervalSince1970,
+                event.id, event.source, event.type, event.subject, json, now.timeIntervalSince1970,
             ]
         )
         emitted.append(OutboxEntry(sequence: db.lastInsertedRowID, event: event, createdAt: now))

@@ -3,7 +3,7 @@ import Foundation
 /// An HTTP request or response carrying an event: header fields and a body.
 ///
 /// Independent of any HTTP library: convert to and from your server's or client's types.
-/// Header names compare case-insensitively.
+/// Header names (ASCII tokens) compare without regard to the case of ASCII letters.
 public struct CloudEventHTTPMessage: Sendable, Hashable {
     /// A header field.
     public struct Field: Sendable, Hashable {

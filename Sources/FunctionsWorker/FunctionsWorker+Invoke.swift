@@ -205,7 +205,10 @@ extension FunctionsWorker {
             for field in headers {
                 switch field.name {
                 case .contentType: contentType = Self.joined(contentType, field.value)
-                case FunctionsWorker.attemptHeader: attempt = Self.joined(attempt, field.value)
+                case FunctionsWorker.attemptHeader:
+                    // A `ce-` header like any other: it makes the request a CloudEvent.
+                    attempt = Self.joined(attempt, field.value)
+                    hasAttributes = true
                 case FunctionsWorker.traceparentHeader: traceparent = Self.joined(traceparent, field.value)
                 default:
                     if !hasAttributes, field.name.canonicalName.utf8.starts(with: "ce-".utf8) { hasAttributes = true }

@@ -110,6 +110,16 @@ struct WorkerErrorTests {
         #expect(text.contains(reason))
     }
 
+    @Test("a request with any ce- header, ce-attempt alone too, is read as a binary-mode CloudEvent")
+    func ceAttemptAlone() async throws {
+        let worker = try FunctionsWorker(functions: Fixtures.functions(Fixtures.Seen()))
+        let legacy = #"{"eventType": "providers/firebase.auth/eventTypes/user.create", "eventId": "1", "data": {}}"#
+        let response = try await WorkerEventTests.post("config",
+            headers: [.contentType: "application/json", HTTPField.Name("ce-attempt")!: "2"], body: legacy, to: worker)
+        #expect(response.status == .badRequest)
+        #expect(String(buffer: response.body).hasPrefix("invalid CloudEvent: "))
+    }
+
     @Test("answers 404 for an unknown function, naming the ones served")
     func unknownFunction() async throws {
         let worker = try FunctionsWorker(functions: Fixtures.functions(Fixtures.Seen()))

@@ -42,10 +42,16 @@ extension CloudEvent {
     /// JSON data is embedded as a JSON value, textual data as a string, anything else as
     /// `data_base64`.
     public func jsonFormat() -> Data {
+        Data(jsonFormatBytes())
+    }
+
+    /// The event in the JSON format: the kept encoding, or a new one.
+    func jsonFormatBytes() -> [UInt8] {
+        if let kept = keptJSONFormat { return kept }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(320 + (data?.count ?? 0))
         appendJSONFormat(to: &bytes)
-        return Data(bytes)
+        return bytes
     }
 
     /// A batch of events in the JSON format, each with one more extension attribute (a
@@ -53,53 +59,58 @@ extension CloudEvent {
     package static func encodeBatch(
         jsonFormat events: [(event: CloudEvent, value: CloudEventAttributeValue)], adding name: String
     ) -> Data {
-        var bytes: [UInt8] = [UInt8(ascii: "[")]
-        bytes.reserveCapacity(events.reduce(2) { $0 + 340 + ($1.event.data?.count ?? 0) })
-        for (index, (event, value)) in events.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            event.appendJSONFormat(to: &bytes, adding: name, value)
-        }
-        bytes.append(UInt8(ascii: "]"))
-        return Data(bytes)
+        batch(events, data: \.event.data) { item, bytes in item.event.appendJSONFormat(to: &bytes, adding: name, item.value) }
     }
 
     /// A batch of events in the JSON format.
     public static func encodeBatch(jsonFormat events: [CloudEvent]) -> Data {
+        batch(events, data: \.data) { event, bytes in event.appendJSONFormat(to: &bytes) }
+    }
+
+    /// A JSON array of what `append` writes for each item.
+    private static func batch<Item>(
+        _ items: [Item], data: (Item) -> Data?, append: (Item, inout [UInt8]) -> Void
+    ) -> Data {
         var bytes: [UInt8] = [UInt8(ascii: "[")]
         // Reserved once: growing the array exactly, event after event, would copy it each time.
-        bytes.reserveCapacity(events.reduce(2) { $0 + 320 + ($1.data?.count ?? 0) })
-        for (index, event) in events.enumerated() {
+        bytes.reserveCapacity(items.reduce(2) { $0 + 340 + (data($1)?.count ?? 0) })
+        for (index, item) in items.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            event.appendJSONFormat(to: &bytes)
+            append(item, &bytes)
         }
         bytes.append(UInt8(ascii: "]"))
         return Data(bytes)
     }
 
-    /// Appends the event in the JSON format.
     /// Appends the event in the JSON format with one more extension attribute, such as a
     /// delivery's `attempt`: written before the others into a kept encoding
     /// (``keepJSONFormat()``) when the event has no attribute of that name, so the event is
     /// not encoded again.
     package func appendJSONFormat(to bytes: inout [UInt8], adding name: String, _ value: CloudEventAttributeValue) {
-        guard let kept = keptJSONFormat, extensions[name] == nil, kept.first == UInt8(ascii: "{") else {
+        guard let kept = keptJSONFormat, extensions[name] == nil else {
             var event = self
             event.extensions[name] = value
             event.appendJSONFormat(to: &bytes)
             return
         }
+        // A kept encoding is an object: `{` and then its members.
         bytes.append(UInt8(ascii: "{"))
-        CloudEvent.appendQuoted(name, to: &bytes)
-        bytes.append(UInt8(ascii: ":"))
-        switch value {
-        case .string(let text): CloudEvent.appendQuoted(text, to: &bytes)
-        case .integer(let number): bytes.append(contentsOf: String(number).utf8)
-        case .boolean(let flag): bytes.append(contentsOf: (flag ? "true" : "false").utf8)
-        }
+        CloudEvent.appendMember(name, value, to: &bytes)
         bytes.append(UInt8(ascii: ","))
-        bytes.append(contentsOf: kept[1...])
+        bytes.append(contentsOf: kept.dropFirst())
     }
 
+    /// Appends `"name":value`, the value as its JSON string, number or boolean.
+    private static func appendMember(_ name: String, _ value: CloudEventAttributeValue, to bytes: inout [UInt8]) {
+        appendQuoted(name, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        switch value {
+        case .string(let text): appendQuoted(text, to: &bytes)
+        case .integer, .boolean: bytes.append(contentsOf: value.canonicalString.utf8)
+        }
+    }
+
+    /// Appends the event in the JSON format (its kept encoding, if it has one).
     func appendJSONFormat(to bytes: inout [UInt8]) {
         if let kept = keptJSONFormat {
             bytes.append(contentsOf: kept)
@@ -121,11 +132,8 @@ extension CloudEvent {
         member("datacontenttype", dataContentType)
         member("dataschema", dataSchema)
         for (name, value) in extensions.sorted(by: { $0.key < $1.key }) {
-            switch value {
-            case .string(let text): member(name, text)
-            case .integer(let number): bytes.append(contentsOf: ",\"\(name)\":\(number)".utf8)
-            case .boolean(let flag): bytes.append(contentsOf: ",\"\(name)\":\(flag)".utf8)
-            }
+            bytes.append(UInt8(ascii: ","))
+            CloudEvent.appendMember(name, value, to: &bytes)
         }
         if let data {
             if hasJSONData, CloudEvent.isJSON(data) {

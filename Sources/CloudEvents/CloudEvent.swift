@@ -52,9 +52,7 @@ public struct CloudEvent: Sendable, Hashable {
     /// that encoding it again costs nothing.
     package mutating func keepJSONFormat() -> [UInt8] {
         if let kept = storage.jsonFormat { return kept }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(320 + (data?.count ?? 0))
-        appendJSONFormat(to: &bytes)
+        let bytes = jsonFormatBytes()
         unique.jsonFormat = bytes
         return bytes
     }

@@ -173,10 +173,16 @@ package struct JSONScanner {
     /// them to `text` unless that is `nil` (checked without building a string then).
     private func takeRun(from start: Int, into text: inout String?) throws(CloudEventError) {
         guard start < index else { return }
-        guard text != nil else {
-            var position = start
-            while position < index, bytes[position] < 0x80 { position += 1 }
-            guard position < index else { return }
+        // ASCII, as nearly every string is, needs no validation.
+        var position = start
+        while position < index, bytes[position] < 0x80 { position += 1 }
+        let run: String
+        if position == index {
+            guard text != nil else { return }
+            // Decoding is specialized here, where the generic validating initializer looks up
+            // type metadata at every call.
+            run = String(decoding: bytes[start..<index], as: UTF8.self)
+        } else if text == nil {
             var parser = Unicode.UTF8.ForwardParser()
             var iterator = bytes[position..<index].makeIterator()
             while true {
@@ -186,15 +192,10 @@ package struct JSONScanner {
                 case .error: throw error("invalid UTF-8 in string")
                 }
             }
-        }
-        let slice = bytes[start..<index]
-        // ASCII, as nearly every string is, needs no validation: decoding it is specialized here,
-        // where the generic validating initializer looks up type metadata at every call.
-        let run: String
-        if slice.allSatisfy({ $0 < 0x80 }) {
-            run = String(decoding: slice, as: UTF8.self)
         } else {
-            guard let valid = String(validating: slice, as: UTF8.self) else { throw error("invalid UTF-8 in string") }
+            guard let valid = String(validating: bytes[start..<index], as: UTF8.self) else {
+                throw error("invalid UTF-8 in string")
+            }
             run = valid
         }
         // The usual string is one run: it becomes the text, not a copy appended to an empty one.

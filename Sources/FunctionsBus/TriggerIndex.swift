@@ -5,8 +5,8 @@ import CloudEvents
 /// event type, then by the first segment of the `ref` path pattern when it is a literal.
 ///
 /// With many database triggers on different top-level paths (more than ``linearLimit`` of one
-/// type), an event is tested only against the triggers that share its first path segment. Functions with the same trigger
-/// (several functions on one path) share one test.
+/// type), an event is tested only against the triggers that share its first path segment.
+/// Functions with the same trigger (several functions on one path) share one test.
 struct TriggerIndex: Sendable {
     /// Up to this many distinct triggers of one type are simply tested one by one: cheaper than
     /// cutting out the `ref`'s first segment and looking it up.

@@ -105,13 +105,22 @@ public struct FunctionsWorker: Sendable {
         // A request function named by FUNCTION_TARGET answers at every path, as the Functions
         // Framework serves it in a container of its own.
         let requestTarget = target.flatMap { functions[$0]?.eventTrigger == nil ? $0 : nil }
+        /// Serves the function `name` gives at `path` and (as a request function's path) below it.
+        func serve(
+            _ path: RouterPath, below: RouterPath, method: HTTPRequest.Method,
+            name: @escaping @Sendable (BasicRequestContext) throws -> String
+        ) {
+            router.on(path, method: method) { request, context in
+                try await invoke(request, function: name(context), path: "/")
+            }
+            router.on(below, method: method) { request, context in
+                try await invoke(request, function: name(context),
+                    path: "/" + context.parameters.getCatchAll().joined(separator: "/"))
+            }
+        }
         for method in Self.methods {
             if let requestTarget {
-                router.on("/", method: method) { request, _ in try await invoke(request, function: requestTarget, path: "/") }
-                router.on("/**", method: method) { request, context in
-                    try await invoke(request, function: requestTarget,
-                        path: "/" + context.parameters.getCatchAll().joined(separator: "/"))
-                }
+                serve("/", below: "/**", method: method) { _ in requestTarget }
                 continue
             }
             if let target {
@@ -121,21 +130,9 @@ public struct FunctionsWorker: Sendable {
             // a parameter (the paths below it too: the router does not fall back from a literal
             // to `:function`); any other name reaches `:function` and its 404.
             for name in functions.names {
-                router.on(RouterPath(name), method: method) { request, _ in
-                    try await invoke(request, function: name, path: "/")
-                }
-                router.on(RouterPath(name + "/**"), method: method) { request, context in
-                    try await invoke(request, function: name,
-                        path: "/" + context.parameters.getCatchAll().joined(separator: "/"))
-                }
+                serve(RouterPath(name), below: RouterPath(name + "/**"), method: method) { _ in name }
             }
-            router.on(":function", method: method) { request, context in
-                try await invoke(request, function: context.parameters.require("function"), path: "/")
-            }
-            router.on(":function/**", method: method) { request, context in
-                try await invoke(request, function: context.parameters.require("function"),
-                    path: "/" + context.parameters.getCatchAll().joined(separator: "/"))
-            }
+            serve(":function", below: ":function/**", method: method) { try $0.parameters.require("function") }
         }
         return router
     }

@@ -53,7 +53,7 @@ extension CloudEvent {
         id: String = UUID().uuidString,
         time: Date = Date()
     ) -> CloudEvent {
-        let path = ref.split(separator: "/").joined(separator: "/")
+        let path = DataSnapshot.trim(ref)
         var extensions: [String: CloudEventAttributeValue] = [
             "instance": .string(instance),
             "ref": .string(path),

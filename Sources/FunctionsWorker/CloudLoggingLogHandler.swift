@@ -45,9 +45,7 @@ public struct CloudLoggingLogHandler: LogHandler {
 
     public func log(event: LogEvent) {
         var fields: [String: JSONValue] = [:]
-        var merged = metadata
-        if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
-        if let extra = event.metadata { merged.merge(extra) { _, new in new } }
+        var merged = mergedMetadata(with: event.metadata)
         if case .string(let traceparent)? = merged.removeValue(forKey: "traceparent"),
             let trace = TraceContext(traceparent)
         {

@@ -41,14 +41,9 @@ public struct LazyStreamLogHandler: LogHandler {
 
     public func log(event: LogEvent) {
         // What StreamLogHandler merges: the logger's metadata, then the provider's, then the line's.
-        var merged = metadata
-        if let provided = metadataProvider?.get(), !provided.isEmpty {
-            merged.merge(provided) { _, provided in provided }
-        }
         var event = event
-        if !merged.isEmpty {
-            event.metadata = merged.merging(event.metadata ?? [:]) { _, explicit in explicit }
-        }
+        let merged = mergedMetadata(with: event.metadata)
+        if !merged.isEmpty { event.metadata = merged }
         stream.log(event: event)
     }
 }

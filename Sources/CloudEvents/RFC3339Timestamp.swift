@@ -125,8 +125,8 @@ private struct DigitReader {
 
     var atEnd: Bool { index == bytes.count }
 
-    mutating func skip(_ character: Character) -> Bool {
-        guard index < bytes.count, bytes[index] == character.asciiValue! else { return false }
+    mutating func skip(_ character: Unicode.Scalar) -> Bool {
+        guard index < bytes.count, bytes[index] == UInt8(ascii: character) else { return false }
         index += 1
         return true
     }

@@ -5,6 +5,8 @@ extension String {
     /// without `%` is returned as it is, without going through Foundation's decoding (which shows
     /// in profiles of the header, path and query reading that call this for every value).
     package var percentDecoded: String? {
-        utf8.contains(UInt8(ascii: "%")) ? removingPercentEncoding : self
+        let percent = UInt8(ascii: "%")
+        let escaped = utf8.withContiguousStorageIfAvailable { $0.contains(percent) } ?? utf8.contains(percent)
+        return escaped ? removingPercentEncoding : self
     }
 }

@@ -81,6 +81,17 @@ struct SystemClockDeadlineTests {
         #expect(long.fired)
     }
 
+    @Test("a body that never suspends but ends past its deadline has timed out")
+    func synchronousOverrun() async throws {
+        let clock = SystemClock()
+        let deadline = clock.now.addingTimeInterval(0.02)
+        let result = try await clock.run(until: deadline) { () async throws -> Int in
+            while Date() <= deadline {}  // busy: nothing here suspends
+            return 1
+        }
+        #expect(result == nil)
+    }
+
     @Test("a deadline already past gives nil without running the body")
     func past() async throws {
         let clock = SystemClock()

@@ -6,7 +6,7 @@ import Synchronization
 /// A timeout raced by a sleeping task costs a timer, two child tasks and the thread switches
 /// between them on every call. Here the work runs in one task, and its deadline is a dictionary
 /// entry that a single watcher task expires: registering and removing a deadline is a lock and a
-/// dictionary update. The watcher sleeps until the earliest deadline it knows of; deadlines
+/// dictionary update, and work that ends without suspending registers none. The watcher sleeps until the earliest deadline it knows of; deadlines
 /// removed before it wakes only make it look again and sleep on.
 final class DeadlineWatch: Sendable {
     /// The watch ``SystemClock`` uses.
@@ -40,18 +40,37 @@ final class DeadlineWatch: Sendable {
             try Task.checkCancellation()
             return nil
         }
+        let start = ContinuousClock.now
         // The body starts on this thread and, if it never suspends, ends before the task is
-        // awaited: no thread switch for a handler that does not wait on anything.
+        // awaited: no thread switch for a handler that does not wait on anything, and no
+        // deadline to watch, since nothing could have cancelled it.
+        let ended = EndFlag()
         let task: Task<T, any Error>
         if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) {
-            task = Task.immediate { try await body() }
+            task = Task.immediate {
+                defer { ended.set() }
+                return try await body()
+            }
         } else {
             task = Task { try await body() }
         }
-        let ticket = watch(until: .now.advanced(by: .seconds(interval))) { task.cancel() }
+        if ended.isSet {
+            let result = await task.result
+            // It ran to its end on this thread; past the deadline it has still timed out.
+            guard ContinuousClock.now - start < .seconds(interval) else { return nil }
+            return try result.get()
+        }
+        let ticket = watch(until: start.advanced(by: .seconds(interval))) { task.cancel() }
         let result = await withTaskCancellationHandler { await task.result } onCancel: { task.cancel() }
         guard remove(ticket) else { return nil }
         return try result.get()
+    }
+
+    /// Set once a body has returned or thrown.
+    private final class EndFlag: Sendable {
+        private let ended = Atomic(false)
+        var isSet: Bool { ended.load(ordering: .acquiring) }
+        func set() { ended.store(true, ordering: .releasing) }
     }
 
     /// Calls `expire` at `deadline` unless ``remove(_:)`` comes first; returns the ticket.

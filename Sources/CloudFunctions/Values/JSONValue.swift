@@ -62,7 +62,7 @@ extension JSONValue {
     ///
     /// - Throws: ``JSONSyntaxError`` when the text is not JSON.
     public init(parsing data: Data) throws(JSONSyntaxError) {
-        self = try StrictJSONParser.parse([UInt8](data))
+        self = try StrictJSONParser.parse(data.withUnsafeBytes { [UInt8]($0) })
     }
 
     /// Parses JSON text, strictly.

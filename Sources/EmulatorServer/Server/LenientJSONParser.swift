@@ -21,7 +21,7 @@ struct LenientJSONParser {
     private var index = 0
 
     private init(_ data: Data) {
-        bytes = [UInt8](data)
+        bytes = data.withUnsafeBytes { [UInt8]($0) }
     }
 
     /// Parses one value filling the whole body (surrounding whitespace allowed).

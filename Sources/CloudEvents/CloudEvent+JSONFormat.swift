@@ -13,7 +13,7 @@ extension CloudEvent {
     /// - Throws: ``CloudEventError`` naming what is wrong: malformed JSON, a missing or
     ///   mistyped attribute, an unsupported `specversion`, or a bad `time`.
     public init(jsonFormat data: Data) throws(CloudEventError) {
-        var scanner = JSONScanner(data)
+        var scanner = JSONScanner(data.byteArray)
         self = try CloudEvent.readObject(&scanner)
         scanner.skipWhitespace()
         guard scanner.atEnd else { throw scanner.error("unexpected content after the event") }
@@ -23,7 +23,7 @@ extension CloudEvent {
     ///
     /// - Throws: ``CloudEventError`` for the first malformed event.
     public static func decodeBatch(jsonFormat data: Data) throws(CloudEventError) -> [CloudEvent] {
-        var scanner = JSONScanner(data)
+        var scanner = JSONScanner(data.byteArray)
         try scanner.expect(UInt8(ascii: "["))
         var events: [CloudEvent] = []
         if !scanner.consume(UInt8(ascii: "]")) {
@@ -156,7 +156,7 @@ extension CloudEvent {
     }
 
     static func isJSON(_ data: Data) -> Bool {
-        var scanner = JSONScanner(data)
+        var scanner = JSONScanner(data.byteArray)
         guard (try? scanner.skipValue()) != nil else { return false }
         scanner.skipWhitespace()
         return scanner.atEnd

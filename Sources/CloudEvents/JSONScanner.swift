@@ -1,5 +1,3 @@
-import Foundation
-
 /// A minimal, strict JSON reader over UTF-8 bytes (RFC 8259: no trailing commas, comments or
 /// leading zeros; strings must be valid UTF-8 without unpaired surrogates), enough to read an
 /// event envelope while keeping the `data` member's bytes exactly as they were written.
@@ -17,11 +15,6 @@ package struct JSONScanner {
 
     package init(_ bytes: [UInt8]) {
         self.bytes = bytes
-    }
-
-    /// Reads `data`'s bytes, copied in one move (`Array(data)` copies them one by one).
-    package init(_ data: Data) {
-        self.bytes = data.withUnsafeBytes { [UInt8]($0) }
     }
 
     package var atEnd: Bool { index == bytes.count }

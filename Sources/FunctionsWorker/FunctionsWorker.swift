@@ -105,7 +105,7 @@ public struct FunctionsWorker: Sendable {
         // A request function named by FUNCTION_TARGET answers at every path, as the Functions
         // Framework serves it in a container of its own.
         let requestTarget = target.flatMap { functions[$0]?.eventTrigger == nil ? $0 : nil }
-        /// Serves the function `name` gives at `path` and (as a request function's path) below it.
+        // Serves the function `name` gives at `path` and (as a request function's path) below it.
         func serve(
             _ path: RouterPath, below: RouterPath, method: HTTPRequest.Method,
             name: @escaping @Sendable (BasicRequestContext) throws -> String

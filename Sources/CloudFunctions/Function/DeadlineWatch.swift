@@ -6,8 +6,9 @@ import Synchronization
 /// A timeout raced by a sleeping task costs a timer, two child tasks and the thread switches
 /// between them on every call. Here the work runs in one task, and its deadline is a dictionary
 /// entry that a single watcher task expires: registering and removing a deadline is a lock and a
-/// dictionary update, and work that ends without suspending registers none. The watcher sleeps until the earliest deadline it knows of; deadlines
-/// removed before it wakes only make it look again and sleep on.
+/// dictionary update, and work that ends without suspending registers none. The watcher sleeps
+/// until the earliest deadline it knows of; deadlines removed before it wakes only make it look
+/// again and sleep on.
 final class DeadlineWatch: Sendable {
     /// The watch ``SystemClock`` uses.
     static let shared = DeadlineWatch()
@@ -40,7 +41,7 @@ final class DeadlineWatch: Sendable {
             try Task.checkCancellation()
             return nil
         }
-        let start = ContinuousClock.now
+        let expiry = ContinuousClock.now.advanced(by: .seconds(interval))
         // The body starts on this thread and, if it never suspends, ends before the task is
         // awaited: no thread switch for a handler that does not wait on anything, and no
         // deadline to watch, since nothing could have cancelled it.
@@ -57,10 +58,10 @@ final class DeadlineWatch: Sendable {
         if ended.isSet {
             let result = await task.result
             // It ran to its end on this thread; past the deadline it has still timed out.
-            guard ContinuousClock.now - start < .seconds(interval) else { return nil }
+            guard ContinuousClock.now < expiry else { return nil }
             return try result.get()
         }
-        let ticket = watch(until: start.advanced(by: .seconds(interval))) { task.cancel() }
+        let ticket = watch(until: expiry) { task.cancel() }
         let result = await withTaskCancellationHandler { await task.result } onCancel: { task.cancel() }
         guard remove(ticket) else { return nil }
         return try result.get()

@@ -13,7 +13,7 @@ extension TemplateVersion {
     /// converts or rejects, malformed JSON) gives `nil`, and the caller decodes with
     /// `JSONDecoder`, so what is accepted and every error stay those of ``init(from:)``.
     init?(eventData data: Data) {
-        var scanner = JSONScanner(data)
+        var scanner = JSONScanner(data.byteArray)
         guard let version = try? Self.read(&scanner) else { return nil }
         scanner.skipWhitespace()
         guard scanner.atEnd else { return nil }

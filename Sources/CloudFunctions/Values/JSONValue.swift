@@ -1,3 +1,4 @@
+import CloudEvents
 import Foundation
 
 /// A JSON value: what Realtime Database nodes, custom claims and event payloads are made of.
@@ -62,7 +63,7 @@ extension JSONValue {
     ///
     /// - Throws: ``JSONSyntaxError`` when the text is not JSON.
     public init(parsing data: Data) throws(JSONSyntaxError) {
-        self = try StrictJSONParser.parse(data.withUnsafeBytes { [UInt8]($0) })
+        self = try StrictJSONParser.parse(data.byteArray)
     }
 
     /// Parses JSON text, strictly.

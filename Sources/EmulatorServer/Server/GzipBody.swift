@@ -1,4 +1,5 @@
 import CZlib
+import CloudEvents
 import CloudFunctions
 import FirebaseEmulator
 import Foundation
@@ -34,7 +35,7 @@ enum GzipBody {
             throw ServiceError(.internal, "zlib could not be initialised.")
         }
         defer { inflateEnd(&stream) }
-        var input = [UInt8](data)
+        var input = data.byteArray
         var output = Data()
         var chunk = [UInt8](repeating: 0, count: 16 * 1024)
         let tooLarge: Int32 = -1_000

@@ -1,3 +1,4 @@
+import CloudEvents
 import CloudFunctions
 import FirebaseEmulator
 import Foundation
@@ -21,7 +22,7 @@ struct LenientJSONParser {
     private var index = 0
 
     private init(_ data: Data) {
-        bytes = data.withUnsafeBytes { [UInt8]($0) }
+        bytes = data.byteArray
     }
 
     /// Parses one value filling the whole body (surrounding whitespace allowed).

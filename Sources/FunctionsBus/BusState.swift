@@ -17,9 +17,18 @@ struct BusState: Sendable {
     }
 
     /// A drainer waiting for work: resumed with `true` to take it, `false` to end.
-    struct Parked: Sendable {
+    ///
+    /// A class, so that asking whether a lane has one (at every delivery) tests a reference:
+    /// the standard library's continuation has a layout hidden from other modules, and an
+    /// optional of it is tested through the runtime's generic witnesses.
+    final class Parked: Sendable {
         let drainer: UInt64
         let continuation: CheckedContinuation<Bool, Never>
+
+        init(drainer: UInt64, continuation: CheckedContinuation<Bool, Never>) {
+            self.drainer = drainer
+            self.continuation = continuation
+        }
     }
 
     /// An attempt that is running.
@@ -71,11 +80,13 @@ struct BusState: Sendable {
         return due > now
     }
 
-    /// The waiters to resume when the bus has become idle.
-    mutating func takeIdleWaitersIfIdle(now: Date) -> [CheckedContinuation<Void, Never>] {
-        guard !idleWaiters.isEmpty, isIdle(now: now) else { return [] }
-        defer { idleWaiters = [] }
-        return idleWaiters
+    /// Moves the waiters to resume into `waiters` when the bus has become idle. (Appending an
+    /// empty array of continuations, whose layout the standard library hides, is not free: it
+    /// is skipped when nobody waits.)
+    mutating func takeIdleWaitersIfIdle(now: Date, into waiters: inout [CheckedContinuation<Void, Never>]) {
+        guard !idleWaiters.isEmpty, isIdle(now: now) else { return }
+        waiters += idleWaiters
+        idleWaiters = []
     }
 
     /// Counts a drainer as ended.

@@ -17,10 +17,11 @@ struct BusEffects {
 }
 
 extension EventBus {
-    /// A delivery taken from a queue by a drainer, with its attempt.
+    /// An attempt a drainer runs: its event, and which attempt it is. The delivery itself
+    /// stays in the bus's in-flight record, so taking a job copies only the event's reference.
     struct Job {
         let attemptID: UInt64
-        let delivery: Delivery
+        let event: CloudEvent
         let attempt: Int
         let deadline: Date
     }
@@ -79,7 +80,10 @@ extension EventBus {
     /// Recording one attempt's end and taking the next delivery share one lock acquisition.
     func drain(lane index: Int, drainer id: UInt64) async -> Bool {
         let definition = lanes[index]
-        var finished: (job: Job, failure: (any Error)?)?
+        // The attempt that just ended, and its error: two variables, as an optional tuple
+        // holding an existential is copied through the runtime's generic witnesses.
+        var finished: Job?
+        var failure: (any Error)?
         while true {
             var effects = BusEffects()
             let next = state.withLock { state -> Next in
@@ -87,15 +91,14 @@ extension EventBus {
                 // One reading of the clock, under the lock as the timer's and waitUntilIdle's are,
                 // serves the attempt that ended and the one that starts.
                 let now = clock.now
-                if let finished,
-                    finishAttempt(finished.job, failure: finished.failure, now: now, in: &state, effects: &effects)
-                {
+                if let finished, finishAttempt(finished, failure: failure, now: now, in: &state, effects: &effects) {
                     return .stop
                 }
                 return nextJob(lane: index, drainer: id, now: now, in: &state, effects: &effects)
             }
             finishEffects(effects)
             finished = nil
+            failure = nil
             let job: Job
             switch next {
             case .run(let next): job = next
@@ -104,7 +107,7 @@ extension EventBus {
             }
             let context = EventContext(
                 functionName: definition.name,
-                event: job.delivery.event,
+                event: job.event,
                 trigger: definition.trigger,
                 attempt: job.attempt,
                 deadline: job.deadline,
@@ -112,11 +115,11 @@ extension EventBus {
                 logger: logger
             )
             do {
-                try await definition.handle(job.delivery.event, context)
-                finished = (job, nil)
+                try await definition.handle(job.event, context)
             } catch {
-                finished = (job, error)
+                failure = error
             }
+            finished = job
         }
     }
 
@@ -133,13 +136,14 @@ extension EventBus {
                 let attemptID = state.nextAttemptID
                 state.nextAttemptID += 1
                 state.lanes[index].running += 1
+                let job = Job(attemptID: attemptID, event: delivery.event, attempt: attempt, deadline: deadline)
                 state.inFlight[attemptID] = BusState.InFlight(lane: index, delivery: delivery, deadline: deadline, drainer: id)
                 armTimer(for: deadline, in: &state)
                 startDrainerIfNeeded(lane: index, in: &state, effects: &effects)
-                return .run(Job(attemptID: attemptID, delivery: delivery, attempt: attempt, deadline: deadline))
+                return .run(job)
             }
         }
-        effects.waiters += state.takeIdleWaitersIfIdle(now: now)
+        state.takeIdleWaitersIfIdle(now: now, into: &effects.waiters)
         guard state.shuttingDown || state.lanes[index].parked != nil else { return .park }
         state.drainerEnded(lane: index)
         effects.waiters += state.takeDrainersGoneIfDone()
@@ -192,10 +196,9 @@ extension EventBus {
 
     /// Applies the outcome of an attempt: done, retry later, or dead letter.
     func conclude(
-        _ delivery: Delivery, lane index: Int, error: String?, now: Date, in state: inout BusState,
+        _ delivery: consuming Delivery, lane index: Int, error: String?, now: Date, in state: inout BusState,
         effects: inout BusEffects
     ) {
-        var delivery = delivery
         delivery.lastError = error ?? delivery.lastError
         let action = delivery.machine.finish(
             succeeded: error == nil,
@@ -211,13 +214,13 @@ extension EventBus {
                 finishDelivery(of: delivery.event, in: &state, effects: &effects)
             }
         case .retry(let due):
+            effects.reports.append(report(delivery, lane: index, status: .willRetry(at: due), error: error, now: now))
             state.retries.insert(BusState.PendingRetry(due: due, lane: index, delivery: delivery))
             armTimer(for: due, in: &state)
-            effects.reports.append(report(delivery, lane: index, status: .willRetry(at: due), error: error, now: now))
         case .deadLetter(let reason):
             giveUp(delivery, lane: index, reason: reason, now: now, in: &state, effects: &effects)
         }
-        effects.waiters += state.takeIdleWaitersIfIdle(now: now)
+        state.takeIdleWaitersIfIdle(now: now, into: &effects.waiters)
     }
 
     private func giveUp(
@@ -292,9 +295,9 @@ extension EventBus {
                     )
                 }
             }
-            waiters += state.withLock { state in
+            state.withLock { state in
                 state.reportsInProgress -= effects.reports.count + effects.finished.count
-                return state.takeIdleWaitersIfIdle(now: clock.now)
+                state.takeIdleWaitersIfIdle(now: clock.now, into: &waiters)
             }
         }
         for waiter in waiters { waiter.resume() }

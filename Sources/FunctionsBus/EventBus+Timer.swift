@@ -50,7 +50,7 @@ extension EventBus {
             if let next = [nextTimeout, nextRetry].compactMap({ $0 }).min() {
                 armTimer(for: next, in: &state)
             }
-            effects.waiters += state.takeIdleWaitersIfIdle(now: now)
+            state.takeIdleWaitersIfIdle(now: now, into: &effects.waiters)
         }
         finishEffects(effects)
     }

@@ -137,9 +137,8 @@ public final class EventBus: Sendable {
     public func publish(contentsOf events: some Collection<CloudEvent>) -> [PublishResult] {
         let events = Array(events)
         let matches = events.map { index.matches($0) }
-        let accepted = recent.withLock { recent in
-            events.map { recent.insert($0.key) }
-        }
+        let keys = events.map(\.key)
+        let accepted = recent.withLock { $0.insert(contentsOf: keys) }
         // Build the deliveries outside the bus lock; under it, only append them.
         let now = clock.now
         var deliveriesByLane = [[Delivery]](repeating: [], count: lanes.count)

@@ -41,6 +41,9 @@ struct RecentEventIDs: Sendable {
             }
         }
 
+        /// The entry in the slot where a lookup of `hash` starts.
+        func firstSlot(hash: Int) -> UInt64 { slots[hash & (slots.count - 1)] }
+
         /// Adds `key` at the empty `slot` ``find(_:hash:)`` gave.
         mutating func insert(_ key: CloudEvent.Key, hash: Int, at slot: Int, rehash: (CloudEvent.Key) -> Int) {
             slots[slot] = Generation.entry(hash: hash, position: keys.count)
@@ -76,9 +79,32 @@ struct RecentEventIDs: Sendable {
         previous = Generation()
     }
 
+    /// What the warm-up loads of ``insert(contentsOf:)`` add up to: kept, so that they are made.
+    private var warmUp: UInt64 = 0
+
     /// Adds a key; `false` when it was already there.
     mutating func insert(_ key: CloudEvent.Key) -> Bool {
-        let hash = hash(key)
+        insert(key, hash: hash(key))
+    }
+
+    /// Adds keys in order, as ``insert(_:)`` one after another would; `false` for each key that
+    /// was already there (or came earlier in `keys`).
+    ///
+    /// Each key's first slot in both generations is read before any key is looked up: those
+    /// reads do not depend on one another, so the processor overlaps their cache misses, and
+    /// the lookups that follow find the slots in cache (one miss after another was most of
+    /// the bus's duplicate check).
+    mutating func insert(contentsOf keys: [CloudEvent.Key]) -> [Bool] {
+        let hashes = keys.map(hash)
+        var sum = warmUp
+        for hash in hashes {
+            sum &+= previous.firstSlot(hash: hash) &+ current.firstSlot(hash: hash)
+        }
+        warmUp = sum
+        return keys.indices.map { insert(keys[$0], hash: hashes[$0]) }
+    }
+
+    private mutating func insert(_ key: CloudEvent.Key, hash: Int) -> Bool {
         guard !previous.find(key, hash: hash).found else { return false }
         let (slot, found) = current.find(key, hash: hash)
         guard !found else { return false }

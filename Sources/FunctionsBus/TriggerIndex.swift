@@ -12,11 +12,19 @@ struct TriggerIndex: Sendable {
     /// cutting out the `ref`'s first segment and looking it up.
     static let linearLimit = 4
 
-    private struct Bucket: Sendable {
+    /// The triggers of one type. A class, so that finding an event's bucket copies one
+    /// reference rather than its three collections.
+    private final class Bucket: Sendable {
         /// Every trigger of the type, in order.
-        var all: [Int] = []
-        var anyRef: [Int] = []
-        var byFirstSegment: [String: [Int]] = [:]
+        let all: [Int]
+        let anyRef: [Int]
+        let byFirstSegment: [String: [Int]]
+
+        init(all: [Int], anyRef: [Int], byFirstSegment: [String: [Int]]) {
+            self.all = all
+            self.anyRef = anyRef
+            self.byFirstSegment = byFirstSegment
+        }
     }
 
     /// A distinct trigger as the index tests it for every event: its filters and patterns in
@@ -54,31 +62,31 @@ struct TriggerIndex: Sendable {
     /// The distinct triggers, and for each the functions (lanes) that have it, in order.
     private let triggers: [Matcher]
     private let lanes: [[Int]]
-    private var buckets: [String: Bucket] = [:]
+    private let buckets: [String: Bucket]
 
     init(_ laneTriggers: [EventTrigger]) {
         var triggers: [Matcher] = []
         var lanes: [[Int]] = []
         var positions: [EventTrigger: Int] = [:]
+        var buckets: [String: (all: [Int], anyRef: [Int], byFirstSegment: [String: [Int]])] = [:]
         for (lane, trigger) in laneTriggers.enumerated() {
             if let position = positions[trigger] {
                 lanes[position].append(lane)
                 continue
             }
             positions[trigger] = triggers.count
-            var bucket = buckets[trigger.eventType] ?? Bucket()
-            bucket.all.append(triggers.count)
+            buckets[trigger.eventType, default: ([], [], [:])].all.append(triggers.count)
             if case .literal(let first)? = trigger.pathPatterns["ref"]?.segments.first {
-                bucket.byFirstSegment[first, default: []].append(triggers.count)
+                buckets[trigger.eventType]!.byFirstSegment[first, default: []].append(triggers.count)
             } else {
-                bucket.anyRef.append(triggers.count)
+                buckets[trigger.eventType]!.anyRef.append(triggers.count)
             }
-            buckets[trigger.eventType] = bucket
             triggers.append(Matcher(trigger))
             lanes.append([lane])
         }
         self.triggers = triggers
         self.lanes = lanes
+        self.buckets = buckets.mapValues { Bucket(all: $0.all, anyRef: $0.anyRef, byFirstSegment: $0.byFirstSegment) }
     }
 
     /// The matching functions' lane indices, in registration order. When one distinct trigger

@@ -55,6 +55,34 @@ struct RecentEventIDsTests {
         }
     }
 
+    @Test(
+        "keys given together answer as given one by one, duplicates within a batch included",
+        arguments: [
+            ("the real hash", { @Sendable (key: CloudEvent.Key) in key.hashValue }),
+            ("seven hashes, equal tags", { @Sendable (key: CloudEvent.Key) in abs(key.hashValue % 7) }),
+        ] as [(String, @Sendable (CloudEvent.Key) -> Int)]
+    )
+    func batches(_ name: String, _ hash: @escaping @Sendable (CloudEvent.Key) -> Int) {
+        for capacity in [1, 50, 1000] {
+            var table = RecentEventIDs(capacity: capacity, hash: hash)
+            var model = Model(capacity: capacity)
+            let seed = UInt64.random(in: 0...UInt64.max)
+            var generator = SplitMixRandom(seed: seed)
+            var inserted = 0
+            while inserted < 6000 {
+                // Batches of 1 to 300 keys, which cross generations and repeat keys inside them.
+                let keys = (0..<Int.random(in: 1...300, using: &generator)).map { _ in
+                    CloudEvent.Key(source: "/a", id: "e\(Int.random(in: 0..<(capacity * 3 + 2), using: &generator))")
+                }
+                let answers = table.insert(contentsOf: keys)
+                let expected = keys.map { model.insert($0) }
+                #expect(answers == expected, "capacity \(capacity), \(name), seed \(seed), after \(inserted) keys")
+                guard answers == expected else { return }
+                inserted += keys.count
+            }
+        }
+    }
+
     @Test("a key is a duplicate until two windows of other keys have passed")
     func window() {
         var table = RecentEventIDs(capacity: 100)

@@ -93,15 +93,21 @@ struct RecentEventIDs: Sendable {
     /// Each key's first slot in both generations is read before any key is looked up: those
     /// reads do not depend on one another, so the processor overlaps their cache misses, and
     /// the lookups that follow find the slots in cache (one miss after another was most of
-    /// the bus's duplicate check).
+    /// the bus's duplicate check). Keys go 256 at a time, so the slots read stay in cache.
     mutating func insert(contentsOf keys: [CloudEvent.Key]) -> [Bool] {
         let hashes = keys.map(hash)
-        var sum = warmUp
-        for hash in hashes {
-            sum &+= previous.firstSlot(hash: hash) &+ current.firstSlot(hash: hash)
+        var answers: [Bool] = []
+        answers.reserveCapacity(keys.count)
+        for start in stride(from: 0, to: keys.count, by: 256) {
+            let chunk = start..<min(keys.count, start + 256)
+            var sum = warmUp
+            for position in chunk {
+                sum &+= previous.firstSlot(hash: hashes[position]) &+ current.firstSlot(hash: hashes[position])
+            }
+            warmUp = sum
+            for position in chunk { answers.append(insert(keys[position], hash: hashes[position])) }
         }
-        warmUp = sum
-        return keys.indices.map { insert(keys[$0], hash: hashes[$0]) }
+        return answers
     }
 
     private mutating func insert(_ key: CloudEvent.Key, hash: Int) -> Bool {

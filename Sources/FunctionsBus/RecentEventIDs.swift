@@ -87,13 +87,12 @@ struct RecentEventIDs: Sendable {
         insert(key, hash: hash(key))
     }
 
-    /// Adds keys in order, as ``insert(_:)`` one after another would; `false` for each key that
-    /// was already there (or came earlier in `keys`).
+    /// Adds keys in order, answering what ``insert(_:)`` one after another would.
     ///
-    /// Each key's first slot in both generations is read before any key is looked up: those
-    /// reads do not depend on one another, so the processor overlaps their cache misses, and
-    /// the lookups that follow find the slots in cache (one miss after another was most of
-    /// the bus's duplicate check). Keys go 256 at a time, so the slots read stay in cache.
+    /// Keys go 256 at a time: the first slot of each of them in both generations is read
+    /// before any of them is looked up. Those reads do not depend on one another, so the
+    /// processor overlaps their cache misses, and the lookups that follow find the slots in
+    /// cache (one miss after another was most of the bus's duplicate check).
     mutating func insert(contentsOf keys: [CloudEvent.Key]) -> [Bool] {
         let hashes = keys.map(hash)
         var answers: [Bool] = []

@@ -59,20 +59,24 @@ struct RecentEventIDsTests {
         "keys given together answer as given one by one, duplicates within a batch included",
         arguments: [
             ("the real hash", { @Sendable (key: CloudEvent.Key) in key.hashValue }),
+            ("every key the same hash", { @Sendable (_: CloudEvent.Key) in 42 }),
             ("seven hashes, equal tags", { @Sendable (key: CloudEvent.Key) in abs(key.hashValue % 7) }),
+            ("equal slots, different tags", { @Sendable (key: CloudEvent.Key) in (key.hashValue & ~0xFFFF_FFFF) | 5 }),
         ] as [(String, @Sendable (CloudEvent.Key) -> Int)]
     )
     func batches(_ name: String, _ hash: @escaping @Sendable (CloudEvent.Key) -> Int) {
-        for capacity in [1, 50, 1000] {
+        for capacity in [1, 3, 50, 1000] {
             var table = RecentEventIDs(capacity: capacity, hash: hash)
             var model = Model(capacity: capacity)
             let seed = UInt64.random(in: 0...UInt64.max)
             var generator = SplitMixRandom(seed: seed)
             var inserted = 0
             while inserted < 6000 {
-                // Batches of 1 to 300 keys, which cross generations and repeat keys inside them.
-                let keys = (0..<Int.random(in: 1...300, using: &generator)).map { _ in
-                    CloudEvent.Key(source: "/a", id: "e\(Int.random(in: 0..<(capacity * 3 + 2), using: &generator))")
+                // Batches of 1 to 600 keys (the warm-up goes 256 at a time), which cross
+                // generations and repeat keys inside them; two sources share ids.
+                let keys = (0..<Int.random(in: 1...600, using: &generator)).map { _ in
+                    CloudEvent.Key(source: Bool.random(using: &generator) ? "/a" : "/b",
+                        id: "e\(Int.random(in: 0..<(capacity * 3 + 2), using: &generator))")
                 }
                 let answers = table.insert(contentsOf: keys)
                 let expected = keys.map { model.insert($0) }

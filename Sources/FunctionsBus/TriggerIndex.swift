@@ -20,7 +20,17 @@ struct TriggerIndex: Sendable {
         let anyRef: [Int]
         let byFirstSegment: [String: [Int]]
 
-        init(all: [Int], anyRef: [Int], byFirstSegment: [String: [Int]]) {
+        /// The bucket of the distinct triggers at positions `all` of `triggers`, in order.
+        init(_ all: [Int], of triggers: [EventTrigger]) {
+            var anyRef: [Int] = []
+            var byFirstSegment: [String: [Int]] = [:]
+            for position in all {
+                if case .literal(let first)? = triggers[position].pathPatterns["ref"]?.segments.first {
+                    byFirstSegment[first, default: []].append(position)
+                } else {
+                    anyRef.append(position)
+                }
+            }
             self.all = all
             self.anyRef = anyRef
             self.byFirstSegment = byFirstSegment
@@ -65,28 +75,23 @@ struct TriggerIndex: Sendable {
     private let buckets: [String: Bucket]
 
     init(_ laneTriggers: [EventTrigger]) {
-        var triggers: [Matcher] = []
+        var distinct: [EventTrigger] = []
         var lanes: [[Int]] = []
         var positions: [EventTrigger: Int] = [:]
-        var buckets: [String: (all: [Int], anyRef: [Int], byFirstSegment: [String: [Int]])] = [:]
+        var positionsByType: [String: [Int]] = [:]
         for (lane, trigger) in laneTriggers.enumerated() {
             if let position = positions[trigger] {
                 lanes[position].append(lane)
                 continue
             }
-            positions[trigger] = triggers.count
-            buckets[trigger.eventType, default: ([], [], [:])].all.append(triggers.count)
-            if case .literal(let first)? = trigger.pathPatterns["ref"]?.segments.first {
-                buckets[trigger.eventType]!.byFirstSegment[first, default: []].append(triggers.count)
-            } else {
-                buckets[trigger.eventType]!.anyRef.append(triggers.count)
-            }
-            triggers.append(Matcher(trigger))
+            positions[trigger] = distinct.count
+            positionsByType[trigger.eventType, default: []].append(distinct.count)
+            distinct.append(trigger)
             lanes.append([lane])
         }
-        self.triggers = triggers
+        self.triggers = distinct.map(Matcher.init)
         self.lanes = lanes
-        self.buckets = buckets.mapValues { Bucket(all: $0.all, anyRef: $0.anyRef, byFirstSegment: $0.byFirstSegment) }
+        self.buckets = positionsByType.mapValues { Bucket($0, of: distinct) }
     }
 
     /// The matching functions' lane indices, in registration order. When one distinct trigger

@@ -6,7 +6,7 @@ import Foundation
 import Logging
 import Synchronization
 
-/// Side effects decided under the lock and carried out after it is released.
+/// Side effects decided under a lock and carried out after it is released.
 struct BusEffects {
     var reports: [DeliveryReport] = []
     /// Events finished for every function, told to the observer after the reports.
@@ -14,11 +14,14 @@ struct BusEffects {
     var waiters: [CheckedContinuation<Void, Never>] = []
     /// Parked drainers to wake because work arrived.
     var wakeups: [CheckedContinuation<Bool, Never>] = []
+
+    /// Reports and finished events, each of which the observer is still to hear.
+    var toObserve: Int { reports.count + finished.count }
 }
 
 extension EventBus {
     /// An attempt a drainer runs: its event, and which attempt it is. The delivery itself
-    /// stays in the bus's in-flight record, so taking a job copies only the event's reference.
+    /// stays in the lane's in-flight record, so taking a job copies only the event's reference.
     struct Job {
         let attemptID: UInt64
         let event: CloudEvent
@@ -26,13 +29,26 @@ extension EventBus {
         let deadline: Date
     }
 
-    /// Puts deliveries in their function's queue and starts a drainer if one is needed.
-    func enqueue(
-        contentsOf deliveries: [Delivery], lane index: Int, in state: inout BusState, effects: inout BusEffects
-    ) {
-        state.lanes[index].queue.append(contentsOf: deliveries)
-        state.active += deliveries.count
-        startDrainerIfNeeded(lane: index, in: &state, effects: &effects)
+    /// Runs `body` under the bus's lock, counting the reports it adds as in progress (they are
+    /// handed to the observer after the lock, by ``finishEffects(_:)``).
+    func withBusLock<Result>(
+        _ effects: inout BusEffects, _ body: (inout BusState, inout BusEffects) -> Result
+    ) -> Result {
+        state.withLock { state in
+            let before = effects.toObserve
+            defer { state.reportsInProgress += effects.toObserve - before }
+            return body(&state, &effects)
+        }
+    }
+
+    /// Puts deliveries in their function's queue and starts a drainer if one is needed. Called
+    /// under the bus's lock, which checked that the bus is not shutting down.
+    func enqueue(contentsOf deliveries: [Delivery], lane index: Int, effects: inout BusEffects) {
+        lanes[index].state.withLock { lane in
+            active.add(deliveries.count, ordering: .sequentiallyConsistent)
+            lane.queue.append(contentsOf: deliveries)
+            startDrainerIfNeeded(lane: index, in: &lane, effects: &effects)
+        }
     }
 
     /// What a drainer does next.
@@ -40,8 +56,11 @@ extension EventBus {
         case run(Job)
         /// The queue is empty: wait for work as the lane's parked drainer.
         case park
-        /// End: the queue is empty and another drainer is parked, or the attempt timed out.
+        /// End: the queue is empty and another drainer is parked, or the bus shuts down. The
+        /// lane has counted the drainer out; the bus's count is still to lower.
         case stop
+        /// End: the attempt timed out, and the timer has counted the drainer out and replaced it.
+        case replaced
     }
 
     /// Drainers take deliveries one after another, so under load one task serves many
@@ -50,18 +69,17 @@ extension EventBus {
     /// so busy (suspended) handlers grow the number of drainers up to the concurrency limit
     /// while fast ones are served by few. A parked drainer is woken first; a new one is started
     /// only when none is parked.
-    func startDrainerIfNeeded(lane index: Int, in state: inout BusState, effects: inout BusEffects) {
-        // Read in place: a copy of the lane (its queue, its parked drainer) costs retains at every delivery.
-        let drainers = state.lanes[index].drainers
-        let idle = state.lanes[index].parked == nil ? 0 : 1
-        guard !state.lanes[index].queue.isEmpty, drainers - idle == state.lanes[index].running else { return }
-        if let parked = state.lanes[index].parked {
-            state.lanes[index].parked = nil
+    func startDrainerIfNeeded(lane index: Int, in lane: inout BusLane.State, effects: inout BusEffects) {
+        let idle = lane.parked == nil ? 0 : 1
+        guard !lane.queue.isEmpty, lane.drainers - idle == lane.running else { return }
+        if let parked = lane.parked {
+            lane.parked = nil
             effects.wakeups.append(parked.continuation)
             return
         }
-        guard drainers < lanes[index].concurrency else { return }
-        state.lanes[index].drainers += 1
+        guard lane.drainers < lanes[index].concurrency else { return }
+        lane.drainers += 1
+        drainerCount.add(1, ordering: .sequentiallyConsistent)
         // The drainer's task id is how the timer cancels it when its handler times out. It
         // holds the bus only while it drains: parked, it holds it weakly, so a bus nobody
         // holds goes away (and its deinit ends the parked drainer).
@@ -77,45 +95,69 @@ extension EventBus {
     /// event needs no new task), or until this drainer is to end (`false`: it timed out and was
     /// replaced, or the queue is empty and another drainer is parked already).
     ///
-    /// Recording one attempt's end and taking the next delivery share one lock acquisition.
+    /// Recording one attempt's end and taking the next delivery share one acquisition of the
+    /// lane's lock; the bus's lock is taken only for what concerns every function (a retry, a
+    /// dead letter, a report for the observer, a timer to arm, someone waiting for idle).
     func drain(lane index: Int, drainer id: UInt64) async -> Bool {
-        let definition = lanes[index]
+        let lane = lanes[index]
         // The attempt that just ended, and its error: two variables, as an optional tuple
         // holding an existential is copied through the runtime's generic witnesses.
         var finished: Job?
         var failure: (any Error)?
         while true {
             var effects = BusEffects()
-            let next = state.withLock { state -> Next in
-                defer { state.reportsInProgress += effects.reports.count + effects.finished.count }
-                // One reading of the clock, under the lock as the timer's and waitUntilIdle's are,
-                // serves the attempt that ended and the one that starts.
+            var ended: Delivery?
+            var expired: [Delivery] = []
+            // One reading of the clock, under the lane's lock as the timer's is, serves the
+            // attempt that ended and the one that starts.
+            let (next, now) = lane.state.withLock { state -> (Next, Date) in
                 let now = clock.now
-                if let finished, finishAttempt(finished, failure: failure, now: now, in: &state, effects: &effects) {
-                    return .stop
+                if let finished {
+                    guard let entry = state.inFlight.removeValue(forKey: finished.attemptID) else { return (.replaced, now) }
+                    state.running -= 1
+                    ended = entry.delivery
                 }
-                return nextJob(lane: index, drainer: id, now: now, in: &state, effects: &effects)
+                return (nextJob(lane: index, drainer: id, now: now, in: &state, expired: &expired, effects: &effects), now)
             }
-            finishEffects(effects)
+            if let ended {
+                conclude(ended, lane: index, error: failure.map { "\($0)" }, now: now, effects: &effects)
+            }
+            if !expired.isEmpty {
+                withBusLock(&effects) { state, effects in
+                    for delivery in expired { giveUp(delivery, lane: index, reason: .expired, now: now, in: &state, effects: &effects) }
+                }
+                release(expired.count, effects: &effects)
+            }
             finished = nil
             failure = nil
             let job: Job
             switch next {
-            case .run(let next): job = next
-            case .stop: return false
-            case .park: return true
+            case .run(let next):
+                job = next
+                armTimerIfNeeded(for: job.deadline, effects: &effects)
+                finishEffects(effects)
+            case .park:
+                finishEffects(effects)
+                return true
+            case .stop:
+                drainerGone(effects: &effects)
+                finishEffects(effects)
+                return false
+            case .replaced:
+                finishEffects(effects)
+                return false
             }
             let context = EventContext(
-                functionName: definition.name,
+                functionName: lane.name,
                 event: job.event,
-                trigger: definition.trigger,
+                trigger: lane.trigger,
                 attempt: job.attempt,
                 deadline: job.deadline,
                 admin: admin,
                 logger: logger
             )
             do {
-                try await definition.handle(job.event, context)
+                try await lane.handle(job.event, context)
             } catch {
                 failure = error
             }
@@ -124,80 +166,100 @@ extension EventBus {
     }
 
     private func nextJob(
-        lane index: Int, drainer id: UInt64, now: Date, in state: inout BusState, effects: inout BusEffects
+        lane index: Int, drainer id: UInt64, now: Date, in lane: inout BusLane.State, expired: inout [Delivery],
+        effects: inout BusEffects
     ) -> Next {
         let limits = lanes[index].limits
-        while var delivery = state.lanes[index].queue.popFirst() {
+        while var delivery = lane.queue.popFirst() {
             switch delivery.machine.start(now: now, limits: limits) {
             case .expire:
-                state.active -= 1
-                giveUp(delivery, lane: index, reason: .expired, now: now, in: &state, effects: &effects)
+                expired.append(delivery)
             case .run(let attempt, let deadline):
-                let attemptID = state.nextAttemptID
-                state.nextAttemptID += 1
-                state.lanes[index].running += 1
+                let attemptID = lane.nextAttemptID
+                lane.nextAttemptID += 1
+                lane.running += 1
                 let job = Job(attemptID: attemptID, event: delivery.event, attempt: attempt, deadline: deadline)
-                state.inFlight[attemptID] = BusState.InFlight(lane: index, delivery: delivery, deadline: deadline, drainer: id)
-                armTimer(for: deadline, in: &state)
-                startDrainerIfNeeded(lane: index, in: &state, effects: &effects)
+                lane.inFlight[attemptID] = BusLane.InFlight(delivery: delivery, deadline: deadline, drainer: id)
+                startDrainerIfNeeded(lane: index, in: &lane, effects: &effects)
                 return .run(job)
             }
         }
-        state.takeIdleWaitersIfIdle(now: now, into: &effects.waiters)
-        guard state.shuttingDown || state.lanes[index].parked != nil else { return .park }
-        state.drainerEnded(lane: index)
-        effects.waiters += state.takeDrainersGoneIfDone()
+        guard closing.load(ordering: .sequentiallyConsistent) || lane.parked != nil else { return .park }
+        lane.drainers -= 1
         return .stop
     }
 
     /// Waits, as the lane's one parked drainer, until work arrives (`true`) or the drainer is
     /// to end (`false`: the bus shuts down or goes away, the drainer is cancelled, or another
     /// one parked first). It holds the bus only to register. Whoever decides that it ends
-    /// counts it out in the same locked section, so no moment exists where it is counted as a
-    /// drainer that could take work yet is neither parked nor running.
+    /// counts it out of its lane in the same locked section, so no moment exists where it is
+    /// counted as a drainer that could take work yet is neither parked nor running.
     private static func park(_ bus: @Sendable () -> EventBus?, lane index: Int, drainer id: UInt64) async -> Bool {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 guard let bus = bus() else { return continuation.resume(returning: false) }
-                let (answer, gone) = bus.state.withLock { state -> (Bool?, [CheckedContinuation<Void, Never>]) in
-                    if !state.lanes[index].queue.isEmpty { return (true, []) }
-                    if state.shuttingDown || state.lanes[index].parked != nil || Task.isCancelled {
-                        state.drainerEnded(lane: index)
-                        return (false, state.takeDrainersGoneIfDone())
+                let answer = bus.lanes[index].state.withLock { lane -> Bool? in
+                    if !lane.queue.isEmpty { return true }
+                    if bus.closing.load(ordering: .sequentiallyConsistent) || lane.parked != nil || Task.isCancelled {
+                        lane.drainers -= 1
+                        return false
                     }
-                    state.lanes[index].parked = BusState.Parked(drainer: id, continuation: continuation)
-                    return (nil, [])
+                    lane.parked = BusLane.Parked(drainer: id, continuation: continuation)
+                    return nil
+                }
+                if answer == false {
+                    var effects = BusEffects()
+                    bus.drainerGone(effects: &effects)
+                    bus.finishEffects(effects)
                 }
                 if let answer { continuation.resume(returning: answer) }
-                for waiter in gone { waiter.resume() }
             }
         } onCancel: {
-            let (parked, gone) = bus()?.state.withLock { state -> (BusState.Parked?, [CheckedContinuation<Void, Never>]) in
-                guard let parked = state.lanes[index].parked, parked.drainer == id else { return (nil, []) }
-                state.lanes[index].parked = nil
-                state.drainerEnded(lane: index)
-                return (parked, state.takeDrainersGoneIfDone())
-            } ?? (nil, [])
-            parked?.continuation.resume(returning: false)
-            for waiter in gone { waiter.resume() }
+            guard let bus = bus() else { return }
+            let parked = bus.lanes[index].state.withLock { lane -> BusLane.Parked? in
+                guard let parked = lane.parked, parked.drainer == id else { return nil }
+                lane.parked = nil
+                lane.drainers -= 1
+                return parked
+            }
+            guard let parked else { return }
+            var effects = BusEffects()
+            bus.drainerGone(effects: &effects)
+            bus.finishEffects(effects)
+            parked.continuation.resume(returning: false)
         }
     }
 
-    /// Records the end of an attempt; `true` when the attempt had already timed out, so the
-    /// drainer that ran it has been replaced and must stop.
-    private func finishAttempt(
-        _ job: Job, failure: (any Error)?, now: Date, in state: inout BusState, effects: inout BusEffects
-    ) -> Bool {
-        guard let entry = state.inFlight.removeValue(forKey: job.attemptID) else { return true }
-        state.lanes[entry.lane].running -= 1
-        conclude(entry.delivery, lane: entry.lane, error: failure.map { "\($0)" }, now: now, in: &state, effects: &effects)
-        return false
+    /// Counts out of the bus a drainer its lane has counted out; the last one to end while the
+    /// bus shuts down resumes the shutdown. Called without any lock held.
+    func drainerGone(effects: inout BusEffects) {
+        guard drainerCount.subtract(1, ordering: .sequentiallyConsistent).newValue == 0,
+            closing.load(ordering: .sequentiallyConsistent)
+        else { return }
+        state.withLock { effects.waiters += takeDrainersGoneIfDone(&$0) }
     }
 
-    /// Applies the outcome of an attempt: done, retry later, or dead letter.
+    /// The shutdown calls to resume: when shutting down and no drainer is left. Called under the
+    /// bus's lock, after any replacement drainer has been counted in.
+    func takeDrainersGoneIfDone(_ state: inout BusState) -> [CheckedContinuation<Void, Never>] {
+        guard state.shuttingDown, drainerCount.load(ordering: .sequentiallyConsistent) == 0 else { return [] }
+        defer { state.drainersGone = [] }
+        return state.drainersGone
+    }
+
+    /// Makes sure a timer wakes up by `deadline`. Without a lock: the bus's lock is taken only
+    /// when the armed timer (if any) wakes up later than that.
+    private func armTimerIfNeeded(for deadline: Date, effects: inout BusEffects) {
+        let armed = Double(bitPattern: armedDeadline.load(ordering: .sequentiallyConsistent))
+        guard deadline.timeIntervalSinceReferenceDate < armed else { return }
+        state.withLock { armTimer(for: deadline, in: &$0) }
+    }
+
+    /// Applies the outcome of an attempt a drainer has taken out of its lane: done, retry later,
+    /// or dead letter. Without a lock held; takes the bus's lock unless the delivery simply
+    /// succeeded with nobody observing.
     func conclude(
-        _ delivery: consuming Delivery, lane index: Int, error: String?, now: Date, in state: inout BusState,
-        effects: inout BusEffects
+        _ delivery: consuming Delivery, lane index: Int, error: String?, now: Date, effects: inout BusEffects
     ) {
         delivery.lastError = error ?? delivery.lastError
         let action = delivery.machine.finish(
@@ -206,7 +268,22 @@ extension EventBus {
             limits: lanes[index].limits,
             random: error == nil ? 0 : configuration.random()
         )
-        state.active -= 1
+        if case .done = action, !observed {
+            release(1, effects: &effects)
+            return
+        }
+        let delivery = delivery
+        withBusLock(&effects) { state, effects in
+            record(action, of: delivery, lane: index, error: error, now: now, in: &state, effects: &effects)
+        }
+        release(1, effects: &effects)
+    }
+
+    /// Records, under the bus's lock, what became of a delivery whose attempt ended.
+    func record(
+        _ action: DeliveryStateMachine.FinishAction, of delivery: Delivery, lane index: Int, error: String?, now: Date,
+        in state: inout BusState, effects: inout BusEffects
+    ) {
         switch action {
         case .done:
             if observed {
@@ -220,10 +297,35 @@ extension EventBus {
         case .deadLetter(let reason):
             giveUp(delivery, lane: index, reason: reason, now: now, in: &state, effects: &effects)
         }
-        state.takeIdleWaitersIfIdle(now: now, into: &effects.waiters)
     }
 
-    private func giveUp(
+    /// Counts deliveries whose outcome is recorded out of the active ones. Without a lock held:
+    /// the one that leaves the bus idle takes the bus's lock when someone waits for that.
+    func release(_ count: Int, effects: inout BusEffects) {
+        guard active.subtract(count, ordering: .sequentiallyConsistent).newValue == 0,
+            idleWaited.load(ordering: .sequentiallyConsistent)
+        else { return }
+        state.withLock { takeIdleWaitersIfIdle(&$0, now: clock.now, into: &effects.waiters) }
+    }
+
+    /// Whether nothing is queued or running, the observer has heard everything, and no retry is due.
+    func isIdle(_ state: BusState, now: Date) -> Bool {
+        guard active.load(ordering: .sequentiallyConsistent) == 0, state.reportsInProgress == 0 else { return false }
+        guard let due = state.retries.min?.due else { return true }
+        return due > now
+    }
+
+    /// Moves the waiters to resume into `waiters` when the bus has become idle. (Appending an
+    /// empty array of continuations, whose layout the standard library hides, is not free: it
+    /// is skipped when nobody waits.)
+    func takeIdleWaitersIfIdle(_ state: inout BusState, now: Date, into waiters: inout [CheckedContinuation<Void, Never>]) {
+        guard !state.idleWaiters.isEmpty, isIdle(state, now: now) else { return }
+        waiters += state.idleWaiters
+        state.idleWaiters = []
+        idleWaited.store(false, ordering: .sequentiallyConsistent)
+    }
+
+    func giveUp(
         _ delivery: Delivery,
         lane index: Int,
         reason: DeadLetter.Reason,
@@ -279,7 +381,7 @@ extension EventBus {
     func finishEffects(_ effects: BusEffects) {
         var waiters = effects.waiters
         // Without an observer, a delivery that succeeded leaves nothing to report.
-        if !effects.reports.isEmpty || !effects.finished.isEmpty {
+        if effects.toObserve > 0 {
             if let observer {
                 for report in effects.reports { observer.deliveryFinished(report) }
                 for key in effects.finished { observer.eventFinished(key) }
@@ -296,8 +398,8 @@ extension EventBus {
                 }
             }
             state.withLock { state in
-                state.reportsInProgress -= effects.reports.count + effects.finished.count
-                state.takeIdleWaitersIfIdle(now: clock.now, into: &waiters)
+                state.reportsInProgress -= effects.toObserve
+                takeIdleWaitersIfIdle(&state, now: clock.now, into: &waiters)
             }
         }
         for waiter in waiters { waiter.resume() }

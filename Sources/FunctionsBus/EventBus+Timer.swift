@@ -6,7 +6,7 @@ import Synchronization
 
 extension EventBus {
     /// Makes sure the timer wakes up no later than `deadline`: a later armed timer is cancelled
-    /// for a new one.
+    /// for a new one. Called under the bus's lock.
     func armTimer(for deadline: Date, in state: inout BusState) {
         if let armed = state.timer {
             if armed.deadline <= deadline { return }
@@ -25,55 +25,72 @@ extension EventBus {
             bus()?.timerFired(id: id)
         }
         state.timer = (id, deadline)
+        armedDeadline.store(deadline.timeIntervalSinceReferenceDate.bitPattern, ordering: .sequentiallyConsistent)
     }
 
     /// Times out overdue attempts and queues due retries, then arms the timer for what is next.
     private func timerFired(id: UInt64) {
         var effects = BusEffects()
-        state.withLock { state in
-            defer {
-                state.reportsInProgress += effects.reports.count + effects.finished.count
-                effects.waiters += state.takeDrainersGoneIfDone()
-            }
+        withBusLock(&effects) { state, effects in
+            defer { effects.waiters += takeDrainersGoneIfDone(&state) }
             let now = clock.now
-            timeOutOverdueAttempts(now: now, in: &state, effects: &effects)
+            // Disarmed before the lanes are read: an attempt that starts from now on arms a
+            // timer itself, one that started before is seen in its lane.
+            let ours = state.timer?.task == id
+            if ours {
+                state.timer = nil
+                armedDeadline.store(Double.infinity.bitPattern, ordering: .sequentiallyConsistent)
+            }
+            let nextTimeout = timeOutOverdueAttempts(now: now, in: &state, effects: &effects)
             // Retries not yet run when the bus shuts down are dropped (they stay unfinished).
             while !state.shuttingDown, let retry = state.retries.min, retry.due <= now {
                 var pending = state.retries.removeMin()
                 pending.delivery.machine.retryDue()
-                enqueue(contentsOf: [pending.delivery], lane: pending.lane, in: &state, effects: &effects)
+                enqueue(contentsOf: [pending.delivery], lane: pending.lane, effects: &effects)
             }
-            guard state.timer?.task == id else { return }
-            state.timer = nil
-            let nextTimeout = state.inFlight.values.map(\.deadline).min()
-            let nextRetry = state.retries.min?.due
-            if let next = [nextTimeout, nextRetry].compactMap({ $0 }).min() {
+            if ours, let next = [nextTimeout, state.retries.min?.due].compactMap({ $0 }).min() {
                 armTimer(for: next, in: &state)
             }
-            state.takeIdleWaitersIfIdle(now: now, into: &effects.waiters)
+            takeIdleWaitersIfIdle(&state, now: now, into: &effects.waiters)
         }
         finishEffects(effects)
     }
 
-    /// Fails every attempt past its deadline, cancels its handler and frees its slot.
-    private func timeOutOverdueAttempts(now: Date, in state: inout BusState, effects: inout BusEffects) {
-        let overdue = state.inFlight.filter { $0.value.deadline <= now }
-        for (attemptID, entry) in overdue {
-            state.inFlight[attemptID] = nil
-            state.lanes[entry.lane].running -= 1
-            // The drainer running it is cancelled (and its handler); a new one takes over.
-            state.drainerEnded(lane: entry.lane)
-            tasks.cancel(entry.drainer)
-            conclude(
-                entry.delivery,
-                lane: entry.lane,
-                error: "timed out after \(lanes[entry.lane].limits.timeout.formatted()) s",
-                now: now,
-                in: &state,
-                effects: &effects
-            )
-            startDrainerIfNeeded(lane: entry.lane, in: &state, effects: &effects)
+    /// Fails every attempt past its deadline, cancels its handler and frees its slot. Called
+    /// under the bus's lock.
+    ///
+    /// - Returns: the earliest deadline of the attempts still running.
+    private func timeOutOverdueAttempts(now: Date, in state: inout BusState, effects: inout BusEffects) -> Date? {
+        var earliest: Date?
+        for index in lanes.indices {
+            let overdue = lanes[index].state.withLock { lane -> [BusLane.InFlight] in
+                let overdue = lane.inFlight.filter { $0.value.deadline <= now }
+                for (attemptID, entry) in overdue {
+                    lane.inFlight[attemptID] = nil
+                    lane.running -= 1
+                    // The drainer running it is cancelled (and its handler); a new one takes over.
+                    lane.drainers -= 1
+                    tasks.cancel(entry.drainer)
+                    startDrainerIfNeeded(lane: index, in: &lane, effects: &effects)
+                }
+                if let deadline = lane.earliestDeadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
+                return Array(overdue.values)
+            }
+            guard !overdue.isEmpty else { continue }
+            // Counted out of the bus after any replacement was counted in.
+            drainerCount.subtract(overdue.count, ordering: .sequentiallyConsistent)
+            let timeout = "timed out after \(lanes[index].limits.timeout.formatted()) s"
+            for entry in overdue {
+                var delivery = entry.delivery
+                delivery.lastError = timeout
+                let action = delivery.machine.finish(
+                    succeeded: false, now: now, limits: lanes[index].limits, random: configuration.random()
+                )
+                record(action, of: delivery, lane: index, error: timeout, now: now, in: &state, effects: &effects)
+                active.subtract(1, ordering: .sequentiallyConsistent)
+            }
         }
+        return earliest
     }
 }
 

@@ -22,17 +22,6 @@ import Synchronization
 /// Its drainers (which run handlers) and its timer (timeouts and retries) are children of one
 /// task scope the bus runs from its start, so ``shutdown()`` ends and awaits all of them.
 public final class EventBus: Sendable {
-    /// One function as the bus sees it.
-    struct LaneDefinition: Sendable {
-        let name: String
-        let trigger: EventTrigger
-        /// The function's event handler, taken out once.
-        let handle: @Sendable (CloudEvent, EventContext) async throws -> Void
-        /// The options the delivery of each event needs, read once.
-        let limits: DeliveryStateMachine.Limits
-        let concurrency: Int
-    }
-
     /// Settings of the bus itself.
     public struct Configuration: Sendable {
         /// How many dead letters are kept; the oldest are dropped beyond this.
@@ -54,7 +43,8 @@ public final class EventBus: Sendable {
         public var duplicate: Bool
     }
 
-    let lanes: [LaneDefinition]
+    /// One lane per function, in registration order.
+    let lanes: [BusLane]
     /// Each lane's name alone in an array, as ``PublishResult/functions`` gives it.
     private let laneNames: [[String]]
     private let index: TriggerIndex
@@ -65,8 +55,22 @@ public final class EventBus: Sendable {
     /// Whether there is an observer: asked for every delivery, without copying the existential.
     let observed: Bool
     let logger: Logger
+    /// What the functions share; see ``BusLane`` for the lock order.
     let state: Mutex<BusState>
     let recent: Mutex<RecentEventIDs>
+    /// Deliveries queued or running (not those waiting for a retry). Raised under a lane's
+    /// lock before its queue grows; lowered once a delivery's outcome is recorded.
+    let active = Atomic<Int>(0)
+    /// Drainers alive in all lanes; shutdown waits for none to be left.
+    let drainerCount = Atomic<Int>(0)
+    /// Set with `BusState.shuttingDown`, for drainers to read without the bus's lock.
+    let closing = Atomic<Bool>(false)
+    /// Whether someone waits for the bus to be idle: only then does the delivery that empties
+    /// the bus take the bus's lock to tell them.
+    let idleWaited = Atomic<Bool>(false)
+    /// The armed timer's deadline (the bits of its time since the reference date), infinite
+    /// when none is armed: an attempt whose deadline is later needs no timer of its own.
+    let armedDeadline = Atomic<UInt64>(Double.infinity.bitPattern)
     /// The drainers and the timer.
     let tasks = TaskScope()
     private let runLoop: Task<Void, Never>
@@ -91,12 +95,9 @@ public final class EventBus: Sendable {
     ) throws(RegistryError) {
         try functions.validate()
         // Request functions (HTTPS, callable, blocking) take no events: they get no lane.
-        let lanes = functions.functions.compactMap { name, function -> LaneDefinition? in
+        let lanes = functions.functions.compactMap { name, function -> BusLane? in
             guard let trigger = function.eventTrigger, case .event(let handle) = function.handler else { return nil }
-            return LaneDefinition(
-                name: name, trigger: trigger, handle: handle,
-                limits: DeliveryStateMachine.Limits(function.options), concurrency: function.options.concurrency
-            )
+            return BusLane(name: name, trigger: trigger, handle: handle, options: function.options)
         }
         self.lanes = lanes
         self.laneNames = lanes.map { [$0.name] }
@@ -107,7 +108,7 @@ public final class EventBus: Sendable {
         self.observer = observer
         self.observed = observer != nil
         self.logger = logger
-        self.state = Mutex(BusState(laneCount: lanes.count, configuration: configuration))
+        self.state = Mutex(BusState(configuration: configuration))
         self.recent = Mutex(RecentEventIDs(capacity: configuration.deduplicationWindow))
         // The one unstructured task of a bus: the scope its drainers and timer live in. It holds
         // the scope only, so a bus nobody holds goes away and ends it.
@@ -115,7 +116,7 @@ public final class EventBus: Sendable {
     }
 
     deinit {
-        state.withLock { $0.releaseParkedDrainers() }
+        for lane in lanes { _ = lane.state.withLock { $0.releaseParked() } }
         tasks.finish()
     }
 
@@ -151,7 +152,8 @@ public final class EventBus: Sendable {
             }
         }
         var effects = BusEffects()
-        let open = state.withLock { state in
+        // Under the bus's lock, so that a publish is all or nothing against shutdown.
+        let open = withBusLock(&effects) { state, effects in
             guard !state.shuttingDown else { return false }
             if observed {
                 for position in events.indices {
@@ -162,10 +164,9 @@ public final class EventBus: Sendable {
                         effects.finished.append(key)
                     }
                 }
-                state.reportsInProgress += effects.finished.count
             }
             for lane in deliveriesByLane.indices where !deliveriesByLane[lane].isEmpty {
-                enqueue(contentsOf: deliveriesByLane[lane], lane: lane, in: &state, effects: &effects)
+                enqueue(contentsOf: deliveriesByLane[lane], lane: lane, effects: &effects)
             }
             return true
         }
@@ -188,7 +189,13 @@ public final class EventBus: Sendable {
     public func waitUntilIdle() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let idle = state.withLock { state in
-                if state.isIdle(now: clock.now) { return true }
+                // Announced before reading the count: a delivery that ends concurrently either
+                // is counted out already, or sees the announcement and comes to tell.
+                idleWaited.store(true, ordering: .sequentiallyConsistent)
+                if isIdle(state, now: clock.now) {
+                    if state.idleWaiters.isEmpty { idleWaited.store(false, ordering: .sequentiallyConsistent) }
+                    return true
+                }
                 state.idleWaiters.append(continuation)
                 return false
             }
@@ -209,7 +216,7 @@ public final class EventBus: Sendable {
     public func replayDeadLetter(id: String) -> Bool {
         var effects = BusEffects()
         defer { finishEffects(effects) }
-        return state.withLock { state in
+        return withBusLock(&effects) { state, effects in
             guard !state.shuttingDown, let index = state.deadLetters.firstIndex(where: { $0.id == id }),
                 let lane = lanes.firstIndex(where: { $0.name == state.deadLetters[index].function })
             else { return false }
@@ -217,7 +224,7 @@ public final class EventBus: Sendable {
             let machine = DeliveryStateMachine(origin: clock.now)
             let delivery = Delivery(event: letter.event, machine: machine)
             if observed { state.unfinished[letter.event.key, default: 0] += 1 }
-            enqueue(contentsOf: [delivery], lane: lane, in: &state, effects: &effects)
+            enqueue(contentsOf: [delivery], lane: lane, effects: &effects)
             return true
         }
     }
@@ -229,18 +236,26 @@ public final class EventBus: Sendable {
     public func shutdown() async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let done = state.withLock { state -> Bool in
+                state.withLock { state in
                     state.shuttingDown = true
-                    state.releaseParkedDrainers()
-                    guard !state.noDrainers else { return true }
+                    closing.store(true, ordering: .sequentiallyConsistent)
+                }
+                // A drainer that parks from now on sees `closing` and ends instead.
+                var released = 0
+                for lane in lanes { released += lane.state.withLock { $0.releaseParked() } }
+                drainerCount.subtract(released, ordering: .sequentiallyConsistent)
+                let done = state.withLock { state -> Bool in
+                    guard drainerCount.load(ordering: .sequentiallyConsistent) > 0 else { return true }
                     state.drainersGone.append(continuation)
                     return false
                 }
                 if done { continuation.resume() }
             }
         } onCancel: {
-            state.withLock { state in
-                for drainer in state.inFlight.values.map(\.drainer) { tasks.cancel(drainer) }
+            for lane in lanes {
+                lane.state.withLock { lane in
+                    for drainer in lane.inFlight.values.map(\.drainer) { tasks.cancel(drainer) }
+                }
             }
         }
         tasks.finish()

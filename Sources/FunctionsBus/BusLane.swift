@@ -2,10 +2,13 @@ import CloudFunctions
 import CloudEvents
 import DequeModule
 import Foundation
+import Logging
 import Synchronization
 
 /// One function as the bus sees it: what it runs, and its queue and drainers behind a lock of
-/// its own, so that the drainers of different functions never wait for one another.
+/// its own, so that the drainers of different functions do not wait for one another at every
+/// delivery. The bus's lock is left for what concerns every function: a retry, a dead letter, a
+/// report for an observer, a timer to arm.
 ///
 /// Lock order: code holding the bus's lock may take a lane's, never the other way round.
 final class BusLane: Sendable {
@@ -64,14 +67,19 @@ final class BusLane: Sendable {
     /// The options the delivery of each event needs, read once.
     let limits: DeliveryStateMachine.Limits
     let concurrency: Int
+    /// What every context of the function shares.
+    let invocations: EventContext.Invocations
     let state = Mutex(State())
 
-    init(name: String, trigger: EventTrigger, handle: @escaping @Sendable (CloudEvent, EventContext) async throws -> Void,
-         options: FunctionOptions) {
+    init(
+        name: String, trigger: EventTrigger, handle: @escaping @Sendable (CloudEvent, EventContext) async throws -> Void,
+        options: FunctionOptions, admin: AdminClients, logger: Logger
+    ) {
         self.name = name
         self.trigger = trigger
         self.handle = handle
         self.limits = DeliveryStateMachine.Limits(options)
         self.concurrency = options.concurrency
+        self.invocations = EventContext.Invocations(functionName: name, trigger: trigger, admin: admin, logger: logger)
     }
 }

@@ -20,11 +20,11 @@ struct BusEffects {
 }
 
 extension EventBus {
-    /// An attempt a drainer runs: its event, and which attempt it is. The delivery itself
-    /// stays in the lane's in-flight record, so taking a job copies only the event's reference.
+    /// An attempt a drainer runs: which attempt it is. The delivery itself stays in the lane's
+    /// in-flight record (the timer needs it if the attempt times out); the drainer takes only
+    /// the event's reference, which it moves into the handler's context.
     struct Job {
         let attemptID: UInt64
-        let event: CloudEvent
         let attempt: Int
         let deadline: Date
     }
@@ -53,13 +53,14 @@ extension EventBus {
 
     /// What a drainer does next.
     private enum Next {
-        case run(Job)
+        case run(Job, CloudEvent)
         /// The queue is empty: wait for work as the lane's parked drainer.
         case park
         /// End: the queue is empty and another drainer is parked, or the bus shuts down. The
         /// lane has counted the drainer out; the bus's count is still to lower.
         case stop
-        /// End: the attempt timed out, and the timer has counted the drainer out and replaced it.
+        /// End: the attempt timed out, and the timer has counted the drainer out (and started
+        /// another if work is queued).
         case replaced
     }
 
@@ -92,8 +93,8 @@ extension EventBus {
     }
 
     /// Runs deliveries of one function until the queue is empty (`true`: park, so the next
-    /// event needs no new task), or until this drainer is to end (`false`: it timed out and was
-    /// replaced, or the queue is empty and another drainer is parked already).
+    /// event needs no new task), or until this drainer is to end (`false`: it timed out, the
+    /// bus shuts down, or the queue is empty and another drainer is parked already).
     ///
     /// Recording one attempt's end and taking the next delivery share one acquisition of the
     /// lane's lock; the bus's lock is taken only for what concerns every function (a retry, a
@@ -108,8 +109,8 @@ extension EventBus {
             var effects = BusEffects()
             var ended: Delivery?
             var expired: [Delivery] = []
-            // One reading of the clock, under the lane's lock as the timer's is, serves the
-            // attempt that ended and the one that starts.
+            // One reading of the clock, under the lane's lock, serves the attempt that ended
+            // and the one that starts.
             let (next, now) = lane.state.withLock { state -> (Next, Date) in
                 let now = clock.now
                 if let finished {
@@ -131,9 +132,11 @@ extension EventBus {
             finished = nil
             failure = nil
             let job: Job
+            let context: EventContext
             switch next {
-            case .run(let next):
+            case .run(let next, let event):
                 job = next
+                context = EventContext(event: event, invocations: lane.invocations, attempt: job.attempt, deadline: job.deadline)
                 armTimerIfNeeded(for: job.deadline, effects: &effects)
                 finishEffects(effects)
             case .park:
@@ -147,17 +150,8 @@ extension EventBus {
                 finishEffects(effects)
                 return false
             }
-            let context = EventContext(
-                functionName: lane.name,
-                event: job.event,
-                trigger: lane.trigger,
-                attempt: job.attempt,
-                deadline: job.deadline,
-                admin: admin,
-                logger: logger
-            )
             do {
-                try await lane.handle(job.event, context)
+                try await lane.handle(context.event, context)
             } catch {
                 failure = error
             }
@@ -178,10 +172,11 @@ extension EventBus {
                 let attemptID = lane.nextAttemptID
                 lane.nextAttemptID += 1
                 lane.running += 1
-                let job = Job(attemptID: attemptID, event: delivery.event, attempt: attempt, deadline: deadline)
+                let job = Job(attemptID: attemptID, attempt: attempt, deadline: deadline)
+                let event = delivery.event
                 lane.inFlight[attemptID] = BusLane.InFlight(delivery: delivery, deadline: deadline, drainer: id)
                 startDrainerIfNeeded(lane: index, in: &lane, effects: &effects)
-                return .run(job)
+                return .run(job, event)
             }
         }
         guard closing.load(ordering: .sequentiallyConsistent) || lane.parked != nil else { return .park }
@@ -257,7 +252,7 @@ extension EventBus {
 
     /// Applies the outcome of an attempt a drainer has taken out of its lane: done, retry later,
     /// or dead letter. Without a lock held; takes the bus's lock unless the delivery simply
-    /// succeeded with nobody observing.
+    /// succeeded with nobody observing (or it leaves the bus idle and someone waits for that).
     func conclude(
         _ delivery: consuming Delivery, lane index: Int, error: String?, now: Date, effects: inout BusEffects
     ) {
@@ -292,6 +287,8 @@ extension EventBus {
             }
         case .retry(let due):
             effects.reports.append(report(delivery, lane: index, status: .willRetry(at: due), error: error, now: now))
+            // Once the bus shuts down, a retry is dropped as the pending ones were.
+            guard !state.shuttingDown else { return }
             state.retries.insert(BusState.PendingRetry(due: due, lane: index, delivery: delivery))
             armTimer(for: due, in: &state)
         case .deadLetter(let reason):

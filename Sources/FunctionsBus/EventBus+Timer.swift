@@ -42,8 +42,8 @@ extension EventBus {
                 armedDeadline.store(Double.infinity.bitPattern, ordering: .sequentiallyConsistent)
             }
             let nextTimeout = timeOutOverdueAttempts(now: now, in: &state, effects: &effects)
-            // Retries not yet run when the bus shuts down are dropped (they stay unfinished).
-            while !state.shuttingDown, let retry = state.retries.min, retry.due <= now {
+            // (Shutdown empties the retries: none is queued again once it has begun.)
+            while let retry = state.retries.min, retry.due <= now {
                 var pending = state.retries.removeMin()
                 pending.delivery.machine.retryDue()
                 enqueue(contentsOf: [pending.delivery], lane: pending.lane, effects: &effects)

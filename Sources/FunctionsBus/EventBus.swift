@@ -1,6 +1,7 @@
 import CloudFunctions
 import CloudEvents
 import Foundation
+import HeapModule
 import Logging
 import Synchronization
 
@@ -97,7 +98,9 @@ public final class EventBus: Sendable {
         // Request functions (HTTPS, callable, blocking) take no events: they get no lane.
         let lanes = functions.functions.compactMap { name, function -> BusLane? in
             guard let trigger = function.eventTrigger, case .event(let handle) = function.handler else { return nil }
-            return BusLane(name: name, trigger: trigger, handle: handle, options: function.options)
+            return BusLane(
+                name: name, trigger: trigger, handle: handle, options: function.options, admin: admin, logger: logger
+            )
         }
         self.lanes = lanes
         self.laneNames = lanes.map { [$0.name] }
@@ -239,6 +242,9 @@ public final class EventBus: Sendable {
                 state.withLock { state in
                     state.shuttingDown = true
                     closing.store(true, ordering: .sequentiallyConsistent)
+                    // Dropped: they stay unfinished (the emulator's outbox delivers them again on
+                    // its next start). Kept, a due one would wake the timer again and again.
+                    state.retries = Heap()
                 }
                 // A drainer that parks from now on sees `closing` and ends instead.
                 var released = 0

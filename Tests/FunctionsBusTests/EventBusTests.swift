@@ -379,6 +379,27 @@ struct EventBusTests {
         #expect(finished.withLock { $0 })
     }
 
+    @Test("a retry pending at shutdown is dropped: coming due later, it neither runs nor keeps the bus busy",
+          .timeLimit(.minutes(1)))
+    func shutdownDropsPendingRetries() async throws {
+        let clock = ManualClock()
+        let attempts = Mutex(0)
+        var functions = FunctionRegistry()
+        functions["retrying"] = Database.ref("r/{x}").options(.retry(true)).onWrite { _, _ in
+            attempts.withLock { $0 += 1 }
+            throw HandlerFailure()
+        }
+        let bus = try EventBus(functions: functions, clock: clock)
+        bus.publish(Self.write("r/1"))
+        await bus.waitUntilIdle()
+        #expect(attempts.withLock { $0 } == 1, "the first attempt failed; its retry is due later")
+        await bus.shutdown()
+        clock.advance(by: .seconds(3600))
+        await bus.waitUntilIdle()
+        #expect(attempts.withLock { $0 } == 1)
+        #expect(bus.deadLetters.isEmpty, "dropped, not given up on: the outbox delivers it again")
+    }
+
     @Test("a handler timing out during shutdown is replaced, and what was queued still runs", .timeLimit(.minutes(1)))
     func timeoutDuringShutdown() async throws {
         let clock = ManualClock()

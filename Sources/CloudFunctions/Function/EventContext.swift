@@ -5,34 +5,48 @@ import Logging
 /// What a handler knows about the invocation: the event, its parameters, the attempt, a
 /// logger, and the Admin clients of the backend the function runs against.
 public struct EventContext: Sendable {
-    /// The name the function was registered under.
-    public let functionName: String
+    /// What the invocations of one function share: its name, trigger, Admin clients and
+    /// logger. One reference to it is what a context copies of them, so the bus makes one per
+    /// function rather than copying each at every delivery.
+    package final class Invocations: Sendable {
+        let functionName: String
+        /// Where ``EventContext/params`` come from when the context was not given them.
+        let trigger: EventTrigger?
+        let admin: AdminClients
+        let logger: Logger
+
+        package init(functionName: String, trigger: EventTrigger?, admin: AdminClients, logger: Logger) {
+            self.functionName = functionName
+            self.trigger = trigger
+            self.admin = admin
+            self.logger = logger
+        }
+    }
+
+    private let invocations: Invocations
     /// The event being delivered.
     public let event: CloudEvent
+    /// The parameters the context was given; `nil` when the trigger captures them.
+    private let givenParams: [String: String]?
+    /// Which attempt this is, starting at 1; retries of one event share its ``eventId``.
+    public let attempt: Int
+    /// When this attempt times out.
+    public let deadline: Date
+
+    /// The name the function was registered under.
+    public var functionName: String { invocations.functionName }
+
     /// Values captured by the trigger's path patterns, e.g. `["uid": "abc"]` for `users/{uid}`.
     ///
     /// A context the bus or a worker creates works them out from the trigger when they are
     /// read, so a handler that never reads them costs nothing; keep them in a local rather
     /// than reading them again in a loop.
     public var params: [String: String] {
-        switch captures {
-        case .values(let values): values
-        case .trigger(let trigger): trigger.match(event) ?? [:]
-        }
+        givenParams ?? invocations.trigger?.match(event) ?? [:]
     }
-    /// Where ``params`` come from.
-    private enum Captures: Sendable {
-        case values([String: String])
-        case trigger(EventTrigger)
-    }
-    private let captures: Captures
-    /// Which attempt this is, starting at 1; retries of one event share its ``eventId``.
-    public let attempt: Int
-    /// When this attempt times out.
-    public let deadline: Date
+
     /// The Admin clients: messaging, and the other services as the backend offers them.
-    public let admin: AdminClients
-    private let baseLogger: Logger
+    public var admin: AdminClients { invocations.admin }
 
     /// Creates a context.
     public init(
@@ -44,13 +58,11 @@ public struct EventContext: Sendable {
         admin: AdminClients = AdminClients(),
         logger: Logger
     ) {
-        self.functionName = functionName
+        self.invocations = Invocations(functionName: functionName, trigger: nil, admin: admin, logger: logger)
         self.event = event
-        self.captures = .values(params)
+        self.givenParams = params
         self.attempt = attempt
         self.deadline = deadline
-        self.admin = admin
-        self.baseLogger = logger
     }
 
     /// Creates a context whose ``params`` are what `trigger` captures of `event` (read lazily).
@@ -63,13 +75,22 @@ public struct EventContext: Sendable {
         admin: AdminClients,
         logger: Logger
     ) {
-        self.functionName = functionName
+        self.init(
+            event: event,
+            invocations: Invocations(functionName: functionName, trigger: trigger, admin: admin, logger: logger),
+            attempt: attempt,
+            deadline: deadline
+        )
+    }
+
+    /// Creates a context for one invocation of a function whose shared parts are `invocations`;
+    /// ``params`` are what its trigger captures of `event` (read lazily).
+    package init(event: CloudEvent, invocations: Invocations, attempt: Int, deadline: Date) {
+        self.invocations = invocations
         self.event = event
-        self.captures = .trigger(trigger)
+        self.givenParams = nil
         self.attempt = attempt
         self.deadline = deadline
-        self.admin = admin
-        self.baseLogger = logger
     }
 
     /// The event's id, the same on every retry: the key for idempotent handlers.
@@ -116,7 +137,7 @@ public struct EventContext: Sendable {
 
     /// A logger carrying the function name, event id and event type as metadata.
     public var logger: Logger {
-        var logger = baseLogger
+        var logger = invocations.logger
         logger[metadataKey: "function"] = "\(functionName)"
         logger[metadataKey: "event.id"] = "\(event.id)"
         logger[metadataKey: "event.type"] = "\(event.type)"

@@ -379,6 +379,58 @@ struct EventBusTests {
         #expect(finished.withLock { $0 })
     }
 
+    @Test("publishers at once, to functions that fail once or wait: each runs each event to success once, and every event finishes once",
+          .timeLimit(.minutes(1)))
+    func concurrentPublishersAndFunctions() async throws {
+        let clock = ManualClock()
+        let attempts = Mutex<[String: Int]>([:])
+        let successes = Mutex<[String: Int]>([:])
+        var functions = FunctionRegistry()
+        // Twelve functions on one path, so each event goes to all of them: half fail their first
+        // attempt (and retry), a third wait between their start and end, concurrency 1 to 3.
+        for index in 0..<12 {
+            let name = "f\(index)"
+            functions[name] = Database.ref("s/{x}").options(.retry(true), .concurrency(index % 3 + 1)).onWrite { _, context in
+                let key = "\(name) \(context.eventId)"
+                let attempt = attempts.withLock { $0[key, default: 0] += 1; return $0[key]! }
+                if index.isMultiple(of: 2), attempt == 1 { throw HandlerFailure() }
+                if index % 3 == 0 { await Task.yield() }
+                successes.withLock { $0[key, default: 0] += 1 }
+            }
+        }
+        let observer = RecordingObserver()
+        let bus = try EventBus(functions: functions, clock: clock, configuration: Self.noJitter, observer: observer)
+        let batchSizes = (0..<25).map { $0 % 7 + 1 }
+        await withTaskGroup(of: Void.self) { group in
+            for publisher in 0..<4 {
+                group.addTask {
+                    for (batch, size) in batchSizes.enumerated() {
+                        bus.publish(contentsOf: (0..<size).map { Self.write("s/\(publisher)-\(batch)-\($0)", id: "\(publisher)-\(batch)-\($0)") })
+                        await Task.yield()
+                    }
+                }
+            }
+        }
+        await bus.waitUntilIdle()
+        // The retries wait for their time on the manual clock.
+        clock.advance(by: .seconds(3600))
+        await bus.waitUntilIdle()
+
+        let events = 4 * batchSizes.reduce(0, +)
+        let succeeded = successes.withLock { $0 }
+        #expect(succeeded.count == 12 * events)
+        #expect(succeeded.values.allSatisfy { $0 == 1 })
+        let tries = attempts.withLock { $0 }
+        #expect(tries.filter { $0.key.hasPrefix("f0 ") || $0.key.hasPrefix("f2 ") }.values.allSatisfy { $0 == 2 })
+        #expect(tries.filter { $0.key.hasPrefix("f1 ") }.values.allSatisfy { $0 == 1 })
+        #expect(observer.all.filter { $0.status == .succeeded }.count == 12 * events)
+        #expect(observer.all.filter { if case .willRetry = $0.status { true } else { false } }.count == 6 * events)
+        #expect(Set(observer.finished.map(\.id)).count == events)
+        #expect(observer.finished.count == events)
+        #expect(bus.deadLetters.isEmpty)
+        await bus.shutdown()
+    }
+
     @Test("a retry pending at shutdown is dropped: coming due later, it neither runs nor keeps the bus busy",
           .timeLimit(.minutes(1)))
     func shutdownDropsPendingRetries() async throws {

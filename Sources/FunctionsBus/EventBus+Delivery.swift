@@ -137,7 +137,7 @@ extension EventBus {
             case .run(let next, let event):
                 job = next
                 context = EventContext(event: event, invocations: lane.invocations, attempt: job.attempt, deadline: job.deadline)
-                armTimerIfNeeded(for: job.deadline, effects: &effects)
+                armTimerIfNeeded(for: job.deadline)
                 finishEffects(effects)
             case .park:
                 finishEffects(effects)
@@ -244,7 +244,7 @@ extension EventBus {
 
     /// Makes sure a timer wakes up by `deadline`. Without a lock: the bus's lock is taken only
     /// when the armed timer (if any) wakes up later than that.
-    private func armTimerIfNeeded(for deadline: Date, effects: inout BusEffects) {
+    private func armTimerIfNeeded(for deadline: Date) {
         let armed = Double(bitPattern: armedDeadline.load(ordering: .sequentiallyConsistent))
         guard deadline.timeIntervalSinceReferenceDate < armed else { return }
         state.withLock { armTimer(for: deadline, in: &$0) }

@@ -49,7 +49,6 @@ public final class EventBus: Sendable {
     /// Each lane's name alone in an array, as ``PublishResult/functions`` gives it.
     private let laneNames: [[String]]
     private let index: TriggerIndex
-    let admin: AdminClients
     let clock: any BusClock
     let configuration: Configuration
     let observer: (any DeliveryObserver)?
@@ -105,7 +104,6 @@ public final class EventBus: Sendable {
         self.lanes = lanes
         self.laneNames = lanes.map { [$0.name] }
         self.index = TriggerIndex(lanes.map(\.trigger))
-        self.admin = admin
         self.clock = clock
         self.configuration = configuration
         self.observer = observer

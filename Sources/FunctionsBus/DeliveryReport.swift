@@ -8,7 +8,8 @@ public struct DeliveryReport: Sendable, Hashable {
     public enum Status: Sendable, Hashable {
         /// The handler returned.
         case succeeded
-        /// The handler failed or timed out and will be retried at this time.
+        /// The handler failed or timed out and will be retried at this time, unless the bus
+        /// shuts down first.
         case willRetry(at: Date)
         /// The event was given up on and is now a dead letter.
         case deadLettered(DeadLetter.Reason)
@@ -44,8 +45,9 @@ public protocol DeliveryObserver: Sendable {
 
     /// Every function an accepted event was queued for has succeeded or given up on it (its
     /// last attempt was reported first). Also said at once for an event no function matches,
-    /// and for a duplicate of an event that is not in flight. Not said for events still
-    /// queued or waiting for a retry when the bus shuts down: they are unfinished.
+    /// and for a duplicate of an event that is not in flight. Not said for an event one of
+    /// whose deliveries was waiting for a retry when the bus shut down (or failed during the
+    /// shutdown): it is unfinished.
     func eventFinished(_ key: CloudEvent.Key)
 }
 

@@ -317,8 +317,8 @@ extension EventBus {
     /// is skipped when nobody waits.)
     func takeIdleWaitersIfIdle(_ state: inout BusState, now: Date, into waiters: inout [CheckedContinuation<Void, Never>]) {
         guard !state.idleWaiters.isEmpty, isIdle(state, now: now) else { return }
-        waiters += state.idleWaiters
-        state.idleWaiters = []
+        waiters += state.idleWaiters.values
+        state.idleWaiters = [:]
         idleWaited.store(false, ordering: .sequentiallyConsistent)
     }
 

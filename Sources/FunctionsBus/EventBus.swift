@@ -71,6 +71,8 @@ public final class EventBus: Sendable {
     /// The armed timer's deadline (the bits of its time since the reference date), infinite
     /// when none is armed: an attempt whose deadline is later needs no timer of its own.
     let armedDeadline = Atomic<UInt64>(Double.infinity.bitPattern)
+    /// Numbers ``waitUntilIdle()`` calls.
+    private let waiterIDs = Atomic<UInt64>(0)
     /// The drainers and the timer.
     let tasks = TaskScope()
     private let runLoop: Task<Void, Never>
@@ -186,21 +188,32 @@ public final class EventBus: Sendable {
     /// Waits until nothing is queued or running and no retry is due.
     ///
     /// Retries scheduled for later do not count: with a manual clock, advance it past them
-    /// and wait again.
+    /// and wait again. Returns early, the bus not idle, if the calling task is cancelled (so a
+    /// test's time limit ends a test waiting for a bus that never becomes idle).
     public func waitUntilIdle() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let idle = state.withLock { state in
-                // Announced before reading the count: a delivery that ends concurrently either
-                // is counted out already, or sees the announcement and comes to tell.
-                idleWaited.store(true, ordering: .sequentiallyConsistent)
-                if isIdle(state, now: clock.now) {
-                    if state.idleWaiters.isEmpty { idleWaited.store(false, ordering: .sequentiallyConsistent) }
-                    return true
+        let id = waiterIDs.add(1, ordering: .relaxed).newValue
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resume = state.withLock { state in
+                    if Task.isCancelled { return true }
+                    // Announced before reading the count: a delivery that ends concurrently either
+                    // is counted out already, or sees the announcement and comes to tell.
+                    idleWaited.store(true, ordering: .sequentiallyConsistent)
+                    if isIdle(state, now: clock.now) {
+                        if state.idleWaiters.isEmpty { idleWaited.store(false, ordering: .sequentiallyConsistent) }
+                        return true
+                    }
+                    state.idleWaiters[id] = continuation
+                    return false
                 }
-                state.idleWaiters.append(continuation)
-                return false
+                if resume { continuation.resume() }
             }
-            if idle { continuation.resume() }
+        } onCancel: {
+            let waiter = state.withLock { state in
+                defer { if state.idleWaiters.isEmpty { idleWaited.store(false, ordering: .sequentiallyConsistent) } }
+                return state.idleWaiters.removeValue(forKey: id)
+            }
+            waiter?.resume()
         }
     }
 
@@ -237,13 +250,18 @@ public final class EventBus: Sendable {
     public func shutdown() async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                state.withLock { state in
+                let idle = state.withLock { state in
                     state.shuttingDown = true
                     closing.store(true, ordering: .sequentiallyConsistent)
-                    // Dropped: they stay unfinished (the emulator's outbox delivers them again on
-                    // its next start). Kept, a due one would wake the timer again and again.
+                    // Dropped: they stay unfinished (the emulator's outbox delivers their events
+                    // again when it next starts). Kept, a due one would wake the timer again and
+                    // again, and keep the bus from ever being idle.
                     state.retries = Heap()
+                    var waiters: [CheckedContinuation<Void, Never>] = []
+                    takeIdleWaitersIfIdle(&state, now: clock.now, into: &waiters)
+                    return waiters
                 }
+                for waiter in idle { waiter.resume() }
                 // A drainer that parks from now on sees `closing` and ends instead.
                 var released = 0
                 for lane in lanes { released += lane.state.withLock { $0.releaseParked() } }

@@ -448,8 +448,71 @@ struct EventBusTests {
         await bus.shutdown()
         clock.advance(by: .seconds(3600))
         await bus.waitUntilIdle()
+        #expect(!Task.isCancelled, "idle, not given up on by the time limit")
         #expect(attempts.withLock { $0 } == 1)
         #expect(bus.deadLetters.isEmpty, "dropped, not given up on: the outbox delivers it again")
+    }
+
+    @Test("a retry decided during shutdown is dropped too: the bus becomes idle, the observer heard the failure",
+          .timeLimit(.minutes(1)))
+    func retryDecidedDuringShutdown() async throws {
+        let clock = ManualClock()
+        let started = AsyncStream.makeStream(of: Void.self)
+        let failNow = AsyncStream.makeStream(of: Void.self)
+        let attempts = Mutex(0)
+        var functions = FunctionRegistry()
+        functions["retrying"] = Database.ref("r/{x}").options(.retry(true)).onWrite { _, _ in
+            attempts.withLock { $0 += 1 }
+            started.continuation.yield()
+            for await _ in failNow.stream { break }
+            throw HandlerFailure()
+        }
+        functions["probe"] = Database.ref("p/{x}").onWrite { _, _ in }
+        let observer = RecordingObserver()
+        let bus = try EventBus(functions: functions, clock: clock, observer: observer)
+        bus.publish(Self.write("r/1"))
+        for await _ in started.stream { break }
+        let shutdown = Task { await bus.shutdown() }
+        // The bus refuses events once the shutdown has begun.
+        while !bus.publish(Self.write("p/\(UUID())")).functions.isEmpty { await Task.yield() }
+        failNow.continuation.yield()
+        await shutdown.value
+        clock.advance(by: .seconds(3600))
+        await bus.waitUntilIdle()
+        #expect(!Task.isCancelled, "idle, not given up on by the time limit")
+        #expect(attempts.withLock { $0 } == 1)
+        let reports = observer.reports(for: "retrying")
+        #expect(reports.count == 1)
+        #expect(reports.first.map { if case .willRetry = $0.status { true } else { false } } == true)
+        #expect(bus.deadLetters.isEmpty)
+    }
+
+    @Test("waitUntilIdle returns when its task is cancelled, the bus still busy", .timeLimit(.minutes(1)))
+    func waitUntilIdleCancelled() async throws {
+        let started = AsyncStream.makeStream(of: Void.self)
+        let release = AsyncStream.makeStream(of: Void.self)
+        var functions = FunctionRegistry()
+        functions["held"] = Database.ref("h/{x}").onWrite { _, _ in
+            started.continuation.yield()
+            for await _ in release.stream { break }
+        }
+        let bus = try EventBus(functions: functions)
+        bus.publish(Self.write("h/1", time: Date()))
+        for await _ in started.stream { break }
+        let waiter = Task { await bus.waitUntilIdle() }
+        waiter.cancel()
+        // Should the wait not end, the time limit cancels the test, which lets the handler end.
+        let timedOut = Mutex(false)
+        await withTaskCancellationHandler {
+            await waiter.value
+        } onCancel: {
+            timedOut.withLock { $0 = true }
+            release.continuation.yield()
+        }
+        #expect(!timedOut.withLock { $0 }, "returned on its cancellation, not once the bus became idle")
+        release.continuation.yield()
+        await bus.waitUntilIdle()
+        await bus.shutdown()
     }
 
     @Test("a handler timing out during shutdown is replaced, and what was queued still runs", .timeLimit(.minutes(1)))

@@ -60,22 +60,23 @@ final class BusLane: Sendable {
         let drainer: UInt64
     }
 
-    let name: String
-    let trigger: EventTrigger
     /// The function's event handler, taken out once.
     let handle: @Sendable (CloudEvent, EventContext) async throws -> Void
     /// The options the delivery of each event needs, read once.
     let limits: DeliveryStateMachine.Limits
     let concurrency: Int
-    /// What every context of the function shares.
+    /// What every context of the function shares: its name, trigger, Admin clients and logger.
     let invocations: EventContext.Invocations
+    /// The trigger it was made with.
+    let trigger: EventTrigger
     let state = Mutex(State())
+
+    var name: String { invocations.functionName }
 
     init(
         name: String, trigger: EventTrigger, handle: @escaping @Sendable (CloudEvent, EventContext) async throws -> Void,
         options: FunctionOptions, admin: AdminClients, logger: Logger
     ) {
-        self.name = name
         self.trigger = trigger
         self.handle = handle
         self.limits = DeliveryStateMachine.Limits(options)

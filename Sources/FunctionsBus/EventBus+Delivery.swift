@@ -131,25 +131,17 @@ extension EventBus {
             }
             finished = nil
             failure = nil
+            if case .stop = next { drainerGone() }
+            finishEffects(effects)
             let job: Job
-            let context: EventContext
+            let event: CloudEvent
             switch next {
-            case .run(let next, let event):
-                job = next
-                context = EventContext(event: event, invocations: lane.invocations, attempt: job.attempt, deadline: job.deadline)
-                armTimerIfNeeded(for: job.deadline)
-                finishEffects(effects)
-            case .park:
-                finishEffects(effects)
-                return true
-            case .stop:
-                drainerGone(effects: &effects)
-                finishEffects(effects)
-                return false
-            case .replaced:
-                finishEffects(effects)
-                return false
+            case .run(let next, let nextEvent): (job, event) = (next, nextEvent)
+            case .park: return true
+            case .stop, .replaced: return false
             }
+            armTimerIfNeeded(for: job.deadline)
+            let context = EventContext(event: event, invocations: lane.invocations, attempt: job.attempt, deadline: job.deadline)
             do {
                 try await lane.handle(context.event, context)
             } catch {
@@ -202,11 +194,7 @@ extension EventBus {
                     lane.parked = BusLane.Parked(drainer: id, continuation: continuation)
                     return nil
                 }
-                if answer == false {
-                    var effects = BusEffects()
-                    bus.drainerGone(effects: &effects)
-                    bus.finishEffects(effects)
-                }
+                if answer == false { bus.drainerGone() }
                 if let answer { continuation.resume(returning: answer) }
             }
         } onCancel: {
@@ -218,20 +206,18 @@ extension EventBus {
                 return parked
             }
             guard let parked else { return }
-            var effects = BusEffects()
-            bus.drainerGone(effects: &effects)
-            bus.finishEffects(effects)
+            bus.drainerGone()
             parked.continuation.resume(returning: false)
         }
     }
 
     /// Counts out of the bus a drainer its lane has counted out; the last one to end while the
     /// bus shuts down resumes the shutdown. Called without any lock held.
-    func drainerGone(effects: inout BusEffects) {
+    func drainerGone() {
         guard drainerCount.subtract(1, ordering: .sequentiallyConsistent).newValue == 0,
             closing.load(ordering: .sequentiallyConsistent)
         else { return }
-        state.withLock { effects.waiters += takeDrainersGoneIfDone(&$0) }
+        for waiter in state.withLock({ takeDrainersGoneIfDone(&$0) }) { waiter.resume() }
     }
 
     /// The shutdown calls to resume: when shutting down and no drainer is left. Called under the
@@ -256,13 +242,7 @@ extension EventBus {
     func conclude(
         _ delivery: consuming Delivery, lane index: Int, error: String?, now: Date, effects: inout BusEffects
     ) {
-        delivery.lastError = error ?? delivery.lastError
-        let action = delivery.machine.finish(
-            succeeded: error == nil,
-            now: now,
-            limits: lanes[index].limits,
-            random: error == nil ? 0 : configuration.random()
-        )
+        let action = endAttempt(of: &delivery, lane: index, error: error, now: now)
         if case .done = action, !observed {
             release(1, effects: &effects)
             return
@@ -272,6 +252,20 @@ extension EventBus {
             record(action, of: delivery, lane: index, error: error, now: now, in: &state, effects: &effects)
         }
         release(1, effects: &effects)
+    }
+
+    /// Ends the running attempt of `delivery`, which failed with `error` or succeeded (`nil`):
+    /// what becomes of the delivery. Takes no lock.
+    func endAttempt(
+        of delivery: inout Delivery, lane index: Int, error: String?, now: Date
+    ) -> DeliveryStateMachine.FinishAction {
+        delivery.lastError = error ?? delivery.lastError
+        return delivery.machine.finish(
+            succeeded: error == nil,
+            now: now,
+            limits: lanes[index].limits,
+            random: error == nil ? 0 : configuration.random()
+        )
     }
 
     /// Records, under the bus's lock, what became of a delivery whose attempt ended.

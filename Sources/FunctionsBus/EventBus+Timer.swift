@@ -82,10 +82,7 @@ extension EventBus {
             let timeout = "timed out after \(lanes[index].limits.timeout.formatted()) s"
             for entry in overdue {
                 var delivery = entry.delivery
-                delivery.lastError = timeout
-                let action = delivery.machine.finish(
-                    succeeded: false, now: now, limits: lanes[index].limits, random: configuration.random()
-                )
+                let action = endAttempt(of: &delivery, lane: index, error: timeout, now: now)
                 record(action, of: delivery, lane: index, error: timeout, now: now, in: &state, effects: &effects)
                 active.subtract(1, ordering: .sequentiallyConsistent)
             }

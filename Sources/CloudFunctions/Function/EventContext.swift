@@ -9,11 +9,11 @@ public struct EventContext: Sendable {
     /// logger. One reference to it is what a context copies of them, so the bus makes one per
     /// function rather than copying each at every delivery.
     package final class Invocations: Sendable {
-        let functionName: String
+        package let functionName: String
         /// Where ``EventContext/params`` come from when the context was not given them.
-        let trigger: EventTrigger?
-        let admin: AdminClients
-        let logger: Logger
+        package let trigger: EventTrigger?
+        package let admin: AdminClients
+        package let logger: Logger
 
         package init(functionName: String, trigger: EventTrigger?, admin: AdminClients, logger: Logger) {
             self.functionName = functionName

@@ -3,6 +3,7 @@ import CloudFunctions
 import Foundation
 import Hummingbird
 import NIOCore
+import Synchronization
 
 extension FunctionsWorker {
     /// The media type of a batch's answer: one JSON object per line.
@@ -33,18 +34,25 @@ extension FunctionsWorker {
         return Response(status: .ok, headers: [.contentType: Self.batchAnswerMediaType], body: ResponseBody { writer in
             defer { gate.leave() }
             var connected = true
-            await withTaskGroup(of: (Int, Outcome).self) { group in
+            // Each event's line is added as its handler ends; whatever lines are ready when the
+            // previous write is done go in one write, so under load the answer costs one write
+            // for many events, and a lone event's line still goes at once.
+            let ready = ReadyLines()
+            await withTaskGroup(of: Void.self) { group in
                 for (index, event) in events.enumerated() {
                     let attempt = event.extensions["attempt"].flatMap { Int($0.canonicalString) } ?? 1
                     group.addTask {
-                        (index, await run(event, function: function, name: name, trigger: trigger, attempt: attempt,
-                            traceparent: traceparent))
+                        let outcome = await run(event, function: function, name: name, trigger: trigger, attempt: attempt,
+                            traceparent: traceparent)
+                        ready.add(Self.batchAnswerLine(index: index, outcome))
                     }
                 }
                 // Once the sender is gone the handlers still finish, as a single event's would.
-                for await (index, outcome) in group where connected {
+                for await _ in group where connected {
+                    let lines = ready.take()
+                    guard !lines.isEmpty else { continue }
                     do {
-                        try await writer.write(ByteBuffer(bytes: Self.batchAnswerLine(index: index, outcome)))
+                        try await writer.write(ByteBuffer(bytes: lines))
                     } catch {
                         connected = false
                     }
@@ -52,6 +60,23 @@ extension FunctionsWorker {
             }
             if connected { try await writer.finish(nil) }
         })
+    }
+
+    /// The answer lines of a batch's events that ended and are not written yet.
+    private final class ReadyLines: Sendable {
+        private let lines = Mutex<[UInt8]>([])
+
+        func add(_ line: [UInt8]) {
+            lines.withLock { $0.append(contentsOf: line) }
+        }
+
+        /// The lines added since the last call, in the order their events ended.
+        func take() -> [UInt8] {
+            lines.withLock { lines in
+                defer { lines = [] }
+                return lines
+            }
+        }
     }
 
     /// One line of a batch's answer.

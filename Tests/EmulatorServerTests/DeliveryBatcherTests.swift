@@ -10,7 +10,8 @@ import Synchronization
 import Testing
 
 /// The emulator's side of batched delivery, against a stand-in worker that records what it
-/// receives and can hold its answer to a batch (keeping that batch in transit).
+/// receives and can hold a batch: before answering (keeping the batch in transit), or after the
+/// answer's start, before its lines.
 @Suite("Event delivery: batches to a worker", .timeLimit(.minutes(1)))
 struct DeliveryBatcherTests {
     /// One request the stand-in worker received.
@@ -25,7 +26,7 @@ struct DeliveryBatcherTests {
         var release: CheckedContinuation<Void, Never>?
     }
 
-    enum Mode { case answer, holdFirstBatch, refuseBatches, shuttingDown }
+    enum Mode { case answer, holdFirstBatch, holdFirstAnswer, refuseBatches, shuttingDown }
 
     /// A worker that answers each event by its id: `fail` fails (500 "boom"), `skip` is not run
     /// (200), anything else runs (204).
@@ -42,20 +43,21 @@ struct DeliveryBatcherTests {
             let events = try CloudEvent.decodeBatch(jsonFormat: body)
             let record = Received(ids: events.map(\.id), batch: true,
                 attempts: events.map { $0.extensions["attempt"]?.canonicalString ?? "" })
-            if mode == .holdFirstBatch, heldOne.withLock({ held in defer { held = true }; return !held }) {
+            let first = heldOne.withLock { held in defer { held = true }; return !held }
+            if mode == .holdFirstBatch, first {
                 await withCheckedContinuation { continuation in
                     var held = record
                     held.release = continuation
                     received.yield(held)
                 }
-            } else {
+            } else if !(mode == .holdFirstAnswer && first) {
                 received.yield(record)
             }
             switch mode {
             case .refuseBatches: return Response(status: .badRequest)
             case .shuttingDown:
                 return Response(status: .serviceUnavailable, body: .init(byteBuffer: ByteBuffer(string: "stopping\n")))
-            case .answer, .holdFirstBatch: break
+            case .answer, .holdFirstBatch, .holdFirstAnswer: break
             }
             var lines = ""
             for (index, event) in events.enumerated() {
@@ -64,6 +66,19 @@ struct DeliveryBatcherTests {
                 case "skip": lines += #"{"index":\#(index),"status":200,"message":"not run: elsewhere"}"# + "\n"
                 default: lines += #"{"index":\#(index),"status":204}"# + "\n"
                 }
+            }
+            if mode == .holdFirstAnswer, first {
+                // The answer starts at once; its lines wait until the test lets them go.
+                let lines = lines
+                return Response(status: .ok, headers: [.contentType: "application/x-ndjson"], body: ResponseBody { writer in
+                    await withCheckedContinuation { continuation in
+                        var held = record
+                        held.release = continuation
+                        received.yield(held)
+                    }
+                    try await writer.write(ByteBuffer(string: lines))
+                    try await writer.finish(nil)
+                })
             }
             return Response(status: .ok, headers: [.contentType: "application/x-ndjson"],
                 body: .init(byteBuffer: ByteBuffer(string: lines)))
@@ -77,14 +92,14 @@ struct DeliveryBatcherTests {
 
     /// Runs `body` with a batcher posting to a stand-in worker, and the requests it receives.
     static func withWorker(
-        _ mode: Mode,
+        _ mode: Mode, answerWait: Duration = .milliseconds(50),
         _ body: @escaping @Sendable (DeliveryBatcher, URL, inout AsyncStream<Received>.Iterator) async throws -> Void
     ) async throws {
         let (stream, received) = AsyncStream<Received>.makeStream()
         try await Application(router: worker(mode, received: received)).test(.live) { client in
             let base = URL(string: "http://127.0.0.1:\(try #require(client.port))")!
             var requests = stream.makeAsyncIterator()
-            try await body(DeliveryBatcher(function: "fn", clock: SystemClock()), base, &requests)
+            try await body(DeliveryBatcher(function: "fn", clock: SystemClock(), answerWait: answerWait), base, &requests)
         }
     }
 
@@ -112,6 +127,22 @@ struct DeliveryBatcherTests {
             #expect(answers["skip"]?.status == 200 && answers["skip"]?.skipped == true
                 && answers["skip"]?.message == "not run: elsewhere")
             #expect(answers["ok2"]?.status == 204)
+        }
+    }
+
+    @Test("events that come while a batch's answer is slow wait no longer than the answer wait, then go")
+    func slowAnswerStopsHoldingBack() async throws {
+        try await Self.withWorker(.holdFirstAnswer, answerWait: .milliseconds(10)) { batcher, base, requests in
+            let first = batcher.enqueue(Self.event("a"), attempt: 1, deadline: Self.deadline, to: base)
+            let held = try #require(await requests.next())
+            #expect(held.ids == ["a"] && held.batch)
+            // The first batch's answer has begun and its line is held: the next event still goes.
+            let second = batcher.enqueue(Self.event("b"), attempt: 1, deadline: Self.deadline, to: base)
+            let next = try #require(await requests.next())
+            #expect(next.ids == ["b"] && next.batch)
+            #expect(try await batcher.answer(to: second).status == 204)
+            held.release?.resume()
+            #expect(try await batcher.answer(to: first).status == 204)
         }
     }
 

@@ -1,6 +1,7 @@
 import CloudEvents
 import CloudFunctions
 @testable import EmulatorServer
+import FirebaseHTTP
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -32,6 +33,7 @@ struct DeliveryBatcherTests {
     /// (200), anything else runs (204).
     static func worker(_ mode: Mode, received: AsyncStream<Received>.Continuation) -> Router<BasicRequestContext> {
         let router = Router()
+        router.get("ping") { _, _ in HTTPResponse.Status.noContent }
         let heldOne = Mutex(false)
         router.post("fn") { request, _ -> Response in
             let body = Data(try await request.body.collect(upTo: 1 << 20).readableBytesView)
@@ -127,6 +129,24 @@ struct DeliveryBatcherTests {
             #expect(answers["skip"]?.status == 200 && answers["skip"]?.skipped == true
                 && answers["skip"]?.message == "not run: elsewhere")
             #expect(answers["ok2"]?.status == 204)
+        }
+    }
+
+    @Test("events that come while a batch is being answered wait for the whole answer, then go together")
+    func waitsForTheWholeAnswer() async throws {
+        try await Self.withWorker(.holdFirstAnswer, answerWait: .seconds(30)) { batcher, base, requests in
+            let first = batcher.enqueue(Self.event("a"), attempt: 1, deadline: Self.deadline, to: base)
+            let held = try #require(await requests.next())
+            #expect(held.ids == ["a"] && held.batch)
+            // The first batch's answer has begun. An exchange with the worker gives a sender that
+            // posted at once (the rule before) the time to post "b" alone.
+            let second = batcher.enqueue(Self.event("b"), attempt: 1, deadline: Self.deadline, to: base)
+            _ = try await HTTPExchange.send("GET", base.appendingPathComponent("ping"), timeout: .seconds(30))
+            let third = batcher.enqueue(Self.event("c"), attempt: 1, deadline: Self.deadline, to: base)
+            held.release?.resume()
+            let next = try #require(await requests.next())
+            #expect(next.ids == ["b", "c"] && next.batch)
+            for ticket in [first, second, third] { #expect(try await batcher.answer(to: ticket).status == 204) }
         }
     }
 

@@ -132,12 +132,21 @@ struct DeliveryBatcherTests {
         }
     }
 
+    /// Posts event "a" to a worker that holds its first batch's answer, and returns its ticket and
+    /// the request the worker holds.
+    static func postHeld(
+        _ batcher: DeliveryBatcher, _ base: URL, _ requests: inout AsyncStream<Received>.Iterator
+    ) async throws -> (Int, Received) {
+        let ticket = batcher.enqueue(event("a"), attempt: 1, deadline: deadline, to: base)
+        let held = try #require(await requests.next())
+        #expect(held.ids == ["a"] && held.batch)
+        return (ticket, held)
+    }
+
     @Test("events that come while a batch is being answered wait for the whole answer, then go together")
     func waitsForTheWholeAnswer() async throws {
         try await Self.withWorker(.holdFirstAnswer, answerWait: .seconds(30)) { batcher, base, requests in
-            let first = batcher.enqueue(Self.event("a"), attempt: 1, deadline: Self.deadline, to: base)
-            let held = try #require(await requests.next())
-            #expect(held.ids == ["a"] && held.batch)
+            let (first, held) = try await Self.postHeld(batcher, base, &requests)
             // The first batch's answer has begun. An exchange with the worker gives a sender that
             // posted at once (the rule before) the time to post "b" alone.
             let second = batcher.enqueue(Self.event("b"), attempt: 1, deadline: Self.deadline, to: base)
@@ -153,9 +162,7 @@ struct DeliveryBatcherTests {
     @Test("events that come while a batch's answer is slow wait no longer than the answer wait, then go")
     func slowAnswerStopsHoldingBack() async throws {
         try await Self.withWorker(.holdFirstAnswer, answerWait: .milliseconds(10)) { batcher, base, requests in
-            let first = batcher.enqueue(Self.event("a"), attempt: 1, deadline: Self.deadline, to: base)
-            let held = try #require(await requests.next())
-            #expect(held.ids == ["a"] && held.batch)
+            let (first, held) = try await Self.postHeld(batcher, base, &requests)
             // The first batch's answer has begun and its line is held: the next event still goes.
             let second = batcher.enqueue(Self.event("b"), attempt: 1, deadline: Self.deadline, to: base)
             let next = try #require(await requests.next())

@@ -11,9 +11,9 @@ public struct EventContext: Sendable {
     package final class Invocations: Sendable {
         package let functionName: String
         /// Where ``EventContext/params`` come from when the context was not given them.
-        package let trigger: EventTrigger?
-        package let admin: AdminClients
-        package let logger: Logger
+        let trigger: EventTrigger?
+        let admin: AdminClients
+        let logger: Logger
 
         package init(functionName: String, trigger: EventTrigger?, admin: AdminClients, logger: Logger) {
             self.functionName = functionName

@@ -125,6 +125,21 @@ public struct CloudEvent: Sendable, Hashable {
         ))
     }
 
+    /// A new random event id: a version 4 UUID in upper case, as `UUID().uuidString` gives.
+    ///
+    /// Its bits come from the system's generator (`getrandom` on Linux): Foundation's `UUID()`
+    /// opens, reads and closes `/dev/urandom` on Linux for every id, which shows up when a
+    /// service emits thousands of events a second.
+    public static func randomID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        var (high, low) = (generator.next() as UInt64, generator.next() as UInt64)
+        high = (high & ~0xF000) | 0x4000  // version 4
+        low = (low & ~(0xC0 << 56)) | (0x80 << 56)  // variant 1 (RFC 4122)
+        let bytes = withUnsafeBytes(of: (high.bigEndian, low.bigEndian)) { Array($0) }
+        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+            bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])).uuidString
+    }
+
     public static func == (a: CloudEvent, b: CloudEvent) -> Bool {
         a.storage === b.storage || a.storage.fields == b.storage.fields
     }

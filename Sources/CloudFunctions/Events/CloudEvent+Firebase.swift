@@ -17,7 +17,7 @@ extension CloudEvent {
     public static func remoteConfigUpdated(
         _ version: TemplateVersion,
         project: String,
-        id: String = UUID().uuidString,
+        id: String = CloudEvent.randomID(),
         time: Date = Date()
     ) -> CloudEvent {
         var version = version
@@ -50,7 +50,7 @@ extension CloudEvent {
         host: String = "firebaseio.com",
         authType: String = "admin",
         authId: String? = nil,
-        id: String = UUID().uuidString,
+        id: String = CloudEvent.randomID(),
         time: Date = Date()
     ) -> CloudEvent {
         let path = DataSnapshot.trim(ref)
@@ -82,7 +82,7 @@ extension CloudEvent {
         _ type: String,
         user: UserRecord,
         project: String,
-        id: String = UUID().uuidString,
+        id: String = CloudEvent.randomID(),
         time: Date = Date()
     ) -> CloudEvent {
         CloudEvent(
@@ -103,7 +103,7 @@ extension CloudEvent {
     public static func analyticsLogged(
         _ event: AnalyticsLogEvent,
         project: String,
-        id: String = UUID().uuidString,
+        id: String = CloudEvent.randomID(),
         time: Date = Date()
     ) -> CloudEvent {
         CloudEvent(

@@ -114,6 +114,12 @@ public struct DataSnapshot: Sendable, Hashable {
     /// it has none, as nearly every path handlers use.
     static func trim(_ path: String) -> String {
         guard hasStraySlash(path) else { return path }
+        // The other common shape, one leading slash ("/users/ada", as the emulator writes a
+        // trigger's path), needs only that slash dropped.
+        if path.utf8.first == UInt8(ascii: "/") {
+            let rest = String(Substring(path.utf8.dropFirst()))
+            if !rest.isEmpty, !hasStraySlash(rest) { return rest }
+        }
         return path.split(separator: "/", omittingEmptySubsequences: true).joined(separator: "/")
     }
 

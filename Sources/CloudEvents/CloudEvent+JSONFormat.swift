@@ -196,6 +196,8 @@ extension CloudEvent {
     private static func readObject(_ scanner: inout JSONScanner) throws(CloudEventError) -> CloudEvent {
         try scanner.expect(UInt8(ascii: "{"))
         var attributes: [String: JSONScanner.Scalar] = [:]
+        // Room for the context attributes and a Firebase event's extensions, grown once at most.
+        attributes.reserveCapacity(16)
         var dataRange: Range<Int>?
         var dataBase64: String?
         if !scanner.consume(UInt8(ascii: "}")) {
@@ -270,20 +272,18 @@ private struct AttributeReader {
         let type = try required("type")
         var time: Date?
         if let text = try string("time") { time = try CloudEvent.time(text, label: "time") }
-        var event = CloudEvent(
-            id: id,
-            source: source,
-            type: type,
-            time: time,
-            subject: try string("subject"),
-            dataContentType: try string("datacontenttype"),
-            dataSchema: try string("dataschema")
-        )
+        let subject = try string("subject")
+        let dataContentType = try string("datacontenttype")
+        let dataSchema = try string("dataschema")
+        // What is left are extensions, sized for at once: stored one by one into an event, its
+        // dictionary would grow (and be rehashed) several times for a database event's six.
+        var extensions: [String: CloudEventAttributeValue] = [:]
+        extensions.reserveCapacity(attributes.count)
         for (name, value) in attributes {
             try CloudEvent.validateExtensionName(name)
             switch value {
-            case .string(let text): event.extensions[name] = .string(text)
-            case .bool(let flag): event.extensions[name] = .boolean(flag)
+            case .string(let text): extensions[name] = .string(text)
+            case .bool(let flag): extensions[name] = .boolean(flag)
             case .null: break
             case .number(let text):
                 guard let integer = Int(text) else {
@@ -293,10 +293,12 @@ private struct AttributeReader {
                         attribute: name
                     )
                 }
-                event.extensions[name] = .integer(integer)
+                extensions[name] = .integer(integer)
             }
         }
-        return event
+        return CloudEvent(
+            id: id, source: source, type: type, time: time, subject: subject, dataContentType: dataContentType,
+            dataSchema: dataSchema, extensions: extensions)
     }
 
     private mutating func string(_ name: String) throws(CloudEventError) -> String? {

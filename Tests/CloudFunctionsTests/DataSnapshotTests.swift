@@ -119,4 +119,12 @@ struct DataSnapshotTests {
         #expect(snapshot.child("/a/").child(path.replacingOccurrences(of: "a", with: "")).val() == 1)
         #expect(snapshot.child("").child("a").child("").child("y").val() == 2)
     }
+
+    @Test("a path of slashes alone is the root", arguments: ["", "/", "//", "///"])
+    func rootPaths(path: String) {
+        let snapshot = DataSnapshot(["a": 1], path: path)
+        #expect(snapshot.path == "")
+        #expect(snapshot.key == nil)
+        #expect(snapshot.child(path).child("a").val() == 1)
+    }
 }

@@ -75,6 +75,8 @@ extension EmulatorStore {
     /// saves about 3 % of the emulator's CPU. The transaction is GRDB's, so a statement run
     /// after SQLite aborted it still fails rather than committing on its own.
     static func inSavepoint<T>(_ db: GRDB.Database, _ body: () throws -> T) throws -> T {
+        // Outside a transaction a savepoint would open one that its release commits.
+        precondition(db.isInsideTransaction, "a grouped write runs inside the group's transaction")
         try db.cachedStatement(sql: "SAVEPOINT grouped_write").execute()
         do {
             let value = try body()
@@ -84,8 +86,14 @@ extension EmulatorStore {
             // An error such as a full disk may have rolled the whole transaction back: then
             // there is no savepoint left, and the group's check after its writes reports it.
             if db.isInsideTransaction {
-                try? db.cachedStatement(sql: "ROLLBACK TO SAVEPOINT grouped_write").execute()
-                try? db.cachedStatement(sql: "RELEASE SAVEPOINT grouped_write").execute()
+                do {
+                    try db.cachedStatement(sql: "ROLLBACK TO SAVEPOINT grouped_write").execute()
+                    try db.cachedStatement(sql: "RELEASE SAVEPOINT grouped_write").execute()
+                } catch {
+                    // Its changes cannot be undone alone: the whole transaction is rolled back,
+                    // so that none of the group's writes is stored (that check fails them all).
+                    try? db.execute(sql: "ROLLBACK TRANSACTION")
+                }
             }
             throw error
         }

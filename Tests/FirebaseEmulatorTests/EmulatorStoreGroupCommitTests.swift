@@ -26,13 +26,14 @@ struct EmulatorStoreGroupCommitTests {
         try store.read { try String.fetchAll($0, sql: "SELECT v FROM t ORDER BY v") }
     }
 
-    @Test("writes queued while a group commits share the next transaction; one that throws is undone alone")
-    func sharedCommit() async throws {
-        let store = try Self.store()
-        let log = Log()
+    /// Queues writes `a`, `b` and `c` (each inserts its name and logs its hooks; `b` ends with
+    /// `middle`) while a first write holds its transaction open, so that the three go together in
+    /// the next group; returns their tasks once that group is done.
+    static func groupOfThree(
+        _ store: EmulatorStore, log: Log, middle: @escaping @Sendable (inout StoreTransaction) throws -> Void
+    ) async throws -> [Task<(String, [OutboxEntry]), any Error>] {
         let (entered, enteredContinuation) = AsyncStream<Void>.makeStream()
         let release = DispatchSemaphore(value: 0)
-        // The first write holds its transaction open until the others are queued.
         let first = Task {
             try await store.write(joiningOthers: { transaction in
                 enteredContinuation.yield()
@@ -41,30 +42,55 @@ struct EmulatorStoreGroupCommitTests {
             })
         }
         for await _ in entered { break }
-        func queue(_ name: String, throwing: Bool) -> Task<(String, [OutboxEntry]), any Error> {
-            Task {
+        var queued: [Task<(String, [OutboxEntry]), any Error>] = []
+        for (index, name) in ["a", "b", "c"].enumerated() {
+            queued.append(Task {
                 try await store.write(joiningOthers: { transaction in
                     try transaction.db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [name])
                     log.add("\(name) ran")
                     transaction.afterCommit({ log.add("commit \(name)") }, orRollback: { log.add("undo \(name)") })
-                    if throwing { throw Refused() }
+                    if name == "b" { try middle(&transaction) }
                     return name
                 })
-            }
-        }
-        var queued: [Task<(String, [OutboxEntry]), any Error>] = []
-        for (index, name) in ["a", "b", "c"].enumerated() {
-            queued.append(queue(name, throwing: name == "b"))
+            })
             while store.queuedWriteCount < index + 1 { await Task.yield() }
         }
         release.signal()
         _ = try await first.value
+        for task in queued { _ = await task.result }
+        return queued
+    }
+
+    @Test("writes queued while a group commits share the next transaction; one that throws is undone alone")
+    func sharedCommit() async throws {
+        let store = try Self.store()
+        let log = Log()
+        let queued = try await Self.groupOfThree(store, log: log) { _ in throw Refused() }
         #expect(try await queued[0].value.0 == "a")
         await #expect(throws: Refused.self) { try await queued[1].value }
         #expect(try await queued[2].value.0 == "c")
         // One transaction: every body ran before any commit hook; b was undone at once.
         #expect(log.all == ["a ran", "b ran", "undo b", "c ran", "commit a", "commit c"])
         #expect(try Self.rows(store) == ["a", "c", "first"])
+    }
+
+    @Test("a transaction SQLite rolls back by itself mid-group (as on a full disk) fails every write of the group, stores none and runs no later one")
+    func transactionLostMidGroup() async throws {
+        let store = try Self.store()
+        let log = Log()
+        // What SQLite does to the transaction on SQLITE_FULL or an I/O error.
+        let queued = try await Self.groupOfThree(store, log: log) { transaction in
+            try transaction.db.execute(sql: "ROLLBACK")
+        }
+        for task in queued {
+            await #expect(throws: DatabaseError.self) { try await task.value }
+        }
+        // c never ran: outside the transaction its insert would have committed on its own.
+        #expect(log.all == ["a ran", "b ran", "undo b", "undo a"])
+        #expect(try Self.rows(store) == ["first"])
+        // The store goes on: the next write commits.
+        _ = try await store.write(joiningOthers: { try $0.db.execute(sql: "INSERT INTO t VALUES ('after')") })
+        #expect(try Self.rows(store) == ["after", "first"])
     }
 
     @Test("a write that arrives alone commits at once, and its emitted events come back with its value")

@@ -75,8 +75,12 @@ extension EmulatorStore {
     /// saves about 3 % of the emulator's CPU. The transaction is GRDB's, so a statement run
     /// after SQLite aborted it still fails rather than committing on its own.
     static func inSavepoint<T>(_ db: GRDB.Database, _ body: () throws -> T) throws -> T {
-        // Outside a transaction a savepoint would open one that its release commits.
-        precondition(db.isInsideTransaction, "a grouped write runs inside the group's transaction")
+        // Once SQLite has rolled the group's transaction back by itself (a full disk, or an
+        // earlier write's error), no later write may run: outside a transaction its savepoint
+        // would open one of its own, which its release would commit.
+        guard db.isInsideTransaction else {
+            throw DatabaseError(resultCode: .SQLITE_ABORT, message: "the transaction was rolled back")
+        }
         try db.cachedStatement(sql: "SAVEPOINT grouped_write").execute()
         do {
             let value = try body()

@@ -135,9 +135,8 @@ public struct CloudEvent: Sendable, Hashable {
         var (high, low) = (generator.next() as UInt64, generator.next() as UInt64)
         high = (high & ~0xF000) | 0x4000  // version 4
         low = (low & ~(0xC0 << 56)) | (0x80 << 56)  // variant 1 (RFC 4122)
-        let bytes = withUnsafeBytes(of: (high.bigEndian, low.bigEndian)) { Array($0) }
-        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-            bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])).uuidString
+        // Big-endian, the two words are the UUID's 16 bytes in order, without an array per id.
+        return UUID(uuid: unsafeBitCast((high.bigEndian, low.bigEndian), to: uuid_t.self)).uuidString
     }
 
     public static func == (a: CloudEvent, b: CloudEvent) -> Bool {

@@ -82,17 +82,6 @@ sys.exit(0 if not undone and not failed and leaderboard == best and len(events) 
 PY
 }
 
-cat >"$work/push.lua" <<'LUA'
-wrk.method = "POST"
-wrk.headers["Authorization"] = "Bearer owner"
-wrk.headers["Content-Type"] = "application/json"
-counter = 0
-request = function()
-  counter = counter + 1
-  local body = string.format('{"playerName": "p%d", "score": %d, "cheatMode": false}', counter % 20, counter % 1000)
-  return wrk.format(nil, "/scores.json?ns=demo-project-default-rtdb", nil, body)
-end
-LUA
 
 # CPU ticks (utime + stime) of the emulator, and of its worker processes: those alive now and
 # those that ended (the emulator's cutime + cstime), as "emulator workers". A worker reaped while
@@ -116,7 +105,7 @@ echo "== $seconds s of score pushes (each fires onScoreWrite in the worker), 16 
 read -r emulator_before workers_before < <(cpu_ticks)
 # wrk's CPU seconds (user, system) go to wrk-cpu, its own errors to stderr.
 TIMEFORMAT='%U %S'
-{ time wrk -t2 -c16 -d"${seconds}s" -s "$work/push.lua" "$base" >"$work/wrk" 2>&3; } 3>&2 2>"$work/wrk-cpu"
+{ time wrk -t2 -c16 -d"${seconds}s" -s Benchmarks/score-pushes.lua "$base" >"$work/wrk" 2>&3; } 3>&2 2>"$work/wrk-cpu"
 grep -E 'Requests/sec|Non-2xx' "$work/wrk" | sed 's/^/   /'
 writes=$(curl -fsS "$base/scores.json?ns=demo-project-default-rtdb&shallow=true" | grep -o 'true' | wc -l)
 echo "== $writes scores written; draining the deliveries: $(drain)"
@@ -142,7 +131,7 @@ echo "== checking every event and the leaderboard:"
 check
 
 echo "== 5 s more load, then kill -9 of the emulator and its worker mid-delivery"
-wrk -t2 -c16 -d5s -s "$work/push.lua" "$base" | grep -E 'Requests/sec' | sed 's/^/   /'
+wrk -t2 -c16 -d5s -s Benchmarks/score-pushes.lua "$base" | grep -E 'Requests/sec' | sed 's/^/   /'
 kill -9 "$emulator"
 pkill -9 -f "$PWD/.build/.*/AppFunctions" || true
 wait "$emulator" 2>/dev/null || true

@@ -1,8 +1,10 @@
 import CloudEvents
 import CloudFunctions
-import EmulatorServer
+@testable import EmulatorServer
 import FirebaseEmulator
 import Foundation
+import FunctionsBus
+import Logging
 import Testing
 
 /// Each deployed function runs in worker processes of its own, as on Cloud Run: scaled out
@@ -83,6 +85,39 @@ struct FunctionInstancesTests {
         #expect(FunctionInstances.defaultMaximum(concurrency: 1, cores: cores) == 10)
         #expect(FunctionInstances.defaultMaximum(concurrency: 80, cores: cores) == [1: 2, 2: 2, 4: 4, 8: 8, 16: 10, 64: 10][cores])
         #expect(FunctionInstances.defaultMaximum(concurrency: 2, cores: cores) == min(10, max(2, cores)))
+    }
+
+    @Test("an event goes to the busiest instance with room, as Cloud Run fills one before the next")
+    func packing() async throws {
+        let tasks = TaskScope()
+        let scope = Task { await tasks.run() }
+        let logger = Logger(label: "test")
+        let environment = [
+            "PORT": "0", "HOST": "127.0.0.1", "FUNCTION_TARGET": "configUpdated", "GCLOUD_PROJECT": "demo",
+            "FUNCTIONS_STOP_ON_STDIN_EOF": "true",
+        ]
+        let pool = FunctionInstances(
+            function: "configUpdated", concurrency: 2, minimum: 2, maximum: 2, idleTimeout: .seconds(60),
+            logger: logger, tasks: tasks, deliveries: DeliveryBatcher(function: "configUpdated", clock: SystemClock())
+        ) { WorkerSupervisor(binary: Self.workerBinary, environment: environment, logger: logger, tasks: tasks) }
+        try await pool.start()
+        let first = try await pool.acquire()
+        let second = try await pool.acquire()
+        // Both to the same instance: the other stays idle (and would be stopped once past its timeout).
+        #expect(first === second)
+        #expect(pool.load.map(\.inFlight) == [2, 0])
+        // It is full: the next goes to the other.
+        let third = try await pool.acquire()
+        #expect(third !== first)
+        #expect(pool.load.map(\.inFlight) == [2, 1])
+        // The first instance done with its events: the second, now the busiest with room, takes the next.
+        pool.release(first)
+        pool.release(second)
+        #expect(try await pool.acquire() === third)
+        #expect(pool.load.map(\.inFlight) == [0, 2])
+        await pool.stopAndWait()
+        tasks.finish()
+        await scope.value
     }
 
     @Test("a function's crash does not stop another function's events")

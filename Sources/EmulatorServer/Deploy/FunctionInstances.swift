@@ -115,10 +115,12 @@ public final class FunctionInstances: Sendable {
         return try await withCheckedThrowingContinuation { continuation in
             let choice = state.withLock { state -> Choice in
                 guard !state.stopped else { return .stopped }
-                // The least loaded instance with room.
+                // The busiest instance with room, as Cloud Run fills an instance before it routes
+                // to another: events that arrive together go out in one batch, and instances not
+                // needed go idle and are stopped.
                 var best: Int?
                 for index in state.instances.indices where state.instances[index].inFlight < concurrency {
-                    if best.map({ state.instances[index].inFlight < state.instances[$0].inFlight }) ?? true { best = index }
+                    if best.map({ state.instances[index].inFlight > state.instances[$0].inFlight }) ?? true { best = index }
                 }
                 if let index = best {
                     state.instances[index].inFlight += 1

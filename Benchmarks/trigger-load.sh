@@ -82,7 +82,6 @@ sys.exit(0 if not undone and not failed and leaderboard == best and len(events) 
 PY
 }
 
-
 # CPU ticks (utime + stime) of the emulator, and of its worker processes: those alive now and
 # those that ended (the emulator's cutime + cstime), as "emulator workers". A worker reaped while
 # they are read would count twice, so they are read again until no worker ended meanwhile.

@@ -88,14 +88,17 @@ def ticks(pid):
 def run(folder, worker_manifest, options, work):
     """One run of one build; returns its figures."""
     shutil.rmtree(work / "data", ignore_errors=True)
-    output = open(work / "out", "w+")
+    output, errors = open(work / "out", "w+"), open(work / "err", "w+")
     emulator = subprocess.Popen([str(folder / "functions"), "emulators:start", "--port", "0", "--data-dir",
-                                 str(work / "data")], stdout=output, stderr=subprocess.DEVNULL)
+                                 str(work / "data")], stdout=output, stderr=errors)
+    workers = []
     try:
         base = None
         while base is None:
             if emulator.poll() is not None:
-                sys.exit(f"trigger-vs-commit: the emulator of {folder} exited with status {emulator.returncode}")
+                errors.seek(0)
+                sys.exit(f"trigger-vs-commit: the emulator of {folder} exited with status {emulator.returncode}:\n"
+                         + errors.read()[-2000:])
             time.sleep(0.05)
             output.seek(0)
             base = next((line.split()[1] for line in output if line.startswith("ready: ")), None)
@@ -105,9 +108,13 @@ def run(folder, worker_manifest, options, work):
         begin = time.monotonic()
         load = subprocess.run(["wrk", "-t2", f"-c{options.connections}", f"-d{options.duration}s", "-s",
                                str(PUSHES), base], check=True, capture_output=True, text=True).stdout
+        # A refused or failed write would count in wrk's requests/s and not in the checks below.
+        if "Non-2xx" in load or "Socket errors" in load:
+            sys.exit(f"trigger-vs-commit: {folder}: wrk saw failed requests:\n{load}")
         call(f"{base}/emulator/v1/projects/{PROJECT}/events?wait=true&limit=1")
         seconds = time.monotonic() - begin
         emulator_after, workers_after = ticks(emulator.pid)
+        workers = subprocess.run(["pgrep", "-P", str(emulator.pid)], capture_output=True, text=True).stdout.split()
 
         events = call(f"{base}/emulator/v1/projects/{PROJECT}/events?limit=1000000")["events"]
         scores = call(f"{base}/scores.json?{DATABASE}") or {}
@@ -132,6 +139,12 @@ def run(folder, worker_manifest, options, work):
     finally:
         emulator.terminate()
         emulator.wait()
+        output.close()
+        errors.close()
+        # The workers stop once the emulator is gone; the next run must not share the cores with them.
+        deadline = time.monotonic() + 30
+        while any(Path(f"/proc/{pid}").exists() for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
 
 
 def main():
@@ -148,14 +161,22 @@ def main():
     scratch = ROOT / ".build-trigger-commit"
     if options.no_build:
         old, new = scratch / "release", ROOT / ".build" / "release"
+        for folder in (old, new):
+            for binary in ("functions", "AppFunctions"):
+                if not (folder / binary).exists():
+                    sys.exit(f"trigger-vs-commit: --no-build, but {folder / binary} is not built")
     else:
         with tempfile.TemporaryDirectory() as worktree:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", worktree, options.commit],
                            check=True, stdout=sys.stderr, stderr=sys.stderr)
             try:
+                # The same dependency versions as the working tree's (Package.resolved is not in git).
+                for resolved in ("Package.resolved", "functions/Package.resolved"):
+                    if (ROOT / resolved).exists():
+                        shutil.copy(ROOT / resolved, Path(worktree) / resolved)
                 old = build(Path(worktree), scratch)
             finally:
-                subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", worktree], check=True)
+                subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", worktree])
         new = build(ROOT, ROOT / ".build")
     builds = {"old": (old, manifest(old)), "new": (new, manifest(new))}
 
@@ -169,8 +190,8 @@ def main():
                 print(f"round {round + 1} {name}: " + ", ".join(f"{key} {value:,.0f}" for key, value in result.items()),
                       file=sys.stderr)
 
-    print(f"trigger pipeline, {options.rounds} rounds of {options.duration} s alternating {options.commit} (old) "
-          f"and the working tree (new), wrk -t2 -c{options.connections}; medians, ratios per pair")
+    print(f"trigger pipeline, {options.rounds} rounds of {options.duration} s alternating {old} (old, built from "
+          f"{options.commit}) and {new} (new), wrk -t2 -c{options.connections}; medians, ratios per pair")
     print(f"{'':<14}{'old':>10}{'new':>10}{'new ÷ old (range)':>24}")
     for key in figures["old"][0]:
         old_values = [row[key] for row in figures["old"]]

@@ -100,6 +100,11 @@ struct FunctionInstancesTests {
             function: "configUpdated", concurrency: 2, minimum: 2, maximum: 2, idleTimeout: .seconds(60),
             logger: logger, tasks: tasks, deliveries: DeliveryBatcher(function: "configUpdated", clock: SystemClock())
         ) { WorkerSupervisor(binary: Self.workerBinary, environment: environment, logger: logger, tasks: tasks) }
+        // Should an expectation throw: no worker left running, and the scope ends.
+        defer {
+            pool.stop()
+            tasks.finish()
+        }
         try await pool.start()
         let first = try await pool.acquire()
         let second = try await pool.acquire()

@@ -117,7 +117,8 @@ public final class FunctionInstances: Sendable {
                 guard !state.stopped else { return .stopped }
                 // The busiest instance with room, as Cloud Run fills an instance before it routes
                 // to another: events that arrive together go out in one batch, and instances not
-                // needed go idle and are stopped.
+                // needed go idle and are stopped. As there, an instance whose handlers hang keeps
+                // getting events until it is full; their deadlines end them.
                 var best: Int?
                 for index in state.instances.indices where state.instances[index].inFlight < concurrency {
                     if best.map({ state.instances[index].inFlight > state.instances[$0].inFlight }) ?? true { best = index }

@@ -32,6 +32,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from trigger_outcome import outcome, summary
+
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = "demo-project"
 DATABASE = "ns=demo-project-default-rtdb"
@@ -119,15 +121,9 @@ def run(folder, worker_manifest, options, work):
         events = call(f"{base}/emulator/v1/projects/{PROJECT}/events?limit=1000000")["events"]
         scores = call(f"{base}/scores.json?{DATABASE}") or {}
         leaderboard = call(f"{base}/leaderboard.json?{DATABASE}") or {}
-        best = {}
-        for entry in scores.values():
-            if not entry.get("cheatMode"):
-                best[entry["playerName"]] = max(best.get(entry["playerName"], -1), entry["score"])
-        undone = sum(not event["done"] for event in events)
-        failed = sum(any(d["status"] != "succeeded" for d in event["deliveries"]) for event in events)
-        if undone or failed or leaderboard != best or len(events) != len(scores):
-            sys.exit(f"trigger-vs-commit: {folder}: {len(events)} events for {len(scores)} scores, {undone} not "
-                     f"done, {failed} failed, leaderboard {'exact' if leaderboard == best else 'WRONG'}")
+        undone, failed, exact, passed = outcome(events, scores, leaderboard)
+        if not passed:
+            sys.exit(f"trigger-vs-commit: {folder}: {summary(events, scores, undone, failed, exact)}")
         written = len(scores)
         micros = lambda ticks: ticks / TICK * 1e6 / max(written, 1)
         return {

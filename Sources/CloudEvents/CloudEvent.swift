@@ -25,11 +25,13 @@ public struct CloudEvent: Sendable, Hashable {
     /// The fields behind one reference: an event is copied at every hand-off (queues,
     /// deliveries, contexts), and a copy then costs one retain instead of one per field.
     private final class Storage: @unchecked Sendable {
-        // Mutated only through `unique`, when no other event shares it.
-        var fields: Fields
+        // Mutated only through `unique`, when no other event shares it: no access can overlap
+        // another, so they go unchecked. (Checked, every read of an attribute registered and
+        // removed a dynamic access: a tenth of the bus's publishing, in its benchmark.)
+        @exclusivity(unchecked) var fields: Fields
         /// The event in the JSON format, when ``CloudEvent/keepJSONFormat()`` made it: an event
         /// written to the emulator's outbox is sent to its workers in the same bytes.
-        var jsonFormat: [UInt8]?
+        @exclusivity(unchecked) var jsonFormat: [UInt8]?
 
         init(_ fields: Fields) {
             self.fields = fields

@@ -4,8 +4,9 @@
 # checks what a user relies on, exiting non-zero when it does not hold: every event delivered,
 # the leaderboard exact, and after a kill -9 of the emulator mid-delivery, a restart on the same
 # data (which starts the deployed functions again) delivers the rest. Needs wrk and python3.
-#   Benchmarks/trigger-load.sh [seconds of load, default 15] [debug|release, default release] [emulators:start options]
-# (--delivery-batch 1, say, posts each event to the worker alone, as Eventarc does).
+#   [CONNECTIONS=16] Benchmarks/trigger-load.sh [seconds of load, default 15] [debug|release, default release] [emulators:start options]
+# (--delivery-batch 1, say, posts each event to the worker alone, as Eventarc does). CONNECTIONS is
+# how many connections wrk writes on.
 set -euo pipefail
 # Decimal points in `time`'s figures, whatever the user's locale.
 export LC_ALL=C
@@ -14,6 +15,7 @@ seconds="${1:-15}"
 configuration="${2:-release}"
 shift $(( $# < 2 ? $# : 2 ))
 emulator_options=("$@")
+connections="${CONNECTIONS:-16}"
 command -v wrk >/dev/null || { echo "trigger-load: needs wrk (apt-get install wrk)" >&2; exit 1; }
 
 build=(swift build -c "$configuration" --package-path "$PWD/functions" --scratch-path "$PWD/.build")
@@ -34,11 +36,18 @@ start() {
         --emulator "$base" >/dev/null 2>&1
 }
 
-# Milliseconds until every queued delivery is done, and how many events (all of them) are not.
+# Milliseconds until every queued delivery is done. It asks for one event only: reading the
+# whole log (tens of megabytes of JSON) is not draining, and is left to `events`.
 drain() {
     local begin=$(date +%s%N)
-    curl -fsS "$base/emulator/v1/projects/demo-project/events?wait=true&limit=1000000" -o "$work/events.json"
-    echo "$(( ($(date +%s%N) - begin) / 1000000 )) ms, $(grep -o '"done":false' "$work/events.json" | wc -l) not done"
+    curl -fsS "$base/emulator/v1/projects/demo-project/events?wait=true&limit=1" -o /dev/null
+    echo "$(( ($(date +%s%N) - begin) / 1000000 ))"
+}
+
+# Fetches the whole event log; says how many events (all of them) are not done.
+events() {
+    curl -fsS "$base/emulator/v1/projects/demo-project/events?limit=1000000" -o "$work/events.json"
+    echo "$(grep -o '"done":false' "$work/events.json" | wc -l) not done"
 }
 
 # Fails the run unless every event is done and delivered, and each leaderboard entry is the best
@@ -96,15 +105,20 @@ cpu_ticks() {
 }
 
 start
-echo "== $seconds s of score pushes (each fires onScoreWrite in the worker), 16 connections"
+echo "== $seconds s of score pushes (each fires onScoreWrite in the worker), $connections connections"
 read -r emulator_before workers_before < <(cpu_ticks)
 # wrk's CPU seconds (user, system) go to wrk-cpu, its own errors to stderr.
 TIMEFORMAT='%U %S'
-{ time wrk -t2 -c16 -d"${seconds}s" -s Benchmarks/score-pushes.lua "$base" >"$work/wrk" 2>&3; } 3>&2 2>"$work/wrk-cpu"
+{ time wrk -t2 -c"$connections" -d"${seconds}s" -s Benchmarks/score-pushes.lua "$base" >"$work/wrk" 2>&3; } 3>&2 2>"$work/wrk-cpu"
 grep -E 'Requests/sec|Non-2xx' "$work/wrk" | sed 's/^/   /'
-writes=$(curl -fsS "$base/scores.json?ns=demo-project-default-rtdb&shallow=true" | grep -o 'true' | wc -l)
-echo "== $writes scores written; draining the deliveries: $(drain)"
+drained=$(drain)
+# CPU is read once the deliveries are drained, before the checks' own reads.
 read -r emulator_after workers_after < <(cpu_ticks)
+writes=$(curl -fsS "$base/scores.json?ns=demo-project-default-rtdb&shallow=true" | grep -o 'true' | wc -l)
+echo "== $writes scores written; draining the deliveries: $drained ms, $(events)"
+python3 -c "import sys; events, load, drained = map(float, sys.argv[1:]); \
+print(f'   {events / (load + drained / 1000):,.0f} events/s end to end ({events:,.0f} in {load:g} s of load and {drained:,.0f} ms of draining)')" \
+    "$writes" "$seconds" "$drained"
 # Where the machine's time went, per event: the emulator (HTTP writes, SQLite, the bus, HTTP
 # delivery, the Admin calls it serves), the function's worker processes (the handler and its
 # two Admin calls), and the load generator; and the events/s those figures allow on this machine.
@@ -126,12 +140,12 @@ echo "== checking every event and the leaderboard:"
 check
 
 echo "== 5 s more load, then kill -9 of the emulator and its worker mid-delivery"
-wrk -t2 -c16 -d5s -s Benchmarks/score-pushes.lua "$base" | grep -E 'Requests/sec' | sed 's/^/   /'
+wrk -t2 -c"$connections" -d5s -s Benchmarks/score-pushes.lua "$base" | grep -E 'Requests/sec' | sed 's/^/   /'
 kill -9 "$emulator"
 pkill -9 -f "$PWD/.build/.*/AppFunctions" || true
 wait "$emulator" 2>/dev/null || true
 rm -f "$work/out"
 start
-echo "== restarted on the same data and redeployed; draining: $(drain)"
+echo "== restarted on the same data and redeployed; draining: $(drain) ms, $(events)"
 echo "== checking every event and the leaderboard:"
 check

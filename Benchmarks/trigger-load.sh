@@ -40,13 +40,13 @@ start() {
 # whole log (tens of megabytes of JSON) is not draining, and is left to `events`.
 drain() {
     local begin=$(date +%s%N)
-    curl -fsS "$base/emulator/v1/projects/demo-project/events?wait=true&limit=1" -o /dev/null
+    curl -fsS "$base/emulator/v1/projects/demo-project/events?wait=true&limit=1" -o /dev/null || return 1
     echo "$(( ($(date +%s%N) - begin) / 1000000 ))"
 }
 
 # Fetches the whole event log; says how many events (all of them) are not done.
 events() {
-    curl -fsS "$base/emulator/v1/projects/demo-project/events?limit=1000000" -o "$work/events.json"
+    curl -fsS "$base/emulator/v1/projects/demo-project/events?limit=1000000" -o "$work/events.json" || return 1
     echo "$(grep -o '"done":false' "$work/events.json" | wc -l) not done"
 }
 
@@ -115,10 +115,17 @@ drained=$(drain)
 # CPU is read once the deliveries are drained, before the checks' own reads.
 read -r emulator_after workers_after < <(cpu_ticks)
 writes=$(curl -fsS "$base/scores.json?ns=demo-project-default-rtdb&shallow=true" | grep -o 'true' | wc -l)
-echo "== $writes scores written; draining the deliveries: $drained ms, $(events)"
-python3 -c "import sys; events, load, drained = map(float, sys.argv[1:]); \
-print(f'   {events / (load + drained / 1000):,.0f} events/s end to end ({events:,.0f} in {load:g} s of load and {drained:,.0f} ms of draining)')" \
-    "$writes" "$seconds" "$drained"
+undone=$(events)
+echo "== $writes scores written; draining the deliveries: $drained ms, $undone"
+# Over the load as wrk timed it ("N requests in 15.02s") and the drain.
+python3 - "$writes" "$drained" "$work/wrk" <<'PY'
+import re, sys
+events, drained = int(sys.argv[1]), int(sys.argv[2])
+number, unit = re.search(r"requests in ([\d.]+)(ms|s|m)\b", open(sys.argv[3]).read()).groups()
+load = float(number) * {"ms": 0.001, "s": 1.0, "m": 60.0}[unit]
+print(f"   {events / (load + drained / 1000):,.0f} events/s end to end "
+      f"({events:,} in {load:.2f} s of load and {drained:,} ms of draining)")
+PY
 # Where the machine's time went, per event: the emulator (HTTP writes, SQLite, the bus, HTTP
 # delivery, the Admin calls it serves), the function's worker processes (the handler and its
 # two Admin calls), and the load generator; and the events/s those figures allow on this machine.
@@ -146,6 +153,8 @@ pkill -9 -f "$PWD/.build/.*/AppFunctions" || true
 wait "$emulator" 2>/dev/null || true
 rm -f "$work/out"
 start
-echo "== restarted on the same data and redeployed; draining: $(drain) ms, $(events)"
+drained=$(drain)
+undone=$(events)
+echo "== restarted on the same data and redeployed; draining: $drained ms, $undone"
 echo "== checking every event and the leaderboard:"
 check

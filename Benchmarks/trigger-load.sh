@@ -58,31 +58,20 @@ check() {
     python3 - "$work" <<'PY'
 import json, sys
 sys.path.insert(0, "Benchmarks")
-from trigger_outcome import outcome, summary
+from trigger_outcome import outcome, percentile_ms, stages, summary
 work = sys.argv[1]
 events = json.load(open(f"{work}/events.json"))["events"]
 scores = json.load(open(f"{work}/scores.json")) or {}
 leaderboard = json.load(open(f"{work}/leaderboard.json")) or {}
 undone, failed, exact, passed = outcome(events, scores, leaderboard)
 print(f"   {summary(events, scores, undone, failed, exact)}")
-from datetime import datetime
-def seconds(text):
-    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
-# From a write's commit (the event's time) to its delivery's start (the outbox and the bus's
-# queue), and from there to the end of the function (the HTTP delivery: the worker, its Admin calls).
-stages = [
-    (seconds(a["startedAt"]) - seconds(e["time"]), a["durationMs"] / 1000)
-    for e in events if e["time"] and e["deliveries"] and e["deliveries"][0]["attemptLog"] and not e["recoveries"]
-    for a in [e["deliveries"][0]["attemptLog"][-1]]]
-if stages:
-    def pick(values, p):
-        values = sorted(values)
-        return values[min(len(values) - 1, int(len(values) * p))] * 1000
-    for name, values in [("commit to function done", [w + r for w, r in stages]),
-                         ("  commit to delivery start (outbox, bus queue)", [w for w, _ in stages]),
-                         ("  delivery start to function done (worker, Admin calls)", [r for _, r in stages])]:
-        print(f"   {name}: p50 {pick(values, 0.5):.1f} ms, p99 {pick(values, 0.99):.1f} ms")
-    print(f"   (over the {len(stages)} events delivered without a restart)")
+timed = stages(events)
+if timed:
+    for name, values in [("commit to function done", [w + r for w, r in timed]),
+                         ("  commit to delivery start (outbox, bus queue)", [w for w, _ in timed]),
+                         ("  delivery start to function done (worker, Admin calls)", [r for _, r in timed])]:
+        print(f"   {name}: p50 {percentile_ms(values, 0.5):.1f} ms, p99 {percentile_ms(values, 0.99):.1f} ms")
+    print(f"   (over the {len(timed)} events delivered without a restart)")
 sys.exit(0 if passed else 1)
 PY
 }

@@ -7,8 +7,9 @@ package's worker (`AppFunctions`). Then, ROUNDS times, with the build that goes 
 turns, runs each build the same way: its emulator on a fresh data folder, its worker deployed,
 scores pushed by wrk (2 threads, CONNECTIONS connections, DURATION seconds; each write fires
 `onScoreWrite`), until every event is done. Each run prints the writes/s wrk saw, the events/s
-end to end (scores written ÷ the load and the drain) and the CPU per event of the emulator and
-of its worker processes (from /proc, over the load and the drain); then come the medians and the
+end to end (scores written ÷ the load and the drain), the CPU per event of the emulator and
+of its worker processes (from /proc, over the load and the drain) and the p50 and p99 from a
+write's commit to its function's end; then come the medians and the
 medians of the per-pair ratios, new ÷ old, with their range. A run that leaves an event not done
 or a delivery failed, or the leaderboard wrong, stops the comparison with an error.
 
@@ -32,7 +33,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from trigger_outcome import outcome, summary
+from trigger_outcome import outcome, percentile_ms, stages, summary
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = "demo-project"
@@ -131,6 +132,8 @@ def run(folder, worker_manifest, options, work):
             "events/s": written / seconds,
             "emulator µs": micros(emulator_after - emulator_before),
             "workers µs": micros(workers_after - workers_before),
+            "done p50 ms": percentile_ms([w + r for w, r in stages(events)], 0.5),
+            "done p99 ms": percentile_ms([w + r for w, r in stages(events)], 0.99),
         }
     finally:
         emulator.terminate()

@@ -28,6 +28,11 @@ public enum HTTPExchange {
     static let client: HTTPClient = {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.retryConnectionEstablishment = false
+        // As many requests at once to one peer as a function instance takes events (`concurrency`,
+        // at most 1,000): AsyncHTTPClient's default of 8 connections queued the rest, so 80
+        // handlers writing to the emulator at once, or 80 requests forwarded to one instance,
+        // went 8 at a time.
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = connectionsPerPeer
         configuration.timeout.connect = .seconds(5)
         configuration.redirectConfiguration = .disallow
         // Spans only for a tracer the process bootstrapped: the default no-op tracer would still
@@ -35,6 +40,9 @@ public enum HTTPExchange {
         if InstrumentationSystem.tracer is NoOpTracer { configuration.tracing.tracer = nil }
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
+
+    /// The most connections kept to one host and port: requests beyond them wait for one.
+    public static let connectionsPerPeer = 1_000
 
     /// The largest answer body read.
     public static let maximumBodySize = 64 * 1024 * 1024

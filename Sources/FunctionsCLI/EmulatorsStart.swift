@@ -1,6 +1,7 @@
 import ArgumentParser
 import EmulatorServer
 import FirebaseEmulator
+import FirebaseHTTP
 import Foundation
 import FunctionsWorker
 import Hummingbird
@@ -76,6 +77,9 @@ struct EmulatorsStart: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Clients, workers and the workers' Admin calls may hold many connections at once; the
+        // workers it starts inherit the raised limit.
+        OpenFileLimit.raise()
         // Rendered only when a line is written: the HTTP server sets metadata on every request.
         var logger = Logger(label: "functions.emulator", factory: LazyStreamLogHandler.standardError)
         logger.logLevel = .warning

@@ -48,6 +48,8 @@ extension FunctionsApp {
     /// Runs the app as the process environment says.
     public static func main() async {
         let environment = ProcessInfo.processInfo.environment
+        // Room for a connection per handler's call and per event in flight.
+        OpenFileLimit.raise()
         if FunctionsWorker.logsAsJSON(environment) {
             // Every logger of the process, the author's own included, writes the same JSON lines.
             let project = FunctionsWorker.project(environment)

@@ -1,0 +1,48 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The process's limit on open files, which bounds its sockets.
+///
+/// The emulator and its workers keep many connections to each other (one per request in flight,
+/// up to ``HTTPExchange/connectionsPerPeer`` per peer) on top of their clients', and the soft
+/// limit a shell hands a process is often low: 1,024 on Linux, 256 on macOS. So both raise it to
+/// the hard limit when they start, as Go's runtime does for every program.
+public enum OpenFileLimit {
+    /// The highest soft limit macOS takes (`OPEN_MAX`); its hard limit is often unlimited.
+    static let darwinMaximum: UInt64 = 10_240
+
+    /// Raises the soft limit on open files to the hard limit (on macOS, to at most 10,240).
+    ///
+    /// - Returns: the soft limit in force afterwards, or `nil` when it cannot be read.
+    @discardableResult
+    public static func raise() -> UInt64? {
+        var limit = rlimit()
+        guard getrlimit(resource, &limit) == 0 else { return nil }
+        var wanted = limit.rlim_max
+        #if canImport(Darwin)
+        wanted = min(wanted, rlim_t(darwinMaximum))
+        #endif
+        guard wanted > limit.rlim_cur else { return UInt64(limit.rlim_cur) }
+        var raised = limit
+        raised.rlim_cur = wanted
+        return UInt64(setrlimit(resource, &raised) == 0 ? wanted : limit.rlim_cur)
+    }
+
+    /// The current soft and hard limits, or `nil` when they cannot be read.
+    public static var current: (soft: UInt64, hard: UInt64)? {
+        var limit = rlimit()
+        guard getrlimit(resource, &limit) == 0 else { return nil }
+        return (UInt64(limit.rlim_cur), UInt64(limit.rlim_max))
+    }
+
+    #if canImport(Glibc)
+    private static let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+    #else
+    private static let resource = RLIMIT_NOFILE
+    #endif
+}

@@ -32,12 +32,13 @@ def stages(events):
         return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
     return [(seconds(attempt["startedAt"]) - seconds(event["time"]), attempt["durationMs"] / 1000)
             for event in events
-            if event["time"] and event["deliveries"] and event["deliveries"][0]["attemptLog"]
-            and not event["recoveries"]
+            if event.get("time") and event.get("deliveries") and event["deliveries"][0].get("attemptLog")
+            and not event.get("recoveries")
             for attempt in [event["deliveries"][0]["attemptLog"][-1]]]
 
 
 def percentile_ms(values, fraction):
-    """The value below which `fraction` of `values` (seconds) lie, in milliseconds."""
+    """The value below which `fraction` of `values` (seconds) lie, in milliseconds; NaN when
+    there are none (an event log without attempt times)."""
     values = sorted(values)
-    return values[min(len(values) - 1, int(len(values) * fraction))] * 1000 if values else 0.0
+    return values[min(len(values) - 1, int(len(values) * fraction))] * 1000 if values else float("nan")

@@ -28,10 +28,10 @@ public enum HTTPExchange {
     static let client: HTTPClient = {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.retryConnectionEstablishment = false
-        // As many requests at once to one peer as a function instance takes events (`concurrency`,
-        // at most 1,000): AsyncHTTPClient's default of 8 connections queued the rest, so 80
-        // handlers writing to the emulator at once, or 80 requests forwarded to one instance,
-        // went 8 at a time.
+        // At least as many requests at once to one peer as a function instance takes events
+        // (`concurrency`, at most 1,000): AsyncHTTPClient's default of 8 connections queued the
+        // rest, so 80 handlers writing to the emulator at once, or 80 requests forwarded to one
+        // instance, went 8 at a time.
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = connectionsPerPeer
         configuration.timeout.connect = .seconds(5)
         configuration.redirectConfiguration = .disallow

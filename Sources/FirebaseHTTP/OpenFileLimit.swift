@@ -13,10 +13,12 @@ import Darwin
 /// limit a shell hands a process is often low: 1,024 on Linux, 256 on macOS. So both raise it to
 /// the hard limit when they start, as Go's runtime does for every program.
 public enum OpenFileLimit {
-    /// The highest soft limit macOS takes (`OPEN_MAX`); its hard limit is often unlimited.
+    /// Where macOS's documentation caps the soft limit (`OPEN_MAX`); its hard limit is often
+    /// unlimited, and the kernel refuses more than `kern.maxfilesperproc`.
     static let darwinMaximum: UInt64 = 10_240
 
-    /// Raises the soft limit on open files to the hard limit (on macOS, to at most 10,240).
+    /// Raises the soft limit on open files to the hard limit (on macOS, to at most 10,240, and
+    /// to `kern.maxfilesperproc` when that is lower).
     ///
     /// - Returns: the soft limit in force afterwards, or `nil` when it cannot be read.
     @discardableResult
@@ -30,7 +32,19 @@ public enum OpenFileLimit {
         guard wanted > limit.rlim_cur else { return UInt64(limit.rlim_cur) }
         var raised = limit
         raised.rlim_cur = wanted
-        return UInt64(setrlimit(resource, &raised) == 0 ? wanted : limit.rlim_cur)
+        if setrlimit(resource, &raised) == 0 { return UInt64(wanted) }
+        #if canImport(Darwin)
+        // Above the per-process maximum macOS refuses the whole change: try that maximum.
+        var perProcess: Int32 = 0
+        var size = MemoryLayout<Int32>.size
+        if sysctlbyname("kern.maxfilesperproc", &perProcess, &size, nil, 0) == 0, perProcess > 0,
+            rlim_t(perProcess) > limit.rlim_cur, rlim_t(perProcess) < wanted
+        {
+            raised.rlim_cur = rlim_t(perProcess)
+            if setrlimit(resource, &raised) == 0 { return UInt64(perProcess) }
+        }
+        #endif
+        return UInt64(limit.rlim_cur)
     }
 
     /// The current soft and hard limits, or `nil` when they cannot be read.

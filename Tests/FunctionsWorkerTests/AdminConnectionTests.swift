@@ -55,6 +55,8 @@ struct AdminConnectionTests {
             return .noContent
         }
         try await Application(router: router).test(.live) { client in
+            // However the calls end, no request stays held: the server could not stop.
+            defer { gate.open() }
             let base = URL(string: "http://127.0.0.1:\(try #require(client.port))")!
             let database = HTTPDatabaseClient(baseURL: base, namespace: "demo")
             // Past the time limit, the held requests go, so that the test ends and fails.

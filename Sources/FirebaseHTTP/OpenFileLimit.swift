@@ -23,40 +23,55 @@ public enum OpenFileLimit {
     /// - Returns: the soft limit in force afterwards, or `nil` when it cannot be read.
     @discardableResult
     public static func raise() -> UInt64? {
-        var limit = rlimit()
-        guard getrlimit(resource, &limit) == 0 else { return nil }
+        #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
+        guard let limit = read() else { return nil }
         var wanted = limit.rlim_max
         #if canImport(Darwin)
         wanted = min(wanted, rlim_t(darwinMaximum))
         #endif
         guard wanted > limit.rlim_cur else { return UInt64(limit.rlim_cur) }
-        var raised = limit
-        raised.rlim_cur = wanted
-        if setrlimit(resource, &raised) == 0 { return UInt64(wanted) }
+        if write(soft: wanted, hard: limit.rlim_max) { return UInt64(wanted) }
         #if canImport(Darwin)
         // Above the per-process maximum macOS refuses the whole change: try that maximum.
         var perProcess: Int32 = 0
         var size = MemoryLayout<Int32>.size
         if sysctlbyname("kern.maxfilesperproc", &perProcess, &size, nil, 0) == 0, perProcess > 0,
-            rlim_t(perProcess) > limit.rlim_cur, rlim_t(perProcess) < wanted
+            rlim_t(perProcess) > limit.rlim_cur, rlim_t(perProcess) < wanted,
+            write(soft: rlim_t(perProcess), hard: limit.rlim_max)
         {
-            raised.rlim_cur = rlim_t(perProcess)
-            if setrlimit(resource, &raised) == 0 { return UInt64(perProcess) }
+            return UInt64(perProcess)
         }
         #endif
         return UInt64(limit.rlim_cur)
+        #else
+        return nil
+        #endif
     }
 
     /// The current soft and hard limits, or `nil` when they cannot be read.
     public static var current: (soft: UInt64, hard: UInt64)? {
-        var limit = rlimit()
-        guard getrlimit(resource, &limit) == 0 else { return nil }
-        return (UInt64(limit.rlim_cur), UInt64(limit.rlim_max))
+        #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
+        read().map { (UInt64($0.rlim_cur), UInt64($0.rlim_max)) }
+        #else
+        nil
+        #endif
     }
 
+    #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
     #if canImport(Glibc)
     private static let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
     #else
     private static let resource = RLIMIT_NOFILE
+    #endif
+
+    private static func read() -> rlimit? {
+        var limit = rlimit()
+        return getrlimit(resource, &limit) == 0 ? limit : nil
+    }
+
+    private static func write(soft: rlim_t, hard: rlim_t) -> Bool {
+        var limit = rlimit(rlim_cur: soft, rlim_max: hard)
+        return setrlimit(resource, &limit) == 0
+    }
     #endif
 }

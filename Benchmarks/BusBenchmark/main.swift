@@ -4,7 +4,8 @@
 //
 // (scenarios are named match-one, fan-out, typed and database on the command line). BUS_DEDUP_WINDOW=N sets
 // the bus's deduplication window (100,000 unless set), to see what the duplicate check costs;
-// BUS_LATENCY_SAMPLES=N the number of latency samples (20,000 unless set; 0 to profile throughput alone).
+// BUS_LATENCY_SAMPLES=N the number of latency samples (20,000 unless set; 0 to profile throughput alone);
+// BUS_IDLE_SPIN_US=N how long an idle drainer spins before it parks (the bus's default unless set; 0 never).
 //
 // Scenarios, each with 1, 10 and 100 registered functions:
 // - "match one": every function listens on its own path; each event matches exactly one.
@@ -134,6 +135,9 @@ for scenario in Scenario.allCases where onlyScenario == nil || onlyScenario == s
         var configuration = EventBus.Configuration()
         if let window = ProcessInfo.processInfo.environment["BUS_DEDUP_WINDOW"].flatMap(Int.init) {
             configuration.deduplicationWindow = window
+        }
+        if let spin = ProcessInfo.processInfo.environment["BUS_IDLE_SPIN_US"].flatMap(Int.init) {
+            configuration.idleSpin = .microseconds(spin)
         }
         let bus = try EventBus(functions: registry(scenario, count: count, starts: starts), configuration: configuration)
         let total = scenario == .fanOut ? max(10_000, eventsPerRun / count) : eventsPerRun

@@ -44,7 +44,11 @@ extension EventBus {
     /// Puts deliveries in their function's queue and starts a drainer if one is needed. Called
     /// under the bus's lock, which checked that the bus is not shutting down.
     func enqueue(contentsOf deliveries: [Delivery], lane index: Int, effects: inout BusEffects) {
-        lanes[index].state.withLock { lane in
+        let owner = lanes[index]
+        owner.state.withLock { lane in
+            // Before `active`, which a spinning drainer reads as work for another function.
+            // Only ever written under the lane's lock: a store, not a read-modify-write.
+            owner.arrivals.store(owner.arrivals.load(ordering: .relaxed) &+ 1, ordering: .sequentiallyConsistent)
             active.add(deliveries.count, ordering: .sequentiallyConsistent)
             lane.queue.append(contentsOf: deliveries)
             startDrainerIfNeeded(lane: index, in: &lane, effects: &effects)
@@ -105,10 +109,13 @@ extension EventBus {
         // holding an existential is copied through the runtime's generic witnesses.
         var finished: Job?
         var failure: (any Error)?
+        /// Whether this drainer has spun since it last took a delivery.
+        var spun = false
         while true {
             var effects = BusEffects()
             var ended: Delivery?
             var expired: [Delivery] = []
+            var arrivals: UInt64 = 0
             // One reading of the clock, under the lane's lock, serves the attempt that ended
             // and the one that starts.
             let (next, now) = lane.state.withLock { state -> (Next, Date) in
@@ -118,7 +125,9 @@ extension EventBus {
                     state.running -= 1
                     ended = entry.delivery
                 }
-                return (nextJob(lane: index, drainer: id, now: now, in: &state, expired: &expired, effects: &effects), now)
+                let next = nextJob(lane: index, drainer: id, now: now, in: &state, expired: &expired, effects: &effects)
+                if case .park = next { arrivals = lane.arrivals.load(ordering: .relaxed) }
+                return (next, now)
             }
             if let ended {
                 conclude(ended, lane: index, error: failure.map { "\($0)" }, now: now, effects: &effects)
@@ -137,9 +146,14 @@ extension EventBus {
             let event: CloudEvent
             switch next {
             case .run(let next, let nextEvent): (job, event) = (next, nextEvent)
-            case .park: return true
+            case .park:
+                guard !spun else { return true }
+                spun = true
+                if await spinForWork(lane, since: arrivals) { continue }
+                return true
             case .stop, .replaced: return false
             }
+            spun = false
             armTimerIfNeeded(for: job.deadline)
             let context = EventContext(event: event, invocations: lane.invocations, attempt: job.attempt, deadline: job.deadline)
             do {
@@ -174,6 +188,53 @@ extension EventBus {
         guard closing.load(ordering: .sequentiallyConsistent) || lane.parked != nil else { return .park }
         lane.drainers -= 1
         return .stop
+    }
+
+    /// Whether a drainer is spinning: one in the process at a time, so spinning keeps at most
+    /// one of the cooperative pool's threads busy.
+    private static let spinner = Atomic<Bool>(false)
+    /// How long a spinning drainer watches before it yields its thread to whatever else waits
+    /// for one, and watches again.
+    private static let spinSlice = Duration.microseconds(20)
+
+    /// Watches the lane for deliveries queued after `seen` arrivals, without parking, for up to
+    /// ``Configuration/idleSpin`` and only while nothing else is queued or running in the bus:
+    /// whether any came. The caller is still counted as one of the lane's drainers, neither
+    /// running nor parked, so whoever queues work meanwhile leaves it for this drainer rather
+    /// than waking or starting another, and it starts without a thread to wake.
+    ///
+    /// It watches in slices of ``spinSlice``, yielding in between, so other tasks waiting for a
+    /// thread are held back by a slice at most. Spinning costs CPU time whenever nothing comes,
+    /// so it follows the lane's credit (``BusLane/spinCredit``): a lane whose spins keep finding
+    /// nothing spins once in 16 idle moments, to notice when its events come closer again.
+    private func spinForWork(_ lane: BusLane, since seen: UInt64) async -> Bool {
+        guard idleSpin > .zero, active.load(ordering: .relaxed) == 0 else { return false }
+        let credit = lane.spinCredit.load(ordering: .relaxed)
+        if credit <= 0 {
+            lane.spinCredit.store(credit &- 1, ordering: .relaxed)
+            guard credit % 16 == 0 else { return false }
+        }
+        guard !Self.spinner.exchange(true, ordering: .acquiring) else { return false }
+        defer { Self.spinner.store(false, ordering: .releasing) }
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: idleSpin)
+        while true {
+            // Watch for a moment, then let whatever else waits for a thread run.
+            let slice = min(deadline, clock.now.advanced(by: Self.spinSlice))
+            repeat {
+                if lane.arrivals.load(ordering: .sequentiallyConsistent) != seen {
+                    lane.spinCredit.store(min(max(credit, 0) + 1, BusLane.maximumSpinCredit), ordering: .relaxed)
+                    return true
+                }
+                // Work for another function (or a delivery of this one still running): the
+                // thread may be needed to run it, so the drainer parks, its credit unchanged.
+                if active.load(ordering: .sequentiallyConsistent) != 0 { return false }
+            } while clock.now < slice
+            guard !closing.load(ordering: .relaxed), clock.now < deadline else { break }
+            await Task.yield()
+        }
+        if credit > 0 { lane.spinCredit.store(credit - 1, ordering: .relaxed) }
+        return false
     }
 
     /// Waits, as the lane's one parked drainer, until work arrives (`true`) or the drainer is

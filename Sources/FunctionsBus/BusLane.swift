@@ -15,7 +15,7 @@ final class BusLane: Sendable {
     /// The queue and drainers of the function.
     struct State: Sendable {
         var queue = Deque<Delivery>()
-        /// Drainer tasks alive: running a handler, between deliveries, or parked.
+        /// Drainer tasks alive: running a handler, between deliveries (or watching for work), or parked.
         var drainers = 0
         var running = 0
         /// The drainer waiting for work, if one is.

@@ -46,9 +46,9 @@ extension EventBus {
     func enqueue(contentsOf deliveries: [Delivery], lane index: Int, effects: inout BusEffects) {
         let owner = lanes[index]
         owner.state.withLock { lane in
-            // Before `active`, which a spinning drainer reads as work for another function.
-            // Only ever written under the lane's lock: a store, not a read-modify-write.
-            owner.arrivals.store(owner.arrivals.load(ordering: .relaxed) &+ 1, ordering: .sequentiallyConsistent)
+            // Only ever written under the lane's lock, so a load and a store. Bumped before
+            // `active` rises, which a watching drainer reads as work elsewhere.
+            owner.arrivals.store(owner.arrivals.load(ordering: .relaxed) &+ 1, ordering: .releasing)
             active.add(deliveries.count, ordering: .sequentiallyConsistent)
             lane.queue.append(contentsOf: deliveries)
             startDrainerIfNeeded(lane: index, in: &lane, effects: &effects)
@@ -73,7 +73,8 @@ extension EventBus {
     /// running a handler: checked when work arrives and each time a drainer starts a delivery,
     /// so busy (suspended) handlers grow the number of drainers up to the concurrency limit
     /// while fast ones are served by few. A parked drainer is woken first; a new one is started
-    /// only when none is parked.
+    /// only when none is parked. While a drainer watches for work (see ``spinForWork``), it
+    /// counts as idle and not parked: nothing is woken or started, the work is left to it.
     func startDrainerIfNeeded(lane index: Int, in lane: inout BusLane.State, effects: inout BusEffects) {
         let idle = lane.parked == nil ? 0 : 1
         guard !lane.queue.isEmpty, lane.drainers - idle == lane.running else { return }
@@ -96,9 +97,10 @@ extension EventBus {
         }
     }
 
-    /// Runs deliveries of one function until the queue is empty (`true`: park, so the next
-    /// event needs no new task), or until this drainer is to end (`false`: it timed out, the
-    /// bus shuts down, or the queue is empty and another drainer is parked already).
+    /// Runs deliveries of one function until the queue is empty and a short watch for more
+    /// (``spinForWork``) found none (`true`: park, so the next event needs no new task), or until
+    /// this drainer is to end (`false`: it timed out, the bus shuts down, or the queue is empty
+    /// and another drainer is parked already).
     ///
     /// Recording one attempt's end and taking the next delivery share one acquisition of the
     /// lane's lock; the bus's lock is taken only for what concerns every function (a retry, a
@@ -203,10 +205,12 @@ extension EventBus {
     /// running nor parked, so whoever queues work meanwhile leaves it for this drainer rather
     /// than waking or starting another, and it starts without a thread to wake.
     ///
-    /// It watches in slices of ``spinSlice``, yielding in between, so other tasks waiting for a
-    /// thread are held back by a slice at most. Spinning costs CPU time whenever nothing comes,
-    /// so it follows the lane's credit (``BusLane/spinCredit``): a lane whose spins keep finding
-    /// nothing spins once in 16 idle moments, to notice when its events come closer again.
+    /// It watches in slices of ``spinSlice``, yielding in between, so other tasks of its priority
+    /// or higher waiting for a thread are held back by a slice at most. It holds the bus while
+    /// it watches, and stops when the bus closes or its task is cancelled. Spinning costs CPU
+    /// time whenever nothing comes, so it follows the lane's credit (``BusLane/spinCredit``): a
+    /// lane whose spins keep finding nothing spins once in 16 idle moments, to notice when its
+    /// events come closer again.
     private func spinForWork(_ lane: BusLane, since seen: UInt64) async -> Bool {
         guard idleSpin > .zero, active.load(ordering: .relaxed) == 0 else { return false }
         let credit = lane.spinCredit.load(ordering: .relaxed)
@@ -222,15 +226,18 @@ extension EventBus {
             // Watch for a moment, then let whatever else waits for a thread run.
             let slice = min(deadline, clock.now.advanced(by: Self.spinSlice))
             repeat {
-                if lane.arrivals.load(ordering: .sequentiallyConsistent) != seen {
+                if lane.arrivals.load(ordering: .acquiring) != seen {
                     lane.spinCredit.store(min(max(credit, 0) + 1, BusLane.maximumSpinCredit), ordering: .relaxed)
                     return true
                 }
                 // Work for another function (or a delivery of this one still running): the
-                // thread may be needed to run it, so the drainer parks, its credit unchanged.
-                if active.load(ordering: .sequentiallyConsistent) != 0 { return false }
+                // thread may be needed to run it, so the drainer stops watching, without losing
+                // credit. (Or work for this one, whose count rose just after the look above.)
+                if active.load(ordering: .sequentiallyConsistent) != 0 {
+                    return lane.arrivals.load(ordering: .acquiring) != seen
+                }
             } while clock.now < slice
-            guard !closing.load(ordering: .relaxed), clock.now < deadline else { break }
+            guard !closing.load(ordering: .relaxed), !Task.isCancelled, clock.now < deadline else { break }
             await Task.yield()
         }
         if credit > 0 { lane.spinCredit.store(credit - 1, ordering: .relaxed) }
@@ -240,8 +247,9 @@ extension EventBus {
     /// Waits, as the lane's one parked drainer, until work arrives (`true`) or the drainer is
     /// to end (`false`: the bus shuts down or goes away, the drainer is cancelled, or another
     /// one parked first). It holds the bus only to register. Whoever decides that it ends
-    /// counts it out of its lane in the same locked section, so no moment exists where it is
-    /// counted as a drainer that could take work yet is neither parked nor running.
+    /// counts it out of its lane in the same locked section. A drainer that is neither parked
+    /// nor running (between deliveries, or watching for work) always looks at the queue under
+    /// the lane's lock before it parks or ends, so work left to it is never stranded.
     private static func park(_ bus: @Sendable () -> EventBus?, lane index: Int, drainer id: UInt64) async -> Bool {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in

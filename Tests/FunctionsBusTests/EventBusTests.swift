@@ -542,44 +542,4 @@ struct EventBusTests {
         #expect(ran.withLock { $0 } == ["b cancelled=false", "c cancelled=false"])
         #expect(!bus.replayDeadLetter(id: bus.deadLetters.first?.id ?? ""), "a stopped bus replays nothing")
     }
-
-    /// A bus whose drainers, once idle, spin for longer than the tests' time limit.
-    static var spinningLong: EventBus.Configuration {
-        var configuration = EventBus.Configuration()
-        configuration.idleSpin = .seconds(600)
-        return configuration
-    }
-
-    @Test("an event queued while the function's idle drainer spins starts on that drainer, round after round",
-          .timeLimit(.minutes(1)))
-    func spinningDrainerTakesWork() async throws {
-        // Without a second core the bus does not spin, and this passes either way.
-        let calls = Calls()
-        var functions = FunctionRegistry()
-        functions["f"] = Database.ref("a/{x}").onWrite { _, context in calls.add(context.params["x"] ?? "") }
-        let bus = try EventBus(functions: functions, configuration: Self.spinningLong)
-        // After each event the drainer spins: it is neither parked nor running, so nobody wakes
-        // or starts another for the next event. Unless the spinner notices it, that event
-        // waits out the spin and the test its time limit.
-        for index in 0..<100 {
-            bus.publish(Self.write("a/\(index)", time: Date()))
-            await bus.waitUntilIdle()
-        }
-        #expect(calls.all == (0..<100).map(String.init))
-        await bus.shutdown()
-    }
-
-    @Test("shutdown ends a drainer spinning for work at once", .timeLimit(.minutes(1)))
-    func shutdownEndsSpinningDrainer() async throws {
-        let calls = Calls()
-        var functions = FunctionRegistry()
-        functions["f"] = Database.ref("a/{x}").onWrite { _, _ in calls.add("x") }
-        let bus = try EventBus(functions: functions, configuration: Self.spinningLong)
-        bus.publish(Self.write("a/1", time: Date()))
-        await bus.waitUntilIdle()
-        // The drainer now spins for ten minutes, unless shutdown ends it.
-        await bus.shutdown()
-        #expect(calls.all == ["x"])
-        #expect(bus.publish(Self.write("a/2")).functions.isEmpty)
-    }
 }

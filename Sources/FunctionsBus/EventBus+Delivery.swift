@@ -111,7 +111,7 @@ extension EventBus {
         // holding an existential is copied through the runtime's generic witnesses.
         var finished: Job?
         var failure: (any Error)?
-        /// Whether this drainer has spun since it last took a delivery.
+        // Whether this drainer has watched for work since it last took a delivery.
         var spun = false
         while true {
             var effects = BusEffects()
@@ -226,16 +226,16 @@ extension EventBus {
             // Watch for a moment, then let whatever else waits for a thread run.
             let slice = min(deadline, clock.now.advanced(by: Self.spinSlice))
             repeat {
+                // `active` first: work for this lane bumps `arrivals` before it raises `active`.
+                let busy = active.load(ordering: .sequentiallyConsistent) != 0
                 if lane.arrivals.load(ordering: .acquiring) != seen {
                     lane.spinCredit.store(min(max(credit, 0) + 1, BusLane.maximumSpinCredit), ordering: .relaxed)
                     return true
                 }
                 // Work for another function (or a delivery of this one still running): the
                 // thread may be needed to run it, so the drainer stops watching, without losing
-                // credit. (Or work for this one, whose count rose just after the look above.)
-                if active.load(ordering: .sequentiallyConsistent) != 0 {
-                    return lane.arrivals.load(ordering: .acquiring) != seen
-                }
+                // credit.
+                if busy { return false }
             } while clock.now < slice
             guard !closing.load(ordering: .relaxed), !Task.isCancelled, clock.now < deadline else { break }
             await Task.yield()

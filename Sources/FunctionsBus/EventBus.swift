@@ -34,11 +34,11 @@ public final class EventBus: Sendable {
         /// How long a drainer whose function has nothing queued keeps watching for the next
         /// event before it parks. An event that arrives meanwhile starts on that drainer at
         /// once, without a sleeping thread to wake (tens of microseconds on a virtual machine).
-        /// The drainer yields its thread every 20 µs while it watches (to tasks of its priority or
-        /// higher), and stops when another function of the bus has work. It keeps the bus
-        /// alive meanwhile. One drainer in the process watches at a time; a
-        /// function whose spins keep finding nothing spins only once in 16 idle moments. `.zero`
-        /// turns spinning off, as does a machine with one core.
+        /// The drainer yields its thread every 20 µs while it watches (to tasks of its priority
+        /// or higher), and stops when another function of the bus has work. It keeps the bus
+        /// alive meanwhile. One drainer in the process watches at a time; a function whose
+        /// watches keep finding nothing watches only once in 16 idle moments. `.zero` turns
+        /// watching off, as does a machine with one core.
         public var idleSpin = Duration.microseconds(100)
 
         /// The default settings.

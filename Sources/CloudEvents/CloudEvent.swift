@@ -103,6 +103,14 @@ public struct CloudEvent: Sendable, Hashable {
         set { unique.fields.extensions = newValue }
         _modify { yield &unique.fields.extensions }
     }
+    /// An extension attribute's value: what `extensions[name]` gives, without hashing `name`
+    /// when the event has few extensions (nearly every event has fewer than four), which the
+    /// bus does for each event it matches against path patterns.
+    public func extensionValue(named name: String) -> CloudEventAttributeValue? {
+        guard storage.fields.extensions.count <= 8 else { return storage.fields.extensions[name] }
+        for (key, value) in storage.fields.extensions where key == name { return value }
+        return nil
+    }
     /// The payload, as bytes.
     public var data: Data? {
         get { storage.fields.data }
@@ -166,7 +174,7 @@ public struct CloudEvent: Sendable, Hashable {
         case "subject": subject
         case "datacontenttype": dataContentType
         case "dataschema": dataSchema
-        default: extensions[name]?.canonicalString
+        default: extensionValue(named: name)?.canonicalString
         }
     }
 

@@ -44,13 +44,20 @@ extension EventBus {
     /// Puts deliveries in their function's queue and starts a drainer if one is needed. Called
     /// under the bus's lock, which checked that the bus is not shutting down.
     func enqueue(contentsOf deliveries: [Delivery], lane index: Int, effects: inout BusEffects) {
+        enqueue(count: deliveries.count, lane: index, effects: &effects) { $0.append(contentsOf: deliveries) }
+    }
+
+    /// Puts the `count` deliveries `append` adds to its function's queue, under the function's
+    /// lock, and starts a drainer if one is needed. Called under the bus's lock, which checked
+    /// that the bus is not shutting down.
+    func enqueue(count: Int, lane index: Int, effects: inout BusEffects, _ append: (inout Deque<Delivery>) -> Void) {
         let owner = lanes[index]
         owner.state.withLock { lane in
             // Only ever written under the lane's lock, so a load and a store. Bumped before
             // `active` rises, which a watching drainer reads as work elsewhere.
             owner.arrivals.store(owner.arrivals.load(ordering: .relaxed) &+ 1, ordering: .releasing)
-            active.add(deliveries.count, ordering: .sequentiallyConsistent)
-            lane.queue.append(contentsOf: deliveries)
+            active.add(count, ordering: .sequentiallyConsistent)
+            append(&lane.queue)
             startDrainerIfNeeded(lane: index, in: &lane, effects: &effects)
         }
     }

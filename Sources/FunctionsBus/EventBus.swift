@@ -155,16 +155,11 @@ public final class EventBus: Sendable {
         let matches = events.map { index.matches($0) }
         let keys = events.map(\.key)
         let accepted = recent.withLock { $0.insert(contentsOf: keys) }
-        // Build the deliveries outside the bus lock; under it, only append them.
+        // Sort the events by function outside the locks; under them, only queue their deliveries.
         let now = clock.now
-        var deliveriesByLane = [[Delivery]](repeating: [], count: lanes.count)
+        var positionsByLane = [[Int]](repeating: [], count: lanes.count)
         for position in events.indices where accepted[position] {
-            guard !matches[position].isEmpty else { continue }
-            let event = events[position]
-            let machine = DeliveryStateMachine(origin: event.time ?? now)
-            for lane in matches[position] {
-                deliveriesByLane[lane].append(Delivery(event: event, machine: machine))
-            }
+            for lane in matches[position] { positionsByLane[lane].append(position) }
         }
         var effects = BusEffects()
         // Under the bus's lock, so that a publish is all or nothing against shutdown.
@@ -180,8 +175,16 @@ public final class EventBus: Sendable {
                     }
                 }
             }
-            for lane in deliveriesByLane.indices where !deliveriesByLane[lane].isEmpty {
-                enqueue(contentsOf: deliveriesByLane[lane], lane: lane, effects: &effects)
+            for lane in positionsByLane.indices where !positionsByLane[lane].isEmpty {
+                let positions = positionsByLane[lane]
+                // Each delivery is made in its place in the queue: built apart and copied in, it
+                // cost a copy and a release more, with the function's lock held for the copy.
+                enqueue(count: positions.count, lane: lane, effects: &effects) { queue in
+                    for position in positions {
+                        let event = events[position]
+                        queue.append(Delivery(event: event, machine: DeliveryStateMachine(origin: event.time ?? now)))
+                    }
+                }
             }
             return true
         }

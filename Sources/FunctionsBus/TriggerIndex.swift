@@ -69,9 +69,17 @@ struct TriggerIndex: Sendable {
         }
     }
 
+    /// Up to this many event types are found by comparing the event's type with each in turn:
+    /// cheaper than hashing it for the dictionary (a string comparison that fails usually stops
+    /// at the lengths, and one that succeeds on a short type compares two words).
+    static let linearTypeLimit = 8
+
     /// The distinct triggers, and for each the functions (lanes) that have it, in order.
     private let triggers: [Matcher]
     private let lanes: [[Int]]
+    /// The buckets by event type: in two arrays when there are few types, else in the dictionary.
+    private let types: [String]
+    private let typeBuckets: [Bucket]
     private let buckets: [String: Bucket]
 
     init(_ laneTriggers: [EventTrigger]) {
@@ -91,14 +99,27 @@ struct TriggerIndex: Sendable {
         }
         self.triggers = distinct.map(Matcher.init)
         self.lanes = lanes
-        self.buckets = positionsByType.mapValues { Bucket($0, of: distinct) }
+        let buckets = positionsByType.mapValues { Bucket($0, of: distinct) }
+        let few = buckets.count <= TriggerIndex.linearTypeLimit
+        self.types = few ? Array(buckets.keys) : []
+        self.typeBuckets = few ? Array(buckets.values) : []
+        self.buckets = few ? [:] : buckets
+    }
+
+    /// The triggers of an event type, if any.
+    private func bucket(for type: String) -> Bucket? {
+        if buckets.isEmpty {
+            for position in types.indices where types[position] == type { return typeBuckets[position] }
+            return nil
+        }
+        return buckets[type]
     }
 
     /// The matching functions' lane indices, in registration order. When one distinct trigger
     /// matches (the usual case), the answer shares the index's own array: nothing is allocated.
     func matches(_ event: CloudEvent) -> [Int] {
-        guard let bucket = buckets[event.type] else { return [] }
-        let ref = event.extensions["ref"]?.canonicalString
+        guard let bucket = bucket(for: event.type) else { return [] }
+        let ref = event.extensionValue(named: "ref")?.canonicalString
         var candidates = bucket.all
         if candidates.count > TriggerIndex.linearLimit {
             candidates = bucket.anyRef

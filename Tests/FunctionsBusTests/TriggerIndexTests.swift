@@ -41,6 +41,25 @@ struct TriggerIndexTests {
         #expect(try Self.checkAgainstTriggers(Array(triggers.prefix(5))) > 10)
     }
 
+    @Test("finds the functions of each event type, with few types and with more than it compares one by one")
+    func manyEventTypes() throws {
+        for typeCount in [1, TriggerIndex.linearTypeLimit, TriggerIndex.linearTypeLimit + 1, 20] {
+            let types = (0..<typeCount).map { "com.example.type\($0)" }
+            // Each type twice (two functions), and the first type once more on a path.
+            var triggers = types.flatMap { [EventTrigger(eventType: $0), EventTrigger(eventType: $0)] }
+            triggers.append(try Self.trigger(types[0], patterns: ["ref": "users/{uid}"]))
+            let index = TriggerIndex(triggers)
+            for (position, type) in types.enumerated() {
+                let event = CloudEvent(id: "1", source: "/s", type: type, extensions: ["ref": "users/a"])
+                let expected = [2 * position, 2 * position + 1] + (position == 0 ? [triggers.count - 1] : [])
+                #expect(index.matches(event) == expected, "\(typeCount) types, \(type)")
+            }
+            for unknown in ["com.example.type", "com.example.type\(typeCount)", ""] {
+                #expect(index.matches(CloudEvent(id: "1", source: "/s", type: unknown)).isEmpty, "\(typeCount) types, \(unknown)")
+            }
+        }
+    }
+
     /// Checks the index's answer against every trigger's own test for many events; returns how
     /// many of those events some function gets.
     static func checkAgainstTriggers(_ triggers: [EventTrigger]) throws -> Int {

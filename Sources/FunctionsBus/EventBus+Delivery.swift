@@ -125,18 +125,19 @@ extension EventBus {
             var ended: Delivery?
             var expired: [Delivery] = []
             var arrivals: UInt64 = 0
-            // One reading of the clock, under the lane's lock, serves the attempt that ended
-            // and the one that starts.
-            let (next, now) = lane.state.withLock { state -> (Next, Date) in
-                let now = clock.now
+            // One reading of the clock serves the attempt that ended and the one that starts.
+            // It is taken before the lane's lock, so that the publisher and other drainers do
+            // not wait for it.
+            let now = clock.now
+            let next = lane.state.withLock { state -> Next in
                 if let finished {
-                    guard let entry = state.inFlight.removeValue(forKey: finished.attemptID) else { return (.replaced, now) }
+                    guard let entry = state.inFlight.removeValue(forKey: finished.attemptID) else { return .replaced }
                     state.running -= 1
                     ended = entry.delivery
                 }
                 let next = nextJob(lane: index, drainer: id, now: now, in: &state, expired: &expired, effects: &effects)
                 if case .park = next { arrivals = lane.arrivals.load(ordering: .relaxed) }
-                return (next, now)
+                return next
             }
             if let ended {
                 conclude(ended, lane: index, error: failure.map { "\($0)" }, now: now, effects: &effects)
@@ -189,7 +190,7 @@ extension EventBus {
                 lane.running += 1
                 let job = Job(attemptID: attemptID, attempt: attempt, deadline: deadline)
                 let event = delivery.event
-                lane.inFlight[attemptID] = BusLane.InFlight(delivery: delivery, deadline: deadline, drainer: id)
+                lane.inFlight[attemptID] = BusLane.InFlight(delivery: consume delivery, deadline: deadline, drainer: id)
                 startDrainerIfNeeded(lane: index, in: &lane, effects: &effects)
                 return .run(job, event)
             }

@@ -104,8 +104,8 @@ public struct CloudEvent: Sendable, Hashable {
         _modify { yield &unique.fields.extensions }
     }
     /// An extension attribute's value: what `extensions[name]` gives, without hashing `name`
-    /// when the event has few extensions (nearly every event has fewer than four), which the
-    /// bus does for each event it matches against path patterns.
+    /// when the event has 8 extensions or fewer (nearly every event has fewer than four). The
+    /// bus reads each event's `ref` this way to match it against path patterns.
     public func extensionValue(named name: String) -> CloudEventAttributeValue? {
         guard storage.fields.extensions.count <= 8 else { return storage.fields.extensions[name] }
         for (key, value) in storage.fields.extensions where key == name { return value }

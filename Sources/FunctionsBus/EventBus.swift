@@ -155,7 +155,7 @@ public final class EventBus: Sendable {
         let matches = events.map { index.matches($0) }
         let keys = events.map(\.key)
         let accepted = recent.withLock { $0.insert(contentsOf: keys) }
-        // Sort the events by function outside the locks; under them, only queue their deliveries.
+        // Group the accepted events by function outside the locks; under them, only queue deliveries.
         let now = clock.now
         var positionsByLane = [[Int]](repeating: [], count: lanes.count)
         for position in events.indices where accepted[position] {

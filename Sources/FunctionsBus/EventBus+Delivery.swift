@@ -41,8 +41,7 @@ extension EventBus {
         }
     }
 
-    /// Puts deliveries in their function's queue and starts a drainer if one is needed. Called
-    /// under the bus's lock, which checked that the bus is not shutting down.
+    /// ``enqueue(count:lane:effects:_:)`` for deliveries already made (a retry, a replay).
     func enqueue(contentsOf deliveries: [Delivery], lane index: Int, effects: inout BusEffects) {
         enqueue(count: deliveries.count, lane: index, effects: &effects) { $0.append(contentsOf: deliveries) }
     }

@@ -8,7 +8,8 @@ same state (these machines are shared and drift by ±10 % within minutes):
 
 - launch → first 2xx: from exec to the first answered POST (polled every millisecond), over
   LAUNCHES launches, median;
-- idle RSS once it has answered (VmRSS);
+- idle RSS once it has answered (VmRSS), and where it lies: the binary's own pages, the shared
+  libraries', anonymous memory (/proc/PID/smaps);
 - under wrk (2 threads, 16 and 64 connections, DURATION seconds, RUNS runs, medians) POSTing the
   same binary-mode Remote Config CloudEvent: requests/s, p50 and p99 latency, and the server's
   CPU time per request (utime + stime from /proc/PID/stat over the run ÷ requests).
@@ -111,6 +112,23 @@ def rss_mb(pid):
     return float("nan")
 
 
+def rss_by_kind(pid, binary):
+    """Idle memory in MB by where it lies (/proc/PID/smaps): the binary's own pages (its code, its
+    relocation table, the data the loader patched), the shared libraries', and anonymous memory
+    (heap, stacks, malloc arenas)."""
+    kinds = {"binary": 0, "libraries": 0, "anonymous": 0}
+    kind = "anonymous"
+    for line in Path(f"/proc/{pid}/smaps").read_text().splitlines():
+        fields = line.split()
+        if re.match(r"^[0-9a-f]+-[0-9a-f]+ ", line):
+            path = fields[5] if len(fields) > 5 else ""
+            kind = ("binary" if path == str(binary) or path.endswith("/" + binary.name)
+                    else "libraries" if path.startswith("/") else "anonymous")
+        elif fields and fields[0] == "Rss:":
+            kinds[kind] += int(fields[1])
+    return {name: kb / 1024 for name, kb in kinds.items()}
+
+
 def milliseconds(text):
     number, unit = re.match(r"([\d.]+)(us|ms|s)", text).groups()
     return float(number) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
@@ -145,7 +163,8 @@ def measure(servers, arguments, script):
             stop(process)
     running = {name: launch(binary)[:2] for name, binary in servers.items()}
     time.sleep(1)
-    figures = {name: {"launch_ms": statistics.median(launches[name]), "rss_mb": rss_mb(process.pid)}
+    figures = {name: {"launch_ms": statistics.median(launches[name]), "rss_mb": rss_mb(process.pid),
+                      "rss_by_kind": rss_by_kind(process.pid, servers[name])}
                for name, (process, _) in running.items()}
     pairs = {}
     try:
@@ -202,6 +221,10 @@ def main():
         print(f"{name:<48} {figures['rps@16']:>10,.0f} {figures['p50@16']:>7.2f} {figures['p99@16']:>7.2f} "
               f"{figures['rps@64']:>10,.0f} {figures['p99@64']:>7.2f} {figures['cpu_us@16']:>13.1f} "
               f"{figures['launch_ms']:>10.1f} {figures['rss_mb']:>12.1f}")
+    print("idle RSS by where it lies, MB (bare route, worker, difference): " + "; ".join(
+        f"{kind} {bare['rss_by_kind'][kind]:.1f}, {worker['rss_by_kind'][kind]:.1f}, "
+        f"{worker['rss_by_kind'][kind] - bare['rss_by_kind'][kind]:+.1f}"
+        for kind in ("binary", "libraries", "anonymous")))
     ratios = [
         ("requests/s @16, worker ÷ bare", pairs["rps@16"], "≥ 0.85", lambda r: r >= 0.85),
         ("requests/s @64, worker ÷ bare", pairs["rps@64"], "≥ 0.85", lambda r: r >= 0.85),

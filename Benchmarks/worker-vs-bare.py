@@ -8,7 +8,7 @@ same state (these machines are shared and drift by ±10 % within minutes):
 
 - launch → first 2xx: from exec to the first answered POST (polled every millisecond), over
   LAUNCHES launches, median;
-- idle RSS once it has answered (VmRSS), and where it lies: the binary's own pages, the shared
+- idle RSS once it has answered (the mappings' resident pages, which add up to VmRSS), and where it lies: the binary's own pages, the shared
   libraries', anonymous memory (/proc/PID/smaps);
 - under wrk (2 threads, 16 and 64 connections, DURATION seconds, RUNS runs, medians) POSTing the
   same binary-mode Remote Config CloudEvent: requests/s, p50 and p99 latency, and the server's
@@ -105,13 +105,6 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime
 
 
-def rss_mb(pid):
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
-
-
 def rss_by_kind(pid, binary):
     """Idle memory in MB by where it lies (/proc/PID/smaps): the binary's own pages (its code, its
     relocation table, the data the loader patched), the shared libraries', and anonymous memory
@@ -163,9 +156,12 @@ def measure(servers, arguments, script):
             stop(process)
     running = {name: launch(binary)[:2] for name, binary in servers.items()}
     time.sleep(1)
-    figures = {name: {"launch_ms": statistics.median(launches[name]), "rss_mb": rss_mb(process.pid),
+    figures = {name: {"launch_ms": statistics.median(launches[name]),
                       "rss_by_kind": rss_by_kind(process.pid, servers[name])}
                for name, (process, _) in running.items()}
+    for server in figures.values():
+        # The mappings' resident pages add up to VmRSS.
+        server["rss_mb"] = sum(server["rss_by_kind"].values())
     pairs = {}
     try:
         for connections in (16, 64):

@@ -66,6 +66,8 @@ public final class EventBus: Sendable {
     let logger: Logger
     /// What the functions share; see ``BusLane`` for the lock order.
     let state: Mutex<BusState>
+    /// The keys of recent events, for dropping duplicates. Taken alone, or (with an observer)
+    /// under the bus's lock; no other lock is taken under it.
     let recent: Mutex<RecentEventIDs>
     /// Deliveries queued or running (not those waiting for a retry). Raised under a lane's
     /// lock before its queue grows; lowered once a delivery's outcome is recorded.
@@ -154,20 +156,31 @@ public final class EventBus: Sendable {
         let events = Array(events)
         let matches = events.map { index.matches($0) }
         let keys = events.map(\.key)
-        let accepted = recent.withLock { $0.insert(contentsOf: keys) }
-        // Group the accepted events by function outside the locks; under them, only queue deliveries.
         let now = clock.now
-        var positionsByLane = [[Int]](repeating: [], count: lanes.count)
-        for position in events.indices where accepted[position] {
-            for lane in matches[position] { positionsByLane[lane].append(position) }
+        // Which events are not duplicates, and their positions grouped by function.
+        func accept() -> (accepted: [Bool], positionsByLane: [[Int]]) {
+            let accepted = recent.withLock { $0.insert(contentsOf: keys) }
+            var positionsByLane = [[Int]](repeating: [], count: lanes.count)
+            for position in events.indices where accepted[position] {
+                for lane in matches[position] { positionsByLane[lane].append(position) }
+            }
+            return (accepted, positionsByLane)
         }
+        // Without an observer, duplicates are dropped and the rest grouped outside the bus's lock;
+        // under it, only deliveries are queued. An observer is told when an event is finished,
+        // and a duplicate of an event in flight must see that event counted as unfinished: the
+        // duplicate check and that count are then one step, under the bus's lock. Apart, a
+        // duplicate published at the same moment as its event could find it accepted but not yet
+        // counted, and have it said finished before any handler ran.
+        var (accepted, positionsByLane) = observed ? ([], []) : accept()
         var effects = BusEffects()
         // Under the bus's lock, so that a publish is all or nothing against shutdown.
         let open = withBusLock(&effects) { state, effects in
+            if observed { (accepted, positionsByLane) = accept() }
             guard !state.shuttingDown else { return false }
             if observed {
                 for position in events.indices {
-                    let key = events[position].key
+                    let key = keys[position]
                     if accepted[position], !matches[position].isEmpty {
                         state.unfinished[key, default: 0] += matches[position].count
                     } else if accepted[position] || state.unfinished[key] == nil {

@@ -1,3 +1,5 @@
+import CloudEvents
+import FunctionsBus
 import Synchronization
 
 /// Collects what handlers saw, from any task.
@@ -10,4 +12,11 @@ final class Calls: Sendable {
 /// What a failing handler throws.
 struct HandlerFailure: Error, CustomStringConvertible {
     var description: String { "boom" }
+}
+
+/// Calls `finished` for each event the bus says is finished.
+struct FinishObserver: DeliveryObserver {
+    let finished: @Sendable (CloudEvent.Key) -> Void
+    func deliveryFinished(_ report: DeliveryReport) {}
+    func eventFinished(_ key: CloudEvent.Key) { finished(key) }
 }

@@ -431,6 +431,45 @@ struct EventBusTests {
         await bus.shutdown()
     }
 
+    @Test("an event and its duplicate published at the same moment: the event is finished only once its handler has run",
+          .timeLimit(.minutes(1)))
+    func racingDuplicatesFinishAfterTheirEvent() async throws {
+        let handled = Mutex<Set<String>>([])
+        var functions = FunctionRegistry()
+        functions["f"] = Database.ref("d/{x}").onWrite { _, context in
+            _ = handled.withLock { $0.insert(context.eventId) }
+        }
+        // Whatever is said finished before its handler ran: an outbox would mark it done, and lose
+        // it if the process stopped then.
+        let early = Mutex<[String]>([])
+        let observer = FinishObserver { key in
+            if !handled.withLock({ $0.contains(key.id) }) { early.withLock { $0.append(key.id) } }
+        }
+        let bus = try EventBus(functions: functions, observer: observer)
+        let events = (0..<10_000).map { Self.write("d/\($0)", id: "e\($0)", time: Date()) }
+        // Two threads publish each event in step: both wait for the other before each publish.
+        let arrived = Atomic<Int>(0)
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            let group = DispatchGroup()
+            for _ in 0..<2 {
+                group.enter()
+                Thread.detachNewThread {
+                    for (position, event) in events.enumerated() {
+                        arrived.add(1, ordering: .sequentiallyConsistent)
+                        while arrived.load(ordering: .sequentiallyConsistent) < 2 * (position + 1) { sched_yield() }
+                        bus.publish(event)
+                    }
+                    group.leave()
+                }
+            }
+            group.notify(queue: .global()) { done.resume() }
+        }
+        await bus.waitUntilIdle()
+        #expect(early.withLock { $0 }.isEmpty)
+        #expect(handled.withLock { $0.count } == events.count)
+        await bus.shutdown()
+    }
+
     @Test("a retry pending at shutdown is dropped: coming due later, it neither runs nor keeps the bus busy",
           .timeLimit(.minutes(1)))
     func shutdownDropsPendingRetries() async throws {

@@ -29,10 +29,11 @@ extension FunctionsWorker {
             return text(.badRequest, "invalid batch of CloudEvents: \(error)")
         }
         // The answer is written after `invoke` returns (and leaves the gate): its events hold
-        // the gate until the last line, so a shutdown waits for them.
-        gate.hold()
+        // the gate until the last line, so a shutdown waits for them. If the sender is gone
+        // before the answer starts, none runs, and the hold goes with the unwritten body.
+        let hold = gate.hold()
         return Response(status: .ok, headers: [.contentType: Self.batchAnswerMediaType], body: ResponseBody { writer in
-            defer { gate.leave() }
+            defer { hold.release() }
             var connected = true
             // Each event's line is added as its handler ends; whatever lines are ready when the
             // previous write is done go in one write, so under load the answer costs one write

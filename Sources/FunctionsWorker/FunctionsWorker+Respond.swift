@@ -16,14 +16,12 @@ extension FunctionsWorker {
         } catch {
             var refused = HTTPSResponse.error(CallableError(.invalidArgument, "the request is larger than \(maxBodySize) bytes"))
             refused.status = .contentTooLarge
-            return Self.response(refused)
+            return response(refused)
         }
-        var components = URLComponents()
-        components.percentEncodedQuery = request.uri.query
         let incoming = HTTPSRequest(
             method: request.method,
             path: path,
-            queryItems: components.queryItems ?? [],
+            queryItems: HTTPSRequest.parseQuery(request.uri.query ?? ""),
             headerFields: request.headers,
             body: Data(buffer: body)
         )
@@ -35,18 +33,22 @@ extension FunctionsWorker {
             tokens: tokens,
             logger: logger
         )
-        return Self.response(await function.respond(to: incoming, context: context))
+        return response(await function.respond(to: incoming, context: context))
     }
 
-    /// The HTTP response of a function's answer, its streamed body written as it comes.
-    static func response(_ answer: HTTPSResponse) -> Response {
+    /// The HTTP response of a function's answer, its streamed body written as it comes. A
+    /// streamed answer (a streaming callable's) runs the function on while it is written, so it
+    /// holds the shutdown gate until it ends.
+    func response(_ answer: HTTPSResponse) -> Response {
         var headers = answer.headerFields
         guard let writer = answer.bodyWriter else {
             headers[.contentLength] = String(answer.body.count)
             return Response(status: answer.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: answer.body)))
         }
         let first = answer.body
+        let hold = gate.hold()
         return Response(status: answer.status, headers: headers, body: ResponseBody { output in
+            defer { hold.release() }
             if !first.isEmpty { try await output.write(ByteBuffer(bytes: first)) }
             try await writer { piece in try await output.write(ByteBuffer(bytes: piece)) }
             try await output.finish(nil)

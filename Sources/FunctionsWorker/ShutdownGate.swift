@@ -27,10 +27,30 @@ final class ShutdownGate: Sendable {
         }
     }
 
-    /// Admits one more event on behalf of one already admitted (the gate may be closed since);
-    /// pair with ``leave()``.
-    func hold() {
+    /// Admits one more event on behalf of one already admitted (the gate may be closed since),
+    /// for work that goes on once the route has returned its response: a batch's events, a
+    /// streamed answer. The hold is let go once, by ``Hold/release()``, or when it is dropped
+    /// (Hummingbird drops a response body it never writes, as when the client has gone).
+    func hold() -> Hold {
         state.withLock { $0.inFlight += 1 }
+        return Hold(gate: self)
+    }
+
+    /// An event's place in the gate, kept while its answer is written.
+    final class Hold: Sendable {
+        private let gate: ShutdownGate
+        private let released = Atomic<Bool>(false)
+
+        fileprivate init(gate: ShutdownGate) {
+            self.gate = gate
+        }
+
+        /// Marks the event finished; later calls do nothing.
+        func release() {
+            if !released.exchange(true, ordering: .acquiringAndReleasing) { gate.leave() }
+        }
+
+        deinit { release() }
     }
 
     /// Marks one admitted event finished.

@@ -38,6 +38,9 @@ struct RequestFunctionTests {
         let response = await hello.respond(to: HTTPSRequest(method: .get, target: "/a/b?name=ada"))
         #expect(response.status == .ok)
         #expect(String(decoding: response.body, as: UTF8.self) == "hello ada at /a/b")
+        // A query that is not well encoded is read as it stands.
+        let unencoded = await hello.respond(to: HTTPSRequest(method: .get, target: "/?name=50% {ada}"))
+        #expect(String(decoding: unencoded.body, as: UTF8.self) == "hello 50% {ada} at /")
         #expect(response.headerFields[.cacheControl] == "no-store")
         #expect(response.headerFields[.contentType] == "text/plain; charset=utf-8")
         #expect(await hello.respond(to: HTTPSRequest(method: .post)).status == .methodNotAllowed)

@@ -6,6 +6,7 @@ import FunctionsWorker
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import Synchronization
 import Testing
 
@@ -175,6 +176,45 @@ struct WorkerContainerTests {
         try await running.value
     }
 
+    @Test("a streaming callable running at shutdown is waited for as a running event is, and its stream ends whole")
+    func streamAtShutdown() async throws {
+        let started = AsyncStream<Void>.makeStream()
+        let release = AsyncStream<Void>.makeStream()
+        var functions = FunctionRegistry()
+        functions["count"] = Https.onCall { (_: CallableRequest<Int>, response: CallableResponse) in
+            try await response.sendChunk(1)
+            started.continuation.yield()
+            for await _ in release.stream { break }
+            return 2
+        }
+        let messages = AsyncStream<String>.makeStream()
+        let logger = Logger(label: "worker") { _ in MessageStreamLogHandler(continuation: messages.continuation) }
+        let worker = try FunctionsWorker(functions: functions, tokens: EmulatorTokenVerifier(project: "demo"), logger: logger)
+        let port = AsyncStream<Int>.makeStream()
+        let running = Task {
+            defer { messages.continuation.finish() }
+            try await worker.run(shutdownGracePeriod: .seconds(60)) { port.continuation.yield($0) }
+        }
+        let base = "http://127.0.0.1:\(try #require(await port.stream.first { _ in true }))"
+        let streamed = Task {
+            var request = URLRequest(url: URL(string: base + "/count")!)
+            request.httpMethod = "POST"
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
+            request.httpBody = Data(#"{"data": 0}"#.utf8)
+            return String(decoding: try await URLSession.shared.data(for: request).0, as: UTF8.self)
+        }
+        _ = await started.stream.first { _ in true }
+        #expect(try await Self.post(base + "/__/quitquitquit") == 200)
+        // The stream counts as running: shutdown waits for it (a worker that did not would stop
+        // at once, and this stream of log messages would end without the line).
+        let waiting = await messages.stream.first { $0.hasPrefix("shutting down: waiting") }
+        #expect(waiting?.hasSuffix("for 1 running event(s)") == true)
+        release.continuation.yield()
+        #expect(try await streamed.value == "data: {\"message\":1}\n\ndata: {\"result\":2}\n\n")
+        try await running.value
+    }
+
     @Test("handlers still running after the grace period are cancelled and the worker stops")
     func gracePeriodEnds() async throws {
         let started = AsyncStream<Void>.makeStream()
@@ -212,5 +252,23 @@ struct WorkerContainerTests {
     static func get(_ url: String) async throws -> Int {
         let (_, response) = try await URLSession.shared.data(from: URL(string: url)!)
         return (response as? HTTPURLResponse)?.statusCode ?? 0
+    }
+}
+
+/// Sends every message logged to a stream.
+struct MessageStreamLogHandler: LogHandler {
+    let continuation: AsyncStream<String>.Continuation
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
+        file: String, function: String, line: UInt)
+    {
+        continuation.yield(message.description)
     }
 }

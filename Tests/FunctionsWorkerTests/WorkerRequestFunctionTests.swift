@@ -154,6 +154,14 @@ struct WorkerRequestFunctionTests {
             try await client.execute(uri: "/hello/a/b?q=1", method: .put) { response in
                 #expect(String(buffer: response.body) == "PUT /a/b 1")
             }
+            // A query as clients send it unencoded is read as it stands, never a crash of the worker.
+            for (query, value) in [("q=50%", "50%"), (#"q={"a":1}"#, #"{"a":1}"#), ("q=%zz&q=2", "%zz"),
+                                   ("q=%23x", "#x"), ("q=%E2%82%AC+1", "€+1")] {
+                try await client.execute(uri: "/hello?" + query, method: .get) { response in
+                    #expect(response.status == .ok)
+                    #expect(String(buffer: response.body) == "GET / \(value)", "query \(query)")
+                }
+            }
             try await client.execute(uri: "/count", method: .post, headers: [.contentType: "application/json"],
                 body: ByteBuffer(string: #"{"data": "\#(String(repeating: "x", count: 2000))"}"#)) { response in
                 #expect(response.status == .contentTooLarge)

@@ -36,16 +36,23 @@ public struct HTTPSRequest: Sendable {
     public init(method: HTTPRequest.Method, target: String, headerFields: HTTPFields = [:], body: Data = Data()) {
         let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         let path = parts.first.map(String.init) ?? ""
-        let query = parts.count > 1 ? String(parts[1]) : ""
-        var components = URLComponents()
-        components.percentEncodedQuery = query
         self.init(
             method: method,
             path: path.hasPrefix("/") ? path : "/" + path,
-            queryItems: query.isEmpty ? [] : components.queryItems ?? [],
+            queryItems: parts.count > 1 ? Self.parseQuery(String(parts[1])) : [],
             headerFields: headerFields,
             body: body
         )
+    }
+
+    /// The parameters of a query string as a request target carries it (`a=1&b=%20x`).
+    ///
+    /// Never refuses one: characters a query may not hold (`{`, `"`, a space) and a `%` not
+    /// followed by two hex digits are taken as themselves, as Node's query parsers take them.
+    public static func parseQuery(_ query: String) -> [URLQueryItem] {
+        guard !query.isEmpty else { return [] }
+        // No fragment reaches a server: a `#` in a request target is the query's own.
+        return URLComponents(string: "?" + query.replacingOccurrences(of: "#", with: "%23"))?.queryItems ?? []
     }
 
     /// The first value of the query parameter `name`.

@@ -85,7 +85,19 @@ struct DatabaseRoutesTests {
             "u1": ["age": 17], "u2": ["age": 18], "u3": ["age": 25], "u4": ["age": 30], "u5": ["age": 31],
         ])
         try server.emulator.database.set(namespace: Self.ns, path: "scores", value: ["a": 5, "b": 1, "c": 9, "d": 7])
+        try server.emulator.database.set(namespace: Self.ns, path: "people", value: [
+            "p1": ["name": "Ada Lovelace"], "p2": ["name": "Ada+Lovelace"], "p3": ["name": "Grace Hopper"],
+        ])
         try await Application(router: server.router()).test(.router) { client in
+            // Form encoding, as Python's firebase-admin (through requests) sends it: + is a space, %2B a +.
+            let byName = "/people.json?orderBy=%22name%22&equalTo=%22Ada+Lovelace%22&ns=\(Self.ns)"
+            try await client.execute(uri: byName, method: .get, headers: Self.owner) { response in
+                #expect(Self.parsed(response) == ["p1": ["name": "Ada Lovelace"]])
+            }
+            let byPlus = "/people.json?orderBy=%22name%22&equalTo=%22Ada%2BLovelace%22&ns=\(Self.ns)"
+            try await client.execute(uri: byPlus, method: .get, headers: Self.owner) { response in
+                #expect(Self.parsed(response) == ["p2": ["name": "Ada+Lovelace"]])
+            }
             let byAge = "/users.json?endAt=30&limitToFirst=2&orderBy=%22age%22&startAt=18&ns=\(Self.ns)"
             try await client.execute(uri: byAge, method: .get, headers: Self.owner) { response in
                 #expect(response.status == .ok)

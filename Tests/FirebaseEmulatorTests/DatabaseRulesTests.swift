@@ -43,10 +43,27 @@ struct DatabaseRulesTests {
         ("{\"rules\": {\".read\": true,}", "Parse error."),
         ("{\"rulez\": {}}", "Expected 'rules' property."),
         ("{\"rules\": {\".reed\": true}}", "Invalid rule type '.reed'."),
+        // Nested beyond any real rules: refused, not a crash of the emulator (these ran it out of stack).
+        ("{\"rules\": " + String(repeating: "[", count: 200_000), "Rules are nested too deeply."),
+        ("{\"rules\": {\".read\": \"" + String(repeating: "!", count: 200_000) + "true\"}}", "Expression is nested too deeply."),
+        ("{\"rules\": {\".read\": \"" + String(repeating: "(", count: 200_000) + "true\"}}", "Expression is nested too deeply."),
     ])
     func loadErrors(text: String, expected: String) {
         let error = #expect(throws: DatabaseRulesError.self) { try DatabaseRules(text: text) }
         #expect(error?.description.contains(expected) == true, "\(String(describing: error))")
+    }
+
+    @Test("rules nested as deeply as real ones get are read")
+    func nestedRules() throws {
+        // 41 negations of `auth == null`: true when signed in.
+        let expression = String(repeating: "!(", count: 41) + "auth == null" + String(repeating: ")", count: 41)
+        #expect(try Self.rule(expression, auth: Self.ada))
+        #expect(try !Self.rule(expression))
+        let path = (0..<30).map { "p\($0)" }
+        let nested = path.reversed().reduce(#"{".read": true}"#) { inner, key in "{\"\(key)\": \(inner)}" }
+        let database = try Self.service("{\"rules\": \(nested)}")
+        try database.checkRead(namespace: Self.ns, path: "/" + path.joined(separator: "/"), auth: .null)
+        #expect(throws: (any Error).self) { try database.checkRead(namespace: Self.ns, path: "/p0", auth: .null) }
     }
 
     @Test("comments and line breaks inside rule strings are accepted, as in real rules files")

@@ -37,15 +37,27 @@ struct DatabaseRequest {
     /// - Throws: `ServiceError` (400) for a bad path or method override, 401 for an `auth` token that
     ///   does not parse, 405 for another method.
     init(_ request: Request, defaultNamespace: String, project: String, now: Date) throws(ServiceError) {
-        var parameters: [String: String] = [:]
-        for (key, value) in request.uri.queryParameters {
-            parameters[String(key).percentDecoded ?? String(key)] = String(value)
-        }
-        self.parameters = parameters
+        parameters = Self.parameters(query: request.uri.query)
         namespace = parameters["ns"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultNamespace
         path = try Self.path(fromURIPath: request.uri.path)
         method = try Self.method(of: request, parameters: parameters)
         (auth, rulesAuth) = try Self.auth(of: request, parameters: parameters, project: project, now: now)
+    }
+
+    /// The parameters of a query string, form-decoded as the database's servers decode them: a
+    /// `+` is a space (Python's firebase-admin, through `requests`, and Go's send spaces so), and
+    /// `%XX` the byte it names; a `%` that names none stays as it is. The last of repeated keys wins.
+    static func parameters(query: String?) -> [String: String] {
+        var parameters: [String: String] = [:]
+        for pair in (query ?? "").split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decoded(_ text: Substring) -> String {
+                let text = text.replacingOccurrences(of: "+", with: " ")
+                return text.percentDecoded ?? text
+            }
+            parameters[decoded(parts[0])] = parts.count > 1 ? decoded(parts[1]) : ""
+        }
+        return parameters
     }
 
     /// The location of a URI path such as `/users/u%201.json` (`/users/u 1`); `/.json` is the root.

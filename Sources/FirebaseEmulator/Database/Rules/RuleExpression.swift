@@ -31,6 +31,10 @@ struct RuleExpressionParser {
 
     private var tokens: [(token: Token, offset: Int)] = []
     private var position = 0
+    /// How deeply the expression being read nests (parentheses, brackets, conditionals and
+    /// prefix operators): bounded, so that reading and evaluating it never run out of stack.
+    private var depth = 0
+    static let maximumDepth = 100
     private let variables: Set<String>
     private let source: String
     private let baseOffset: Int
@@ -186,7 +190,15 @@ struct RuleExpressionParser {
 
     // MARK: Grammar (JavaScript precedence)
 
+    /// Goes one level deeper, refusing an expression nested beyond ``maximumDepth``.
+    private mutating func enter() throws(DatabaseRulesError) {
+        depth += 1
+        guard depth <= Self.maximumDepth else { throw error("Expression is nested too deeply.") }
+    }
+
     private mutating func conditional() throws(DatabaseRulesError) -> RuleExpression {
+        try enter()
+        defer { depth -= 1 }
         let condition = try binary(level: 0)
         guard take("?") else { return condition }
         let then = try conditional()
@@ -209,8 +221,11 @@ struct RuleExpressionParser {
     }
 
     private mutating func unary() throws(DatabaseRulesError) -> RuleExpression {
-        if take("!") { return .unary("!", try unary()) }
-        if take("-") { return .unary("-", try unary()) }
+        for symbol in ["!", "-"] where take(symbol) {
+            try enter()
+            defer { depth -= 1 }
+            return .unary(symbol, try unary())
+        }
         return try postfix()
     }
 

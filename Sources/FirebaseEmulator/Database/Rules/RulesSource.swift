@@ -35,6 +35,10 @@ indirect enum RulesSource {
         let bytes: [UInt8]
         let text: String
         var index = 0
+        /// How many objects and arrays enclose the value being read: bounded, as the database's
+        /// own JSON is, so that no rules file runs the parser out of stack.
+        var depth = 0
+        static let maximumDepth = 512
 
         func error(_ message: String) -> DatabaseRulesError {
             DatabaseRulesError(text: text, offset: index, message: message)
@@ -58,12 +62,20 @@ indirect enum RulesSource {
             }
         }
 
+        /// Goes into an object or array, refusing one nested beyond ``maximumDepth``.
+        mutating func enter() throws(DatabaseRulesError) {
+            guard depth < Self.maximumDepth else { throw error("Rules are nested too deeply.") }
+            depth += 1
+        }
+
         mutating func value() throws(DatabaseRulesError) -> RulesSource {
             try skipSpace()
             let start = index
             guard index < bytes.count else { throw error("Parse error.") }
             switch bytes[index] {
             case UInt8(ascii: "{"):
+                try enter()
+                defer { depth -= 1 }
                 index += 1
                 var members: [(key: String, value: RulesSource, offset: Int)] = []
                 try skipSpace()
@@ -91,6 +103,8 @@ indirect enum RulesSource {
                     return .object(members, offset: start)
                 }
             case UInt8(ascii: "["):
+                try enter()
+                defer { depth -= 1 }
                 index += 1
                 var elements: [RulesSource] = []
                 try skipSpace()

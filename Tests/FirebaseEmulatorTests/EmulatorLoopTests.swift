@@ -114,6 +114,37 @@ struct EmulatorLoopTests {
         #expect(try emulator.store.pendingEvents().isEmpty)
     }
 
+    @Test("a redeploy under a steady stream of writes returns, and every event is delivered once",
+          .timeLimit(.minutes(1)))
+    func redeployUnderLoad() async throws {
+        let emulator = try Emulator(project: "demo-project", directory: nil)
+        let delivered = Mutex<[String: Int]>([:])
+        var functions = FunctionRegistry()
+        functions["count"] = Database.ref("/items/{id}").onCreate { _, context in
+            delivered.withLock { $0[context.params["id"]!, default: 0] += 1 }
+        }
+        try await emulator.deploy(functions)
+        // Writes until the redeploy has returned: the deploy waits for the outcomes reported
+        // before it and recovers the events committed before it, not for a quiet moment.
+        let deployed = Atomic<Bool>(false)
+        let writer = Task.detached {
+            var count = 0
+            while !deployed.load(ordering: .sequentiallyConsistent) {
+                try emulator.database.set(namespace: emulator.defaultDatabaseInstance, path: "items/i\(count)", value: 1)
+                count += 1
+            }
+            return count
+        }
+        try await emulator.deploy(functions)
+        deployed.store(true, ordering: .sequentiallyConsistent)
+        let written = try await writer.value
+        await emulator.waitUntilIdle()
+        #expect(written > 0)
+        #expect(delivered.withLock { $0.count } == written)
+        #expect(delivered.withLock { $0.values.allSatisfy { $0 == 1 } })
+        #expect(try emulator.store.pendingEvents().isEmpty)
+    }
+
     @Test("a function that writes where it listens is stopped after the chain limit, and nothing crashes")
     func triggerLoop() async throws {
         let emulator = try Emulator(project: "demo-project", directory: nil)
@@ -130,6 +161,41 @@ struct EmulatorLoopTests {
         let letter = try #require(bus.deadLetters.first)
         #expect(letter.lastError?.contains("keeps writing where it") == true)
         #expect(bus.deadLetters.count == 1)
+    }
+
+    @Test("a replayed dead letter is pending until its replay is done: a crash before then delivers it after the restart")
+    func replayedDeadLetterSurvivesACrash() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        struct Refused: Error {}
+        let runs = Mutex(0)
+        let delivered = Mutex<[String]>([])
+        var first = FunctionRegistry()
+        // Fails its first run (dead-lettered: no retry); the replay's run never ends.
+        first["flaky"] = Database.ref("/items/{id}").onCreate { _, _ in
+            if runs.withLock({ $0 += 1; return $0 }) == 1 { throw Refused() }
+            try await ManualClock().sleep(until: .distantFuture)
+        }
+        var crashed: Emulator? = try Emulator(project: "p", directory: directory)
+        let emulator = try #require(crashed)
+        try await emulator.deploy(first)
+        try emulator.database.set(namespace: "p-default-rtdb", path: "items/a", value: 1)
+        await emulator.waitUntilIdle()
+        #expect(try emulator.store.pendingEvents().isEmpty, "a dead letter is done")
+        let letter = try #require(emulator.bus?.deadLetters.first)
+        #expect(try emulator.dispatcher.replayDeadLetter(id: letter.id))
+        #expect(try emulator.store.pendingEvents().map(\.event.subject) == ["refs/items/a"])
+        crashed = nil
+
+        var second = FunctionRegistry()
+        second["flaky"] = Database.ref("/items/{id}").onCreate { _, context in
+            delivered.withLock { $0.append(context.params["id"]!) }
+        }
+        let restarted = try Emulator(project: "p", directory: directory)
+        try await restarted.deploy(second)
+        await restarted.waitUntilIdle()
+        #expect(delivered.withLock { $0 } == ["a"])
+        #expect(try restarted.store.pendingEvents().isEmpty)
     }
 
     @Test("committed events survive a crash and are delivered once functions run again; finished ones are not redelivered")

@@ -232,6 +232,10 @@ public final class WorkerSupervisor: Sendable {
     private func supervise() async {
         var options = PlatformOptions()
         options.teardownSequence = [.gracefulShutDown(allowedDurationToNextStep: .seconds(5))]
+        // A process group of its own: Ctrl-C in the emulator's terminal stops the emulator, which
+        // delivers what it has queued and then stops its workers; reaching the workers too, it
+        // had them refuse those deliveries while they shut down.
+        options.processGroupID = 0
         let environment = Environment.inherit.updating(Dictionary(uniqueKeysWithValues:
             self.environment.compactMap { key, value in Environment.Key(rawValue: key).map { ($0, value) } }))
         while !Task.isCancelled {

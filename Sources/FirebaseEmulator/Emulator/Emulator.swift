@@ -82,7 +82,7 @@ public final class Emulator: Sendable {
     /// Blocking functions in the registry run on client sign-ups and sign-ins from now on,
     /// called in process; `blocking` replaces them (the emulator server calls its workers).
     ///
-    /// - Throws: ``RegistryError`` for a registry with problems; a store error while recovering.
+    /// - Throws: ``RegistryError`` for a registry with problems (nothing is replaced then).
     @discardableResult
     public func deploy(
         _ functions: FunctionRegistry,
@@ -105,11 +105,21 @@ public final class Emulator: Sendable {
             return current
         }
         dispatcher.attach(bus)
+        // Every event committed before the new bus was attached is in the outbox up to here:
+        // the recovery below goes that far. Later ones reach the new bus as they commit.
+        let recoverThrough = try? store.latestSequence()
         await previous?.shutdown()
         // What the old bus finished must be marked done before the outbox is read for what is
         // pending, or those events would be delivered again.
         await dispatcher.waitUntilRecorded()
-        try dispatcher.recoverPending()
+        do {
+            try dispatcher.recoverPending(through: recoverThrough)
+        } catch {
+            // The new functions are deployed and take every new event: the deployment stands.
+            // What is pending stays so in the outbox, for the next start or deploy.
+            logger.error("could not publish the events an earlier deployment left undone; they stay pending",
+                metadata: ["error": "\(error)"])
+        }
         return bus
     }
 

@@ -63,6 +63,19 @@ extension EmulatorStore {
         }
     }
 
+    /// Makes an event done before pending again (a dead letter replayed): it is published
+    /// again after a restart, until it is done once more.
+    func markPending(_ sequence: Int64) throws {
+        _ = try write { transaction in
+            try transaction.db.execute(sql: "UPDATE outbox SET done_at = NULL WHERE seq = ?", arguments: [sequence])
+        }
+    }
+
+    /// The sequence of the latest event in the outbox (0 when it is empty).
+    func latestSequence() throws -> Int64 {
+        try read { db in try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM outbox") ?? 0 }
+    }
+
     /// Events not yet done, oldest first, after `sequence`.
     package func pendingEvents(after sequence: Int64 = 0, limit: Int = 1000) throws -> [OutboxEntry] {
         try read { db in

@@ -22,8 +22,12 @@ package final class OutboxDispatcher: DeliveryObserver {
         var pending: [EmulatorStore.Outcome] = []
         /// Whether a caller is writing the pending outcomes.
         var recording = false
-        /// Callers of ``waitUntilRecorded()``.
-        var recordedWaiters: [CheckedContinuation<Void, Never>] = []
+        /// How many outcomes were reported, and how many of them written (or given up on when
+        /// the store failed): they are written in the order they were reported.
+        var reported = 0
+        var written = 0
+        /// Callers of ``waitUntilRecorded()``, each with the count of outcomes it waits for.
+        var recordedWaiters: [(upTo: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     let store: EmulatorStore
@@ -54,7 +58,9 @@ package final class OutboxDispatcher: DeliveryObserver {
     }
 
     /// Replays a dead letter of the attached bus, tracking its event again (found in the outbox)
-    /// so that the new attempts reach the event log.
+    /// so that the new attempts reach the event log. Its outbox entry is pending again until
+    /// the replay is done: if the emulator stops (or is redeployed) first, the event is
+    /// published again, as any event not done is.
     ///
     /// - Returns: whether the bus had a dead letter with that id.
     public func replayDeadLetter(id: String) throws -> Bool {
@@ -64,25 +70,33 @@ package final class OutboxDispatcher: DeliveryObserver {
         let key = letter.event.key
         var tracked = false
         if state.withLock({ $0.inFlight[key] == nil }), let sequence = try store.latestSequence(of: key) {
+            try store.markPending(sequence)
             state.withLock { $0.inFlight[key] = [sequence] }
             tracked = true
         }
         guard bus.replayDeadLetter(id: id) else {
-            if tracked { state.withLock { $0.inFlight[key] = nil } }
+            if tracked {
+                // Not replayed after all: done again, as the dead letter had left it.
+                let sequences = state.withLock { $0.inFlight.removeValue(forKey: key) }
+                if let sequences { record(.done(sequences, at: Date())) }
+            }
             return false
         }
         return true
     }
 
-    /// Publishes every event an earlier run left undone, in commit order.
+    /// Publishes every event an earlier run left undone, in commit order: those not done in
+    /// the outbox up to `sequence` (all, when `nil`). Events committed later went to the bus
+    /// attached then; chasing them too would never end under a steady stream of writes.
     ///
     /// - Returns: how many events were published.
     @discardableResult
-    public func recoverPending() throws -> Int {
+    public func recoverPending(through sequence: Int64? = nil) throws -> Int {
         var count = 0
         var after: Int64 = 0
         while true {
-            let batch = try store.pendingEvents(after: after, limit: 1000)
+            var batch = try store.pendingEvents(after: after, limit: 1000)
+            if let sequence { batch.removeAll { $0.sequence > sequence } }
             guard let last = batch.last else { return count }
             try store.markRecovered(batch.map(\.sequence))
             publish(batch)
@@ -105,12 +119,13 @@ package final class OutboxDispatcher: DeliveryObserver {
         record(.done(sequences, at: Date()))
     }
 
-    /// Returns once every outcome reported so far is written to the store.
+    /// Returns once every outcome reported so far is written to the store (outcomes reported
+    /// meanwhile, under load, are not waited for).
     public func waitUntilRecorded() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let recorded = state.withLock { state -> Bool in
-                guard state.recording else { return true }
-                state.recordedWaiters.append(continuation)
+                guard state.written < state.reported else { return true }
+                state.recordedWaiters.append((state.reported, continuation))
                 return false
             }
             if recorded { continuation.resume() }
@@ -125,6 +140,7 @@ package final class OutboxDispatcher: DeliveryObserver {
     private func record(_ outcome: EmulatorStore.Outcome) {
         let starts = state.withLock { state -> Bool in
             state.pending.append(outcome)
+            state.reported += 1
             guard !state.recording else { return false }
             state.recording = true
             return true
@@ -138,24 +154,24 @@ package final class OutboxDispatcher: DeliveryObserver {
 
     private func writePending() {
         while true {
-            let (batch, waiters) = state.withLock { state -> ([EmulatorStore.Outcome], [CheckedContinuation<Void, Never>]) in
-                guard !state.pending.isEmpty else {
-                    state.recording = false
-                    defer { state.recordedWaiters = [] }
-                    return ([], state.recordedWaiters)
-                }
+            let batch = state.withLock { state -> [EmulatorStore.Outcome] in
+                if state.pending.isEmpty { state.recording = false }
                 defer { state.pending = [] }
-                return (state.pending, [])
+                return state.pending
             }
-            guard !batch.isEmpty else {
-                for waiter in waiters { waiter.resume() }
-                return
-            }
+            guard !batch.isEmpty else { return }
             do {
                 try store.record(batch)
             } catch {
                 logger.error("could not record deliveries", metadata: ["error": "\(error)", "outcomes": "\(batch.count)"])
             }
+            let recorded = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+                state.written += batch.count
+                let written = state.written
+                defer { state.recordedWaiters.removeAll { $0.upTo <= written } }
+                return state.recordedWaiters.filter { $0.upTo <= written }.map(\.continuation)
+            }
+            for waiter in recorded { waiter.resume() }
         }
     }
 }

@@ -77,6 +77,33 @@ struct DatabaseRoutesStreamTests {
         }
     }
 
+    @Test("a query's stream sends the query's result, again whenever a write changes it, and nothing outside it")
+    func queryStream() async throws {
+        let server = EmulatorServer(emulator: try Emulator(project: "demo-project", directory: nil))
+        let db = server.emulator.database
+        // Each user may read only the items they own, and only by asking for them.
+        db.rules = try DatabaseRules(text: """
+            {"rules": {"items": {".read": "query.orderByChild == 'owner' && query.equalTo == auth.uid", ".indexOn": ["owner"]}}}
+            """)
+        try db.set(namespace: Self.ns, path: "items", value: ["i1": ["owner": "ada", "n": 1], "i2": ["owner": "bob", "n": 2]])
+        let token = Self.idToken(uid: "ada", project: "demo-project")
+        try await Application(router: server.router()).test(.live) { client in
+            let port = try #require(client.port)
+            let uri = "/items.json?ns=\(Self.ns)&orderBy=%22owner%22&equalTo=%22ada%22&auth=\(token)"
+            try await SSETestClient.withStream(port: port, uri: uri, headers: [("Accept", "text/event-stream")]) { reader in
+                #expect(try #require(try await reader.head()).status == .ok)
+                #expect(try await reader.nextChange()
+                    == SSEFrame(event: "put", data: #"{"path":"/","data":{"i1":{"n":1,"owner":"ada"}}}"#))
+                // Bob's writes change nothing the query returns: no frame for them.
+                try db.set(namespace: Self.ns, path: "items/i2/n", value: 3)
+                try db.set(namespace: Self.ns, path: "items/i3", value: ["owner": "bob", "n": 4])
+                try db.set(namespace: Self.ns, path: "items/i4", value: ["owner": "ada", "n": 5])
+                #expect(try await reader.nextChange() == SSEFrame(event: "put",
+                    data: #"{"path":"/","data":{"i1":{"n":1,"owner":"ada"},"i4":{"n":5,"owner":"ada"}}}"#))
+            }
+        }
+    }
+
     @Test("a stream of a bad path answers 400 with {\"error\": ...} before streaming")
     func badStream() async throws {
         let server = try DatabaseRoutesTests.server()

@@ -12,12 +12,36 @@ import Synchronization
 /// and a lone read is never held back. A batch that fails as a whole (no answer, too large an
 /// answer, a 5xx) is sent again read by read, so a read fails only for a reason of its own. A
 /// server that refuses the route (404, or 401/403 for a credential it does not take as the
-/// owner's) gets each read alone, at once, from then on.
+/// owner's) gets each read alone, at once, from then on. A waiting read whose task is
+/// cancelled (its handler timed out) ends at once with `CancellationError`.
 final class DatabaseReadBatcher: Sendable {
-    /// One read and who waits for it.
-    private struct Waiter: Sendable {
-        var read: Read
-        var continuation: CheckedContinuation<VersionedValue, any Error>
+    /// One read and who waits for it, answered once: by its result, or by its cancellation.
+    private final class Waiter: Sendable {
+        let read: Read
+        private let state = Mutex<(continuation: CheckedContinuation<VersionedValue, any Error>?, answered: Bool)>(
+            (nil, false))
+
+        init(read: Read) {
+            self.read = read
+        }
+
+        /// Sets who waits; resumed at once when the read was cancelled before.
+        func wait(_ continuation: CheckedContinuation<VersionedValue, any Error>) {
+            let answered = state.withLock { state -> Bool in
+                if !state.answered { state.continuation = continuation }
+                return state.answered
+            }
+            if answered { continuation.resume(throwing: CancellationError()) }
+        }
+
+        /// Answers the read; only the first answer counts.
+        func resume(with result: Result<VersionedValue, any Error>) {
+            let continuation = state.withLock { state in
+                defer { state = (nil, true) }
+                return state.continuation
+            }
+            continuation?.resume(with: result)
+        }
     }
 
     /// What a read asks for: a path, and whether the ETag is wanted.
@@ -67,16 +91,23 @@ final class DatabaseReadBatcher: Sendable {
         }
         if way == .alone { return try await single(read) }
         guard way == .lead else {
-            return try await withCheckedThrowingContinuation { continuation in
-                let waiter = Waiter(read: read, continuation: continuation)
-                // The request on its way may have ended meanwhile: then this read starts the next.
-                let startsBatch = state.withLock { state in
-                    state.waiting.append(waiter)
-                    guard !state.sending else { return false }
-                    state.sending = true
-                    return true
+            let waiter = Waiter(read: read)
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    waiter.wait(continuation)
+                    // The request on its way may have ended meanwhile: then this read starts the next.
+                    let startsBatch = state.withLock { state in
+                        state.waiting.append(waiter)
+                        guard !state.sending else { return false }
+                        state.sending = true
+                        return true
+                    }
+                    if startsBatch { Task { await self.sendWaiting() } }
                 }
-                if startsBatch { Task { await self.sendWaiting() } }
+            } onCancel: {
+                // Not sent if it has not been taken yet; if it has, its answer is dropped.
+                state.withLock { $0.waiting.removeAll { $0 === waiter } }
+                waiter.resume(with: .failure(CancellationError()))
             }
         }
         let result = await Result { try await single(read) }
@@ -107,7 +138,7 @@ final class DatabaseReadBatcher: Sendable {
             do {
                 let results = try await batch(waiters.map(\.read))
                 if results.count == waiters.count {
-                    for (waiter, result) in zip(waiters, results) { waiter.continuation.resume(with: result) }
+                    for (waiter, result) in zip(waiters, results) { waiter.resume(with: result.mapError { $0 }) }
                     continue
                 }
             } catch let error as AdminHTTPError where [401, 403, 404].contains(error.status) {
@@ -123,7 +154,7 @@ final class DatabaseReadBatcher: Sendable {
     private func sendAlone(_ waiters: [Waiter]) async {
         await withTaskGroup(of: Void.self) { group in
             for waiter in waiters {
-                group.addTask { waiter.continuation.resume(with: await Result { try await self.single(waiter.read) }) }
+                group.addTask { waiter.resume(with: await Result { try await self.single(waiter.read) }) }
             }
         }
     }

@@ -69,6 +69,26 @@ struct DatabaseReadBatcherTests {
         }
     }
 
+    @Test("a waiting read whose task is cancelled ends at once, and is not sent; the other reads are answered",
+          .timeLimit(.minutes(1)))
+    func cancelledWhileWaiting() async throws {
+        let backend = Backend()
+        let batcher = backend.makeBatcher()
+        let lead = Task { try await batcher.read("slow/lead", versioned: false) }
+        while !backend.singles.withLock({ $0.contains("slow/lead") }) { await Task.yield() }
+        let cancelled = Task { try await batcher.read("a", versioned: false) }
+        let kept = Task { try await batcher.read("b", versioned: false) }
+        while batcher.waitingCount < 2 { await Task.yield() }
+        // A handler past its timeout: its read ends while the read before it is still on its way.
+        cancelled.cancel()
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        #expect(batcher.waitingCount == 1)
+        backend.release()
+        #expect(try await lead.value.value == "slow/lead")
+        #expect(try await kept.value.value == "b")
+        #expect(backend.singles.withLock { $0 } == ["slow/lead", "b"])
+    }
+
     @Test("a lone read goes alone; reads made while it is on its way go in one batch, each answered its own")
     func coalesces() async throws {
         let backend = Backend()

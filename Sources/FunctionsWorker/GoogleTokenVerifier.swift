@@ -10,6 +10,9 @@ import Foundation
 ///
 /// ID tokens and blocking calls are signed with Firebase Authentication's keys; App Check
 /// tokens with App Check's. An unknown key id fetches the keys again, at most once a minute.
+/// Requests that find the keys due at once share one fetch; when it fails, the keys at hand
+/// stay in use (Google publishes a key well before it signs with it) and the fetch is tried
+/// again a minute later.
 public struct GoogleTokenVerifier: TokenVerifier {
     /// Where Firebase Authentication publishes its keys (JWKS).
     public static let authenticationKeysURL =
@@ -89,6 +92,8 @@ public struct GoogleTokenVerifier: TokenVerifier {
         var keys: [String: _RSA.Signing.PublicKey] = [:]
         var expiry = Date.distantPast
         var lastFetch = Date.distantPast
+        /// The fetch on its way, which every request that needs the keys meanwhile awaits.
+        var fetching: Task<(body: Data, maxAge: Duration?), any Error>?
 
         init(url: URL, fetch: @escaping Fetch, clock: any BusClock) {
             self.url = url
@@ -99,21 +104,33 @@ public struct GoogleTokenVerifier: TokenVerifier {
         func key(_ kid: String) async throws(TokenError) -> _RSA.Signing.PublicKey {
             let now = clock.now
             let stale = now >= expiry || (keys[kid] == nil && now.timeIntervalSince(lastFetch) >= 60)
-            if stale { try await refresh(now: now) }
+            if stale {
+                do {
+                    try await refresh(now: now)
+                } catch {
+                    guard let key = keys[kid] else { throw error }
+                    return key
+                }
+            }
             guard let key = keys[kid] else { throw TokenError("the token's key '\(kid)' is not one of Google's keys") }
             return key
         }
 
         private func refresh(now: Date) async throws(TokenError) {
             lastFetch = now
+            let task = fetching ?? Task { [fetch, url] in try await fetch(url) }
+            fetching = task
+            defer { if fetching == task { fetching = nil } }
             let body: Data
             let maxAge: Duration?
             do {
-                (body, maxAge) = try await fetch(url)
+                (body, maxAge) = try await task.value
             } catch {
+                keepKeysAtHand(now: now)
                 throw TokenError("cannot fetch the public keys from \(url): \(error)")
             }
             guard let entries = (try? JSONValue(parsing: body))?["keys"]?.arrayValue else {
+                keepKeysAtHand(now: now)
                 throw TokenError("the public keys at \(url) are not a JWKS document")
             }
             var fresh: [String: _RSA.Signing.PublicKey] = [:]
@@ -127,6 +144,11 @@ public struct GoogleTokenVerifier: TokenVerifier {
             }
             keys = fresh
             expiry = now.addingTimeInterval(maxAge?.seconds ?? 3600)
+        }
+
+        /// After a failed fetch, the keys at hand are used for another minute before the next try.
+        private func keepKeysAtHand(now: Date) {
+            if !keys.isEmpty { expiry = max(expiry, now.addingTimeInterval(60)) }
         }
     }
 }

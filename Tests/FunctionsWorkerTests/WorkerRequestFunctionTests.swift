@@ -108,6 +108,31 @@ struct WorkerRequestFunctionTests {
         #expect(fetches.withLock { $0 } == 2)
     }
 
+    @Test("when fetching the keys again fails, the keys at hand still verify, and the fetch is tried again a minute later")
+    func fetchFailure() async throws {
+        let signer = try Signer(kid: "k1")
+        let failing = Mutex(false)
+        let fetches = Mutex(0)
+        let clock = ManualClock(now: Date())
+        let verifier = GoogleTokenVerifier(project: "demo", clock: clock) { _ in
+            fetches.withLock { $0 += 1 }
+            if failing.withLock({ $0 }) { throw TokenError("unreachable") }
+            return (JSONValue.object(["keys": [signer.jwk]]).serializedData(), .seconds(300))
+        }
+        _ = try await verifier.verify(try signer.sign(Self.idClaims()), as: .idToken)
+        failing.withLock { $0 = true }
+        clock.advance(by: .seconds(301))
+        // Due again, the fetch fails: the key at hand verifies, and the next minute fetches nothing.
+        for _ in 0..<3 { _ = try await verifier.verify(try signer.sign(Self.idClaims()), as: .idToken) }
+        #expect(fetches.withLock { $0 } == 2)
+        clock.advance(by: .seconds(61))
+        _ = try await verifier.verify(try signer.sign(Self.idClaims()), as: .idToken)
+        #expect(fetches.withLock { $0 } == 3)
+        // With no keys at hand, a failed fetch refuses the token.
+        let empty = GoogleTokenVerifier(project: "demo", clock: clock) { _ in throw TokenError("unreachable") }
+        await #expect(throws: TokenError.self) { try await empty.verify(try signer.sign(Self.idClaims()), as: .idToken) }
+    }
+
     static func worker(tokens: any TokenVerifier) throws -> FunctionsWorker {
         var functions = FunctionRegistry()
         functions["whoami"] = Https.onCall { (request: CallableRequest<JSONValue>) in

@@ -16,9 +16,10 @@ extension DatabaseService {
         let id = UUID()
         let registered = state.withLock { state -> Bool in
             guard !state.isShutDown else { return false }
-            let current = state.namespaces[namespace]?.tree.value(at: location) ?? .null
-            continuation.yield(DatabaseChangeEvent(event: .put, path: "/", data: current))
-            state.listeners[id] = Listener(namespace: namespace, path: location, continuation: continuation)
+            let space = state.namespaces[namespace]
+            continuation.yield(DatabaseChangeEvent(event: .put, path: "/", data: space?.tree.value(at: location) ?? .null))
+            state.listeners[id] = Listener(namespace: namespace, path: location, continuation: continuation,
+                since: space?.log.sequence ?? 0)
             return true
         }
         guard registered else {
@@ -44,12 +45,13 @@ extension DatabaseService {
     /// How many change feeds are open.
     public var listenerCount: Int { state.withLock { $0.listeners.count } }
 
-    /// Sends a committed write to the feeds it concerns.
+    /// Sends a committed write (the namespace's write `sequence`) to the feeds it concerns that
+    /// opened before it was made.
     func notifyListeners(
-        _ listeners: [UUID: Listener], namespace: String, change: DatabaseWriteChange, isUpdate: Bool,
-        tree: DatabaseTree
+        _ listeners: [UUID: Listener], namespace: String, sequence: Int64, change: DatabaseWriteChange,
+        isUpdate: Bool, tree: DatabaseTree
     ) {
-        for listener in listeners.values where listener.namespace == namespace {
+        for listener in listeners.values where listener.namespace == namespace && listener.since < sequence {
             if let event = Self.feedEvent(at: listener.path, change: change, isUpdate: isUpdate, tree: tree) {
                 listener.continuation.yield(event)
             }

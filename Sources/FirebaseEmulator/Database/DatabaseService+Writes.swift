@@ -209,7 +209,8 @@ extension DatabaseService {
                 ? [] : events(for: change, tree: space.tree, namespace: namespace, auth: auth, now: now,
                     triggers: state.triggers, chainDepth: write.chainDepth)
             // Listeners hear of the write once it has committed, from the tree as this write left
-            // it: by then later writes sharing the commit may have changed the tree.
+            // it: by then later writes sharing the commit may have changed the tree. Those that
+            // open from here on start from a tree that holds it, and are not told.
             if state.listeners.values.contains(where: { $0.namespace == namespace }) {
                 plan.treeForListeners = space.tree
             }
@@ -235,8 +236,8 @@ extension DatabaseService {
             { [self] in
                 guard let tree = treeForListeners else { return }
                 state.withLock { state in
-                    notifyListeners(state.listeners, namespace: namespace, change: change, isUpdate: isUpdate,
-                        tree: tree)
+                    notifyListeners(state.listeners, namespace: namespace, sequence: sequence, change: change,
+                        isUpdate: isUpdate, tree: tree)
                 }
             },
             orRollback: { [self] in

@@ -60,6 +60,9 @@ public final class DatabaseService: Sendable {
         var namespace: String
         var path: DatabasePath
         var continuation: AsyncStream<DatabaseChangeEvent>.Continuation
+        /// The namespace's last write when the feed opened: its first `put` holds that write and
+        /// every one before it, so the feed hears only of later ones.
+        var since: Int64
     }
 
     struct State {

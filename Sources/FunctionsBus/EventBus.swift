@@ -250,6 +250,18 @@ public final class EventBus: Sendable {
         state.withLock { $0.deadLetters }
     }
 
+    /// Keeps the dead letters of another bus (the one a redeploy replaces) for the functions
+    /// this one has, before its own, so that they can still be listed and replayed. Those of
+    /// other functions are dropped, and the oldest beyond ``Configuration/deadLetterCapacity``.
+    public func adopt(_ letters: [DeadLetter]) {
+        let names = Set(lanes.map(\.name))
+        state.withLock { state in
+            let own = Set(state.deadLetters.map(\.id))
+            let adopted = letters.filter { names.contains($0.function) && !own.contains($0.id) }
+            state.deadLetters = Array((adopted + state.deadLetters).suffix(state.deadLetterCapacity))
+        }
+    }
+
     /// Queues a dead letter's event again for its function, with fresh attempts; the age
     /// limit counts from now.
     ///

@@ -145,6 +145,34 @@ struct EmulatorLoopTests {
         #expect(try emulator.store.pendingEvents().isEmpty)
     }
 
+    @Test("dead letters outlive a redeploy: the new deployment lists them and replays them to its functions")
+    func deadLettersAcrossARedeploy() async throws {
+        let emulator = try Emulator(project: "demo-project", directory: nil)
+        struct Refused: Error {}
+        var failing = FunctionRegistry()
+        failing["record"] = Database.ref("/items/{id}").onCreate { _, _ in throw Refused() }
+        failing["other"] = Database.ref("/others/{id}").onCreate { _, _ in throw Refused() }
+        try await emulator.deploy(failing)
+        try emulator.database.set(namespace: emulator.defaultDatabaseInstance, path: "items/a", value: 1)
+        try emulator.database.set(namespace: emulator.defaultDatabaseInstance, path: "others/b", value: 1)
+        await emulator.waitUntilIdle()
+        #expect(emulator.bus?.deadLetters.count == 2)
+
+        let delivered = Mutex<[String]>([])
+        var fixed = FunctionRegistry()
+        fixed["record"] = Database.ref("/items/{id}").onCreate { _, context in
+            delivered.withLock { $0.append(context.params["id"]!) }
+        }
+        let bus = try await emulator.deploy(fixed)
+        // The letter of a function the new deployment lacks is gone with it.
+        let letter = try #require(bus.deadLetters.first)
+        #expect(bus.deadLetters.map(\.function) == ["record"])
+        #expect(try emulator.dispatcher.replayDeadLetter(id: letter.id))
+        await emulator.waitUntilIdle()
+        #expect(delivered.withLock { $0 } == ["a"])
+        #expect(bus.deadLetters.isEmpty)
+    }
+
     @Test("a function that writes where it listens is stopped after the chain limit, and nothing crashes")
     func triggerLoop() async throws {
         let emulator = try Emulator(project: "demo-project", directory: nil)

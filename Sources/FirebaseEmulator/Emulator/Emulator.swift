@@ -109,6 +109,8 @@ public final class Emulator: Sendable {
         // the recovery below goes that far. Later ones reach the new bus as they commit.
         let recoverThrough = try? store.latestSequence()
         await previous?.shutdown()
+        // What the previous functions gave up on can still be listed and replayed.
+        if let previous { bus.adopt(previous.deadLetters) }
         // What the old bus finished must be marked done before the outbox is read for what is
         // pending, or those events would be delivered again.
         await dispatcher.waitUntilRecorded()

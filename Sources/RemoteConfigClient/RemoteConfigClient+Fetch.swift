@@ -44,38 +44,41 @@ extension RemoteConfigClient {
         return fromCache ? .successUsingPreFetchedData : .successFetchedFromRemote
     }
 
-    /// A fetch: from the cache inside the interval, else from the backend.
+    /// A fetch: from the cache while the last successful one is younger than the interval (as
+    /// the SDKs check first, whatever failed since), else from the backend unless backing off.
     func fetch(expiration: TimeInterval, realtime: Bool = false) async throws
         -> (status: RemoteConfigFetchStatus, fromCache: Bool)
     {
         let now = clock.now
-        enum Decision { case cache, throttled(Date), network(etag: String?) }
+        enum Decision { case cache, throttled(Date), network(etag: String?, pings: UInt64) }
         let decision: Decision = update { state in
+            let expiration = state.isStale || realtime ? 0 : expiration
+            if let last = state.lastFetchTime, now.timeIntervalSince(last) < expiration {
+                state.lastFetchStatus = .success
+                return .cache
+            }
             if let until = state.backoffUntil, now < until {
                 state.lastFetchStatus = .throttled
                 return .throttled(until)
             }
-            let expiration = state.isStale || realtime ? 0 : expiration
-            if state.lastFetchStatus == .success || state.lastFetchStatus == .throttled,
-                let last = state.lastFetchTime, now.timeIntervalSince(last) < expiration
-            {
-                state.lastFetchStatus = .success
-                return .cache
-            }
-            return .network(etag: state.fetchedETag)
+            return .network(etag: state.fetchedETag, pings: pings.load(ordering: .relaxed))
         }
         switch decision {
         case .cache:
             return (.success, true)
         case .throttled(let until):
             throw RemoteConfigError.throttled(until: until)
-        case .network(let etag):
-            try await fetchFromBackend(etag: etag, realtime: realtime)
+        case .network(let etag, let pings):
+            try await fetchFromBackend(etag: etag, realtime: realtime, pingsAtStart: pings)
             return (.success, false)
         }
     }
 
-    private func fetchFromBackend(etag: String?, realtime: Bool) async throws {
+    /// Fetches from the backend. A `CONFIG_STATE` message that came while the fetch was on its
+    /// way (`pings` moved past `pingsAtStart`) may be for a newer template than the answer: the
+    /// config stays stale. An answer for an older template than one fetched already (two
+    /// fetches crossing) leaves the fetched config as it is.
+    private func fetchFromBackend(etag: String?, realtime: Bool, pingsAtStart: UInt64) async throws {
         let answer: FetchAnswer
         do {
             answer = try await send(etag: etag, realtime: realtime)
@@ -84,17 +87,19 @@ extension RemoteConfigClient {
             throw error
         }
         update { state in
-            switch answer.state {
-            case "UPDATE": state.fetched = answer.entries
-            case "NO_CHANGE": break
-            default: state.fetched = [:]  // EMPTY_CONFIG, NO_TEMPLATE
+            if (answer.templateVersion ?? state.fetchedVersion) >= state.fetchedVersion {
+                switch answer.state {
+                case "UPDATE": state.fetched = answer.entries
+                case "NO_CHANGE": break
+                default: state.fetched = [:]  // EMPTY_CONFIG, NO_TEMPLATE
+                }
+                state.fetchedVersion = answer.templateVersion ?? state.fetchedVersion
+                state.fetchedETag = answer.etag ?? state.fetchedETag
+                state.hasUnactivatedFetch = true
             }
-            state.fetchedVersion = answer.templateVersion ?? state.fetchedVersion
-            state.fetchedETag = answer.etag ?? state.fetchedETag
-            state.hasUnactivatedFetch = true
             state.lastFetchStatus = .success
             state.lastFetchTime = clock.now
-            state.isStale = false
+            if pings.load(ordering: .relaxed) == pingsAtStart { state.isStale = false }
             state.failures = 0
             state.backoffUntil = nil
         }

@@ -27,6 +27,9 @@ public final class RemoteConfigClient: Sendable {
     let fetchError = Mutex<(any Error)?>(nil)
     let settingsValue = Mutex(RemoteConfigSettings())
     let realtime = Mutex(RealtimeState())
+    /// `CONFIG_STATE` messages handled so far (read and written under the state's lock): a fetch
+    /// clears the stale flag only if none came while it was on its way.
+    let pings = Atomic<UInt64>(0)
 
     /// Creates a client; it starts from what `store` kept (defaults, configs, the stale flag).
     ///
@@ -166,7 +169,10 @@ public final class RemoteConfigClient: Sendable {
     @discardableResult
     public func handleRemoteMessage(data: [String: String]) -> Bool {
         guard data["CONFIG_STATE"] != nil else { return false }
-        update { $0.isStale = true }
+        update { state in
+            state.isStale = true
+            pings.add(1, ordering: .relaxed)
+        }
         return true
     }
 
@@ -175,12 +181,15 @@ public final class RemoteConfigClient: Sendable {
 
     // MARK: Internals
 
-    /// Changes the state and saves it, as the SDK writes its preferences.
+    /// Changes the state and saves it, as the SDK writes its preferences. Saved under the lock,
+    /// so that what is saved last is the latest state.
     @discardableResult
     func update<T>(_ change: (inout RemoteConfigState) -> T) -> T {
-        let (result, snapshot) = state.withLock { state in (change(&state), state) }
-        store.save(snapshot)
-        return result
+        state.withLock { state in
+            let result = change(&state)
+            store.save(state)
+            return result
+        }
     }
 
     private static func read(_ file: URL) throws -> Data {

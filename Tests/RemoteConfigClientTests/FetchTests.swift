@@ -114,6 +114,26 @@ struct FetchTests {
         }
     }
 
+    @Test("inside the interval the cache answers first, as the SDKs check it: also after a failure, and while backing off")
+    func cacheBeforeBackoff() async throws {
+        try await RunningEmulator.with { running in
+            let clock = TestClock()
+            let client = running.client(clock: clock)
+            try running.publish(["color": "green"])
+            // One fetch in two hours per instance: this one, so the next is refused with 429.
+            try await running.call("PUT", "/emulator/v1/projects/demo/remoteConfig:fetchLimit",
+                #"{"count": 1, "windowSeconds": 7200}"#)
+            #expect(await client.fetchAndActivate() == .successFetchedFromRemote)
+            await #expect(throws: RemoteConfigError.self) { try await client.fetch(withExpirationDuration: 0) }
+            #expect(client.lastFetchStatus == .failure)
+            // Backing off after the 429, yet the last successful fetch is an hour old: the cache answers.
+            clock.advance(by: 3600)
+            #expect(await client.fetchAndActivate() == .successUsingPreFetchedData)
+            #expect(client.lastFetchStatus == .success)
+            await #expect(throws: RemoteConfigError.self) { try await client.fetch(withExpirationDuration: 0) }
+        }
+    }
+
     @Test("an unreachable backend is a failure, not a crash, and starts no backoff")
     func unreachable() async throws {
         let client = RemoteConfigClient(backend: URL(string: "http://127.0.0.1:1")!, project: "demo",

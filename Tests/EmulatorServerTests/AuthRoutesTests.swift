@@ -107,6 +107,10 @@ struct AuthRoutesTests {
                 #"{"localId": "u1", "customAttributes": "{\"sub\": \"x\"}"}"#)
             #expect(forbiddenStatus == .badRequest)
             #expect(forbidden["error"]?["message"]?.stringValue?.hasPrefix("FORBIDDEN_CLAIM") == true)
+            // The smallest Int64 as validSince: ignored as out of range, not a crash of the emulator.
+            let (edgeStatus, _) = try await Self.call(client, "\(Self.admin)/accounts:update",
+                #"{"localId": "u1", "validSince": "-9223372036854775808"}"#)
+            #expect(edgeStatus == .ok)
             let (_, missing) = try await Self.call(client, "\(Self.admin)/accounts:update",
                 #"{"localId": "nobody", "displayName": "x"}"#)
             #expect(missing["error"]?["message"] == "USER_NOT_FOUND")

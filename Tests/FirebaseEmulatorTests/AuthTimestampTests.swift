@@ -12,6 +12,8 @@ struct AuthTimestampTests {
         (.number(12.9), 12),
         (.string("abc"), nil),
         (.string("99999999999999999999999"), nil),
+        // The smallest Int64 has no positive counterpart: refused, not a crash.
+        (.string("-9223372036854775808"), nil),
         (.number(1e300), nil),
         (.bool(true), nil),
     ])

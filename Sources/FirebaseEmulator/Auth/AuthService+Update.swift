@@ -57,7 +57,7 @@ extension AuthService {
             if let emailVerified = request.emailVerified { user.emailVerified = emailVerified }
             if let disableUser = request.disableUser { user.disabled = disableUser }
             if let claims { user.customClaims = claims }
-            if let seconds = request.validSince, abs(seconds) <= AuthTimestamp.maximumMilliseconds / 1000 {
+            if let seconds = request.validSince, seconds.magnitude <= AuthTimestamp.maximumMilliseconds.magnitude / 1000 {
                 user.validSince = AuthTimestamp.date(seconds: seconds)
             }
             Self.apply(deleteAttributes: deleted, deleteProviders: request.deleteProvider ?? [], to: &user)

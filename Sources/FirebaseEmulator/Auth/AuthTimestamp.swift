@@ -36,7 +36,7 @@ package enum AuthTimestamp {
         switch value {
         case .string(let text):
             guard let parsed = Int64(text.trimmingCharacters(in: .whitespaces)) else { return nil }
-            return abs(parsed) <= maximumMilliseconds ? parsed : nil
+            return parsed.magnitude <= maximumMilliseconds.magnitude ? parsed : nil
         case .number(let number):
             guard number.isFinite, abs(number) <= Double(maximumMilliseconds) else { return nil }
             return Int64(number.rounded(.down))

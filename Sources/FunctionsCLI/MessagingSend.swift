@@ -48,10 +48,12 @@ struct MessagingSend: AsyncParsableCommand {
     func validate() throws {
         let targets = [topic, token, condition].compactMap { $0 }.count
         if message == nil, targets != 1 { throw ValidationError("give exactly one of --topic, --token, --condition") }
-        if message != nil, targets + data.count > 0 || title != nil || body != nil {
+        if message != nil, targets + data.count > 0 || title != nil || body != nil || contentAvailable {
             throw ValidationError("--message replaces the other message options")
         }
-        for entry in data where !entry.contains("=") { throw ValidationError("--data takes KEY=VALUE, not '\(entry)'") }
+        for entry in data where !entry.contains("=") || entry.hasPrefix("=") {
+            throw ValidationError("--data takes KEY=VALUE with a key, not '\(entry)'")
+        }
     }
 
     func run() async throws {
@@ -69,8 +71,8 @@ struct MessagingSend: AsyncParsableCommand {
         if let condition { message["condition"] = .string(condition) }
         if !data.isEmpty {
             message["data"] = .object(Dictionary(data.map { entry -> (String, JSONValue) in
-                let parts = entry.split(separator: "=", maxSplits: 1)
-                return (String(parts[0]), .string(parts.count > 1 ? String(parts[1]) : ""))
+                let parts = entry.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                return (String(parts[0]), .string(String(parts[1])))
             }) { _, last in last })
         }
         if title != nil || body != nil {

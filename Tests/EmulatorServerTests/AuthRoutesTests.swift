@@ -1,4 +1,5 @@
 import CloudFunctions
+import CloudFunctionsTesting
 import EmulatorServer
 import FirebaseEmulator
 import CloudEvents
@@ -22,6 +23,100 @@ struct AuthRoutesTests {
     ) async throws -> (HTTPResponse.Status, JSONValue) {
         try await client.execute(uri: uri, method: method, headers: headers, body: ByteBuffer(string: body)) {
             ($0.status, (try? JSONValue(parsing: Data($0.body.readableBytesView))) ?? .null)
+        }
+    }
+
+    /// The claims of an emulator ID token.
+    static func claims(_ token: JSONValue?) throws -> [String: JSONValue] {
+        try AuthIDToken(parsing: try #require(token?.stringValue), projectId: "demo", now: Date(), checksExpiry: false).claims
+    }
+
+    @Test("a client's accounts:update: admin-only fields refused or ignored; a new password answers fresh tokens")
+    func clientUpdateLimits() async throws {
+        let clock = ManualClock(now: Date(timeIntervalSince1970: 1_800_000_000))
+        let server = EmulatorServer(emulator: try Emulator(project: "demo", directory: nil, clock: clock))
+        try await Application(router: server.router()).test(.router) { client in
+            let (_, signUp) = try await Self.call(client, "\(Self.v1)/accounts:signUp?key=k",
+                #"{"email": "ada@example.com", "password": "secret1"}"#, headers: [:])
+            let idToken = try #require(signUp["idToken"]?.stringValue)
+            let update = "\(Self.v1)/accounts:update?key=k"
+            let (claimsStatus, claims) = try await Self.call(client, update,
+                #"{"idToken": "\#(idToken)", "customAttributes": "{\"admin\": true}"}"#, headers: [:])
+            #expect(claimsStatus == .badRequest)
+            #expect(claims["error"]?["message"] == "INSUFFICIENT_PERMISSION")
+            let (_, disable) = try await Self.call(client, update,
+                #"{"idToken": "\#(idToken)", "disableUser": true}"#, headers: [:])
+            #expect(disable["error"]?["message"] == "OPERATION_NOT_ALLOWED")
+            let (_, ignored) = try await Self.call(client, update,
+                #"{"idToken": "\#(idToken)", "emailVerified": true, "phoneNumber": "+15550001111", "displayName": "Ada"}"#,
+                headers: [:])
+            #expect(ignored["displayName"] == "Ada")
+            #expect(ignored["emailVerified"] == false)
+            #expect(ignored["idToken"] == nil, "nothing revoked: no new tokens")
+            let (_, stored) = try await Self.call(client, "\(Self.admin)/accounts:lookup",
+                #"{"localId": [\#(signUp["localId"]!.serialized())]}"#)
+            #expect(stored["users"]?.arrayValue?.first?["phoneNumber"] == nil)
+            #expect(stored["users"]?.arrayValue?.first?["emailVerified"] == false)
+
+            // A new password revokes the earlier tokens and answers new ones, which work.
+            clock.advance(by: .seconds(10))
+            let (_, changed) = try await Self.call(client, update,
+                #"{"idToken": "\#(idToken)", "password": "secret2", "returnSecureToken": true}"#, headers: [:])
+            #expect(changed["expiresIn"] == "3600")
+            #expect(changed["refreshToken"]?.stringValue?.isEmpty == false)
+            #expect(try Self.claims(changed["idToken"])["firebase"]?["sign_in_provider"] == "password")
+            let newToken = try #require(changed["idToken"]?.stringValue)
+            let (oldStatus, old) = try await Self.call(client, "\(Self.v1)/accounts:lookup?key=k",
+                #"{"idToken": "\#(idToken)"}"#, headers: [:])
+            #expect(oldStatus == .badRequest)
+            #expect(old["error"]?["message"] == "TOKEN_EXPIRED")
+            let (newStatus, _) = try await Self.call(client, "\(Self.v1)/accounts:lookup?key=k",
+                #"{"idToken": "\#(newToken)"}"#, headers: [:])
+            #expect(newStatus == .ok)
+        }
+    }
+
+    @Test("linking an email and password to an anonymous user keeps that user; refreshes keep the sign-in's auth_time")
+    func linkAndAuthTime() async throws {
+        let clock = ManualClock(now: Date(timeIntervalSince1970: 1_800_000_000))
+        let emulator = try Emulator(project: "demo", directory: nil, clock: clock)
+        let server = EmulatorServer(emulator: emulator)
+        try await Application(router: server.router()).test(.router) { client in
+            let (_, anonymous) = try await Self.call(client, "\(Self.v1)/accounts:signUp?key=k", "{}", headers: [:])
+            let uid = try #require(anonymous["localId"])
+            let anonymousToken = try #require(anonymous["idToken"]?.stringValue)
+            clock.advance(by: .seconds(10))
+            let (_, linked) = try await Self.call(client, "\(Self.v1)/accounts:signUp?key=k",
+                #"{"idToken": "\#(anonymousToken)", "email": "Grace@Example.com", "password": "secret1"}"#, headers: [:])
+            #expect(linked["localId"] == uid)
+            #expect(linked["email"] == "grace@example.com")
+            #expect(try Self.claims(linked["idToken"])["firebase"]?["sign_in_provider"] == "password")
+            let (_, signIn) = try await Self.call(client, "\(Self.v1)/accounts:signInWithPassword?key=k",
+                #"{"email": "grace@example.com", "password": "secret1"}"#, headers: [:])
+            #expect(signIn["localId"] == uid)
+            let (_, all) = try await Self.call(client, "\(Self.admin)/accounts:batchGet", "", method: .get)
+            #expect(all["users"]?.arrayValue?.count == 1, "no second user")
+            #expect(try emulator.store.eventLog().count == 1, "one user.created event, for the anonymous sign-up")
+            // Another user's email is taken.
+            let (_, other) = try await Self.call(client, "\(Self.v1)/accounts:signUp?key=k", "{}", headers: [:])
+            let (_, taken) = try await Self.call(client, "\(Self.v1)/accounts:signUp?key=k",
+                #"{"idToken": \#(other["idToken"]!.serialized()), "email": "grace@example.com", "password": "secret1"}"#,
+                headers: [:])
+            #expect(taken["error"]?["message"] == "EMAIL_EXISTS")
+
+            // auth_time is the sign-in's, however often the session is refreshed.
+            let signedInAt = try Self.claims(signIn["idToken"])["auth_time"]
+            var refresh = try #require(signIn["refreshToken"]?.stringValue)
+            for _ in 0..<2 {
+                clock.advance(by: .seconds(600))
+                let refreshed = try await client.execute(
+                    uri: "/securetoken.googleapis.com/v1/token?key=k", method: .post,
+                    headers: [.contentType: "application/x-www-form-urlencoded"],
+                    body: ByteBuffer(string: "grant_type=refresh_token&refresh_token=\(refresh)")
+                ) { try JSONValue(parsing: Data($0.body.readableBytesView)) }
+                #expect(try Self.claims(refreshed["id_token"])["auth_time"] == signedInAt)
+                refresh = try #require(refreshed["refresh_token"]?.stringValue)
+            }
         }
     }
 

@@ -37,6 +37,14 @@ struct MessagingCommandsTests {
         #expect(two.status != 0)
         let malformed = try emulator.cli("messaging:send", "--topic", "a", "--data", "novalue")
         #expect(malformed.errors.contains("--data takes KEY=VALUE"))
+        // No key: refused (a bare = crashed the CLI).
+        for entry in ["=", "=x"] {
+            let keyless = try emulator.cli("messaging:send", "--topic", "a", "--data", entry)
+            #expect(keyless.status != 0)
+            #expect(keyless.errors.contains("--data takes KEY=VALUE with a key"), "\(keyless.errors)")
+        }
+        let mixed = try emulator.cli("messaging:send", "--message", "-", "--content-available")
+        #expect(mixed.errors.contains("--message replaces the other message options"))
         let invalid = try emulator.cli("messaging:send", "--topic", "bad topic!", "--data", "a=b")
         #expect(invalid.status != 0)
         #expect(invalid.errors.contains("HTTP 400"), "\(invalid.errors)")

@@ -126,14 +126,22 @@ struct AuthRoutes {
     }
 
     private func update(_ request: Request, _ body: JSONValue) throws -> JSONValue {
-        var change = try decode(AuthUpdateRequest.self, body, field: nil)
-        if !request.isAdmin {
+        let change = try decode(AuthUpdateRequest.self, body, field: nil)
+        var user: AuthUser
+        var session: AuthSession?
+        if request.isAdmin {
+            user = try service.update(change)
+        } else {
             try requireAPIKey(request)
-            change.localId = try service.verifyIDToken(try idToken(body)).localId
+            (user, session) = try service.clientUpdate(change, idToken: try idToken(body))
         }
-        let user = try service.update(change)
         var answer = user.userInfo(includePasswordHash: false).objectValue ?? [:]
         answer["kind"] = "identitytoolkit#SetAccountInfoResponse"
+        if let session {
+            answer["idToken"] = .string(session.idToken)
+            answer["refreshToken"] = .string(session.refreshToken)
+            answer["expiresIn"] = .string(session.expiresIn)
+        }
         return .object(answer)
     }
 

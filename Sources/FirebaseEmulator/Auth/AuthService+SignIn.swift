@@ -147,7 +147,8 @@ extension AuthService {
         }
         var generator = makeGenerator()
         let session = issueSession(
-            for: user, signInProvider: token.signInProvider, now: now, authTime: token.issuedAt,
+            // When the user last signed in, as the emulator says: not when this session was refreshed.
+            for: user, signInProvider: token.signInProvider, now: now, authTime: user.lastLoginAt ?? token.issuedAt,
             sessionClaims: token.sessionClaims, using: &generator
         )
         return AuthRefreshResponse(

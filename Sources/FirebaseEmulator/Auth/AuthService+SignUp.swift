@@ -30,6 +30,7 @@ extension AuthService {
     ///
     /// - Throws: what ``signUp(_:privileged:)`` throws, and `BLOCKING_FUNCTION_ERROR_RESPONSE : ((…))`.
     package func clientSignUp(_ request: AuthSignUpRequest, privileged: Bool) async throws -> AuthSignUpResponse {
+        if !privileged, let idToken = request.idToken { return try link(request, idToken: idToken) }
         let (user, provider) = try prepareSignUp(request, privileged: privileged)
         guard let provider else { return try commitSignUp(user, provider: nil, sessionClaims: [:]) }
         return try await createRunningBlocking(user, provider: provider).response
@@ -104,6 +105,50 @@ extension AuthService {
         }
         if user.localId.isEmpty { user.localId = AuthUser.generateLocalId(using: &generator) }
         return (user, provider)
+    }
+
+    /// Links an email and password to the user `idToken` signs in (a client's `accounts:signUp`
+    /// with an ID token, as `linkWithCredential` sends it): that user gets them (its email
+    /// unverified), its earlier tokens are revoked, and it is signed in again with `password`.
+    /// No user is created: no `user.created` event, no blocking function.
+    ///
+    /// - Throws: `MISSING_EMAIL`, `MISSING_PASSWORD`, `INVALID_EMAIL`, `WEAK_PASSWORD : …`, what
+    ///   ``verifyIDToken(_:)`` throws, `EMAIL_EXISTS` for another user's email.
+    private func link(_ request: AuthSignUpRequest, idToken: String) throws -> AuthSignUpResponse {
+        guard request.localId == nil else { throw ServiceError(.invalidArgument, "UNEXPECTED_PARAMETER : User ID") }
+        guard let email = request.email, !email.isEmpty else { throw ServiceError(.invalidArgument, "MISSING_EMAIL") }
+        guard let password = request.password, !password.isEmpty else {
+            throw ServiceError(.invalidArgument, "MISSING_PASSWORD")
+        }
+        guard AuthUserValidation.isValidEmail(email.lowercased()) else { throw ServiceError(.invalidArgument, "INVALID_EMAIL") }
+        let canonical = try AuthUserValidation.canonicalEmail(email)
+        try AuthUserValidation.validatePassword(password)
+        let caller = try verifyIDToken(idToken)
+        let hash = hasher.hash(password)
+        let now = clock.now
+        let user = try write { transaction in
+            guard var user = try AuthUserStorage.user(transaction.db, project: project, uid: caller.localId) else {
+                throw ServiceError(.invalidArgument, "USER_NOT_FOUND")
+            }
+            user.email = canonical
+            user.emailVerified = false
+            user.passwordHash = hash
+            user.passwordUpdatedAt = now
+            user.validSince = AuthTimestamp.date(seconds: AuthTimestamp.seconds(now))
+            if let displayName = request.displayName { user.displayName = displayName }
+            user.lastLoginAt = now
+            user.lastRefreshAt = now
+            try checkUnique(user, in: transaction.db, replacing: true)
+            try AuthUserStorage.save(transaction.db, project: project, user: user)
+            return user
+        }
+        var generator = makeGenerator()
+        let session = issueSession(for: user, signInProvider: "password", now: now, using: &generator)
+        var response = AuthSignUpResponse(localId: user.localId, email: user.email, displayName: user.displayName)
+        response.idToken = session.idToken
+        response.refreshToken = session.refreshToken
+        response.expiresIn = session.expiresIn
+        return response
     }
 
     /// Saves a prepared user (emitting `user.created`) and, for a client sign-up, signs it in.

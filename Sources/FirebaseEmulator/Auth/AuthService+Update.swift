@@ -67,6 +67,37 @@ extension AuthService {
         }
     }
 
+    /// Changes the signed-in user, as a client's `accounts:update` with its ID token may: email,
+    /// password, display name, photo URL, `deleteAttribute` and `deleteProvider`. The fields only
+    /// an administrator sets are refused (`customAttributes`, `disableUser`) or ignored
+    /// (`emailVerified`, `phoneNumber`; a `validSince` counts only as being there). A change that
+    /// revokes the user's earlier tokens (a password, a new email, `validSince`) answers fresh
+    /// ones, so that the client stays signed in: signed in with `password` after a password.
+    ///
+    /// - Returns: the user as stored, and the new session when earlier tokens were revoked.
+    /// - Throws: what ``verifyIDToken(_:)`` and ``update(_:)`` throw; `INSUFFICIENT_PERMISSION` for custom
+    ///   claims, `OPERATION_NOT_ALLOWED` for `disableUser`.
+    package func clientUpdate(_ request: AuthUpdateRequest, idToken: String?) throws -> (AuthUser, AuthSession?) {
+        let caller = try verifyIDToken(idToken)
+        guard request.customAttributes == nil else { throw ServiceError(.invalidArgument, "INSUFFICIENT_PERMISSION") }
+        guard request.disableUser == nil else { throw ServiceError(.invalidArgument, "OPERATION_NOT_ALLOWED") }
+        let provider = try AuthIDToken(parsing: idToken ?? "", projectId: project, now: clock.now, checksExpiry: false)
+            .signInProvider ?? "custom"
+        var change = request
+        change.localId = caller.localId
+        change.emailVerified = nil
+        change.phoneNumber = nil
+        let now = clock.now
+        change.validSince = request.validSince == nil ? nil : AuthTimestamp.seconds(now)
+        let setsPassword = !(request.password ?? "").isEmpty
+        let user = try update(change)
+        guard setsPassword || request.validSince != nil || user.email != caller.email else { return (user, nil) }
+        var generator = makeGenerator()
+        let session = issueSession(for: user, signInProvider: setsPassword ? "password" : provider, now: now,
+            authTime: user.lastLoginAt, using: &generator)
+        return (user, session)
+    }
+
     /// Removes what `deleteAttribute` and `deleteProvider` name.
     static func apply(deleteAttributes: Set<String>, deleteProviders: [String], to user: inout AuthUser) {
         if deleteAttributes.contains("DISPLAY_NAME") { user.displayName = nil }

@@ -4,7 +4,8 @@ import Foundation
 /// The body of `accounts:signUp` (client sign-up) and `projects/{p}/accounts` (admin create).
 ///
 /// Clients may send `email`, `password` and `displayName` (neither email nor password: an anonymous user);
-/// administrators may also send `localId`, `photoUrl`, `phoneNumber`, `emailVerified` and `disabled`.
+/// administrators may also send `localId`, `photoUrl`, `phoneNumber`, `emailVerified` and `disabled`. A
+/// client's `idToken` links the email and password to its signed-in user (an anonymous one, say) instead.
 public struct AuthSignUpRequest: Sendable, Hashable, Codable {
     /// The email address (lower-cased when stored).
     public var email: String?
@@ -22,6 +23,8 @@ public struct AuthSignUpRequest: Sendable, Hashable, Codable {
     public var disabled: Bool?
     /// The uid to use (admin only); generated when absent.
     public var localId: String?
+    /// The signed-in user to link the email and password to (client only).
+    public var idToken: String?
 
     /// Creates a request.
     public init(
@@ -32,7 +35,8 @@ public struct AuthSignUpRequest: Sendable, Hashable, Codable {
         phoneNumber: String? = nil,
         emailVerified: Bool? = nil,
         disabled: Bool? = nil,
-        localId: String? = nil
+        localId: String? = nil,
+        idToken: String? = nil
     ) {
         self.email = email
         self.password = password
@@ -42,6 +46,7 @@ public struct AuthSignUpRequest: Sendable, Hashable, Codable {
         self.emailVerified = emailVerified
         self.disabled = disabled
         self.localId = localId
+        self.idToken = idToken
     }
 }
 

@@ -26,7 +26,7 @@ struct ConfigGet: AsyncParsableCommand {
         if let etag = answer.headers["etag"] { status("etag \(etag)") }
         guard let output else { return printJSON(template) }
         do {
-            try Data((template.indented() + "\n").utf8).write(to: URL(fileURLWithPath: output))
+            try Data((template.indented() + "\n").utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
         } catch {
             throw CLIError("cannot write \(output): \(error.localizedDescription)")
         }

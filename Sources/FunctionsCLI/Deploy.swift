@@ -178,7 +178,11 @@ struct Deploy: AsyncParsableCommand {
         let api = try connection.client()
         status("deploying to \(api.base.absoluteString)…")
         var body: [String: JSONValue] = ["binary": .string(binary.path), "manifest": manifest]
-        if let only { body["only"] = .array(only.split(separator: ",").map { .string(String($0)) }) }
+        if let only {
+            let names = only.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            guard !names.isEmpty else { throw ValidationError("--only takes function names (a,b,...)") }
+            body["only"] = .array(names.map(JSONValue.string))
+        }
         let answer = try await api.send("POST", api.emulatorPath("/deployments"), json: .object(body), timeout: 120)
             .json()
         let functions = answer["functions"]?.objectValue ?? [:]

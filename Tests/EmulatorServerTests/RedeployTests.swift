@@ -9,6 +9,21 @@ import Testing
 /// Redeploying while events flow: the new worker takes over and no event is lost.
 @Suite("Deployments: redeploying under load")
 struct RedeployTests {
+    @Test("a deploy of no function ('only' empty) is refused and leaves the deployment as it was")
+    func emptyOnlyRefused() async throws {
+        let server = EmulatorServer(emulator: try Emulator(project: "demo", directory: nil))
+        try await server.withRunning { _ in
+            let manifest = try FunctionsManifest(json: DeployRoutesTests.manifest().serializedData())
+            let deployed = try await server.deployments.deploy(binary: DeployRoutesTests.workerBinary, manifest: manifest)
+            await #expect(throws: RegistryError.self) {
+                _ = try await server.deployments.deploy(binary: DeployRoutesTests.workerBinary, manifest: manifest, only: [])
+            }
+            #expect(server.deployments.deployment?.time == deployed.time)
+            #expect(server.deployments.deployment?.deployed == deployed.deployed)
+            #expect(deployed.deployed.contains("pushConfig"))
+        }
+    }
+
     @Test("events published before, during and after a redeploy are all delivered")
     func redeployKeepsEvents() async throws {
         let emulator = try Emulator(project: "demo", directory: nil)

@@ -116,6 +116,11 @@ public final class DeploymentManager: Service, Sendable {
     }
 
     private func deployInTurn(binary: URL, manifest: FunctionsManifest, only: [String]?) async throws -> Deployment {
+        // Deploying nothing would replace every deployed function with none.
+        if let only, only.isEmpty {
+            throw RegistryError(problems: [.init(function: "", code: .unknownFunction,
+                message: "'only' names no function: give the functions to deploy, or leave it out for all")])
+        }
         var pools: [String: FunctionInstances] = [:]
         for (name, endpoint) in manifest.endpoints where only?.contains(name) ?? true {
             // Endpoints of kinds the emulator does not serve get no workers.

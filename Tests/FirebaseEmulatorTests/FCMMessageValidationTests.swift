@@ -85,6 +85,20 @@ struct FCMMessageValidationTests {
         #expect(error.message == "Message is too big: the payload is 4097 bytes, the limit is 4096 bytes.")
     }
 
+    @Test("the payload limit counts what each platform gets: its own data and notification over the message's")
+    func platformPayloadSize() throws {
+        let token = FCMTestFixtures.token(seed: 5)
+        var android = Message(.token(token), data: ["k": "v"])
+        android.android = AndroidConfig(data: ["big": String(repeating: "x", count: 5000)])
+        #expect(FCMMessageValidation.payloadSize(of: android) == 2 + 3 + 5000)
+        #expect(failure(android)?.message.contains("the payload is 5005 bytes") == true)
+        // A platform's own key replaces the message's: counted once.
+        var replaced = Message(.token(token), data: ["k": String(repeating: "x", count: 3000)])
+        replaced.android = AndroidConfig(data: ["k": "short"])
+        #expect(FCMMessageValidation.payloadSize(of: replaced) == 1 + 3000)
+        try validator.validate(replaced)
+    }
+
     @Test("the documented 2048-byte topic limit is available as an option")
     func topicLimit() throws {
         let message = Message(.topic("a"), data: ["k": String(repeating: "x", count: 3000)])

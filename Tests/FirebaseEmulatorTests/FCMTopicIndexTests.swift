@@ -68,17 +68,6 @@ struct FCMTopicIndexTests {
         }
     }
 
-    @Test("targets resolve to their tokens")
-    func targets() throws {
-        var index = FCMTopicIndex()
-        index.subscribe(token: "t1", to: "a")
-        index.subscribe(token: "t2", to: "b")
-        #expect(try index.tokens(for: .token("x")) == ["x"])
-        #expect(try index.tokens(for: .topic("a")) == ["t1"])
-        #expect(try index.tokens(for: .condition("'a' in topics || 'b' in topics")) == ["t1", "t2"])
-        #expect(throws: ServiceError.self) { try index.tokens(for: .condition("'a' in")) }
-    }
-
     @Test("100,000 subscribers on one topic fan out through a topic and a condition")
     func largeTopic() throws {
         var index = FCMTopicIndex()

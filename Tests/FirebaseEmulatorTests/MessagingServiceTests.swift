@@ -74,6 +74,38 @@ struct MessagingServiceTests {
         #expect(try service.inbox(token: tokens[2]).map(\.data) == [["k": "direct"]])
     }
 
+    @Test("a condition with ! reaches devices subscribed to no topic at all, as FCM documents")
+    func negationReachesUnsubscribed() throws {
+        let service = try Self.service()
+        let tokens = try service.registerDevices(count: 3)
+        _ = try service.subscribe(tokens: [tokens[0]], to: "a")
+        _ = try service.subscribe(tokens: [tokens[1]], to: "b")
+        let notA = try Self.send(service, ["condition": "!('a' in topics)", "data": ["k": "not a"]])
+        #expect(notA.recipients == 2)
+        #expect(try service.inbox(token: tokens[0]).isEmpty)
+        #expect(try service.inbox(token: tokens[1]).map(\.data) == [["k": "not a"]])
+        #expect(try service.inbox(token: tokens[2]).map(\.data) == [["k": "not a"]], "subscribed to nothing")
+        let either = try Self.send(service, ["condition": "'a' in topics || !('b' in topics)", "data": ["k": "e"]])
+        #expect(either.recipients == 2)
+        #expect(try service.inbox(token: tokens[1]).count == 1)
+    }
+
+    @Test("a dry run to a token that is not registered is UNREGISTERED, as a send is")
+    func dryRunUnregistered() throws {
+        let service = try Self.service()
+        let token = try service.registerDevice()
+        let dryRun = try service.send(FCMSendRequest.parse(["message": ["token": .string(token), "data": ["k": "v"]],
+            "validate_only": true]))
+        #expect(dryRun.recipients == 0)
+        // Another device's well-formed token, never registered here.
+        let other = try Self.service().registerDevice()
+        let refused = #expect(throws: ServiceError.self) {
+            try service.send(FCMSendRequest.parse(["message": ["token": .string(other)], "validate_only": true]))
+        }
+        #expect(refused?.message.contains("not found") == true)
+        #expect(try service.inbox(token: token).isEmpty, "a dry run sends nothing")
+    }
+
     @Test("the pushConfig message arrives with its APNs and Android options")
     func pushConfigMessage() throws {
         let service = try Self.service()

@@ -70,13 +70,28 @@ package struct FCMMessageValidation: Sendable, Hashable {
     }
 
     /// The payload size FCM limits: UTF-8 bytes of data keys and values plus notification
-    /// title and body.
+    /// title and body, as each platform gets them (its own data over the message's, its own
+    /// title and body over the message's, the APNs payload as sent), the largest of them.
     public static func payloadSize(of message: Message) -> Int {
-        var size = 0
-        for (key, value) in message.data { size += key.utf8.count + value.utf8.count }
-        size += message.notification?.title?.utf8.count ?? 0
-        size += message.notification?.body?.utf8.count ?? 0
-        return size
+        func size(data: [String: String], title: String?, body: String?) -> Int {
+            data.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
+                + (title?.utf8.count ?? 0) + (body?.utf8.count ?? 0)
+        }
+        let (title, body) = (message.notification?.title, message.notification?.body)
+        var sizes = [size(data: message.data, title: title, body: body)]
+        if let android = message.android {
+            sizes.append(size(data: message.data.merging(android.data ?? [:]) { $1 },
+                title: android.notification?.title ?? title, body: android.notification?.body ?? body))
+        }
+        if let webpush = message.webpush {
+            sizes.append(size(data: message.data.merging(webpush.data ?? [:]) { $1 },
+                title: webpush.notification?["title"]?.stringValue ?? title,
+                body: webpush.notification?["body"]?.stringValue ?? body))
+        }
+        if let payload = message.apns?.payload {
+            sizes.append(size(data: message.data, title: nil, body: nil) + payload.serializedData().count)
+        }
+        return sizes.max() ?? 0
     }
 
     private func validatePayloadSize(_ message: Message, target: Message.Target) throws(ServiceError) {

@@ -91,7 +91,8 @@ extension FCMTopicIndex {
     /// condition topics and checked against the condition's truth table. A condition that is a
     /// single plain topic returns that topic's stored set. When the condition holds for a
     /// device with none of its topics (possible only with `!`), every indexed token that has none
-    /// of them matches too; tokens with no subscriptions at all are not in the index.
+    /// of them matches too; tokens with no subscriptions at all are not in the index (the
+    /// messaging service adds the registered ones).
     public func tokens(forCondition condition: FCMTopicCondition) -> Set<String> {
         let topics = condition.topics
         let table = condition.truthTable
@@ -115,21 +116,6 @@ extension FCMTopicIndex {
             }
         }
         return result
-    }
-
-    /// The tokens a message target reaches: the token itself, a topic's subscribers, or the
-    /// tokens matching a condition.
-    ///
-    /// - Throws: `ServiceError` `INVALID_ARGUMENT` when a condition does not parse.
-    public func tokens(for target: Message.Target, grouping: FCMTopicCondition.Grouping = .leftToRight)
-        throws(ServiceError) -> Set<String>
-    {
-        switch target {
-        case .token(let token): return [token]
-        case .topic(let topic): return tokens(forTopic: topic)
-        case .condition(let text):
-            return tokens(forCondition: try FCMTopicCondition(parsing: text, grouping: grouping))
-        }
     }
 
     /// The slow path for conditions built in code with more than 5 topics: every indexed token

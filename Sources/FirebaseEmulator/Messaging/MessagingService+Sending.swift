@@ -15,7 +15,13 @@ extension MessagingService {
         var generator = SplitMixRandom()
         let now = clock.now
         let name = FCMMessageID.generate(projectID: project, at: now, using: &generator).name
-        if request.validateOnly { return SendResult(name: name, recipients: 0) }
+        if request.validateOnly {
+            // A dry run checks the token as a send would: the usual way to find stale tokens.
+            if case .token(let token) = target, !isRegistered(token) {
+                throw FCMErrorCode.unregistered.serviceError("Requested entity was not found.")
+            }
+            return SendResult(name: name, recipients: 0)
+        }
         // The store's writer runs one write at a time: deciding under it which devices get the
         // message, and applying the new sequence number and telling listeners once it has
         // committed (still on the writer, before any later write), keeps the message order and
@@ -34,8 +40,15 @@ extension MessagingService {
                 case .topic(let name):
                     topic = name
                     recipients = []
-                case .condition:
-                    recipients = try Array(state.index.tokens(for: target, grouping: validation.conditionGrouping))
+                case .condition(let text):
+                    let condition = try FCMTopicCondition(parsing: text, grouping: validation.conditionGrouping)
+                    var matched = state.index.tokens(forCondition: condition)
+                    // A condition that holds without any topic (with a `!`) reaches the devices
+                    // subscribed to nothing too, as FCM documents; the index knows only subscribers.
+                    if condition.evaluate(subscribedTo: []) {
+                        for token in state.devices where state.index.topics(forToken: token).isEmpty { matched.insert(token) }
+                    }
+                    recipients = Array(matched)
                 }
                 let count = topic.map { state.index.subscriberCount(forTopic: $0) } ?? recipients.count
                 return (state.nextSequence, recipients, topic, count)

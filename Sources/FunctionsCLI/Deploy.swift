@@ -1,6 +1,7 @@
 import ArgumentParser
 import CloudFunctions
 import Foundation
+import Synchronization
 import FirebaseHTTP
 
 /// `functions deploy`: builds the functions package and reads its manifest; then deploys it to
@@ -337,8 +338,21 @@ struct Deploy: AsyncParsableCommand {
         let errors = Pipe()
         process.standardError = echo ? FileHandle.standardError : errors
         try process.run()
+        // Both outputs are read at once: one read after the other, a command that fills the
+        // second pipe while the first is read would wait forever.
+        let errorData = Mutex(Data())
+        let errorsRead = DispatchGroup()
+        if !echo {
+            errorsRead.enter()
+            DispatchQueue.global().async {
+                let data = errors.fileHandleForReading.readDataToEndOfFile()
+                errorData.withLock { $0 = data }
+                errorsRead.leave()
+            }
+        }
         let data = echo ? Data() : output.fileHandleForReading.readDataToEndOfFile()
-        let errorText = echo ? "" : String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        errorsRead.wait()
+        let errorText = String(decoding: errorData.withLock { $0 }, as: UTF8.self)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             throw CLIError("\(command) \(arguments.joined(separator: " ")) failed (exit \(process.terminationStatus))"

@@ -52,6 +52,9 @@ struct AuthPasswordHasherTests {
     func costLimit() {
         let limited = AuthPasswordHasher(cost: 4, maximumVerificationCost: 4)
         #expect(!limited.verify("U*U", against: "$2a$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW"))
+        // By default a cost-31 hash (an import's) is refused at once rather than computed for days.
+        #expect(!AuthPasswordHasher().verify("U*U", against: "$2a$31$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW"))
+        #expect(AuthPasswordHasher().maximumVerificationCost == 16)
     }
 
     @Test("clamps its cost into 4...31")

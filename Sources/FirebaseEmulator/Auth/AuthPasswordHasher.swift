@@ -23,9 +23,15 @@ package struct AuthPasswordHasher: Sendable, Hashable {
     public var cost: Int
     /// Stored hashes with a higher cost are refused by ``verify(_:against:)`` instead of tying up a thread.
     public var maximumVerificationCost: Int
+    /// The default of ``maximumVerificationCost``: 2^16 rounds, a few seconds of one core, above
+    /// what password stores use (Parse 10, most others 10 to 14). An imported hash of cost 31
+    /// would hold a thread for days at every sign-in, which anyone who knows the email can ask for.
+    public static let defaultMaximumVerificationCost = 16
 
     /// Creates a hasher; costs outside ``costRange`` are clamped into it.
-    public init(cost: Int = AuthPasswordHasher.defaultCost, maximumVerificationCost: Int = 31) {
+    public init(cost: Int = AuthPasswordHasher.defaultCost,
+        maximumVerificationCost: Int = AuthPasswordHasher.defaultMaximumVerificationCost)
+    {
         self.cost = min(max(cost, Self.costRange.lowerBound), Self.costRange.upperBound)
         self.maximumVerificationCost = maximumVerificationCost
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CloudFunctions
 import EmulatorServer
 import FirebaseEmulator
 import FirebaseHTTP
@@ -114,7 +115,8 @@ struct EmulatorsStart: AsyncParsableCommand {
         configuration.deliveryBatch = deliveryBatch
         let server = EmulatorServer(emulator: emulator, configuration: configuration, logger: logger)
         try await server.run { port in
-            try? FileHandle.standardOutput.write(contentsOf: Data("ready: http://\(host):\(port)\nconsole: http://\(host):\(port)/\n".utf8))
+            let address = HostPort(host: host, port: port)
+            try? FileHandle.standardOutput.write(contentsOf: Data("ready: http://\(address)\nconsole: http://\(address)/\n".utf8))
         }
     }
 }

@@ -194,7 +194,7 @@ extension FunctionsWorker {
                 logger: logger)
             let stdin = environment["FUNCTIONS_STOP_ON_STDIN_EOF"] == "true"
             try await worker.run(host: host, port: port, stopWhenStandardInputCloses: stdin, shutdownGracePeriod: grace) { port in
-                standardOutput("ready: http://\(host):\(port)\n")
+                standardOutput("ready: http://\(HostPort(host: host, port: port))\n")
             }
             return 0
         } catch {

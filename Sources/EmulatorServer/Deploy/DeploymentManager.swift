@@ -274,11 +274,12 @@ public final class DeploymentManager: Service, Sendable {
         ]
         if let base = baseURL(), let host = base.host, let port = base.port {
             environment["FUNCTIONS_EMULATOR_URL"] = base.absoluteString
-            environment["FIREBASE_DATABASE_EMULATOR_HOST"] = "\(host):\(port)"
-            environment["FIREBASE_AUTH_EMULATOR_HOST"] = "\(host):\(port)"
+            let address = HostPort(host: host, port: port)
+            environment["FIREBASE_DATABASE_EMULATOR_HOST"] = address.description
+            environment["FIREBASE_AUTH_EMULATOR_HOST"] = address.description
             let config: JSONValue = [
                 "projectId": .string(emulator.project),
-                "databaseURL": .string("http://\(host):\(port)/?ns=\(emulator.defaultDatabaseInstance)"),
+                "databaseURL": .string("http://\(address)/?ns=\(emulator.defaultDatabaseInstance)"),
             ]
             environment["FIREBASE_CONFIG"] = config.serialized(sortedKeys: true)
         }

@@ -1,3 +1,4 @@
+import CloudFunctions
 import Foundation
 import Hummingbird
 import Logging
@@ -46,7 +47,7 @@ extension EmulatorServer {
             var iterator = ports.makeAsyncIterator()
             guard let port = await iterator.next() else { throw CancellationError() }
             do {
-                let result = try await body(URL(string: "http://\(configuration.host):\(port)")!)
+                let result = try await body(URL(string: "http://\(HostPort(host: configuration.host, port: port))")!)
                 await group.triggerGracefulShutdown()
                 try await tasks.waitForAll()
                 return result

@@ -97,7 +97,7 @@ public struct EmulatorServer: Sendable {
             configuration: .init(address: .hostname(configuration.host, port: configuration.port)),
             onServerRunning: { [listening, configuration, deployments] channel in
                 let port = channel.localAddress?.port ?? 0
-                listening.url = URL(string: "http://\(configuration.host):\(port)")
+                listening.url = URL(string: "http://\(HostPort(host: configuration.host, port: port))")
                 deployments.endStaleWorkers()
                 if configuration.restoresDeployment { await deployments.restoreLast() }
                 await onReady(port)

@@ -145,6 +145,24 @@ struct AuthServiceImportTests {
         #expect(outbox.map(\.event.type) == ["google.firebase.auth.user.v1.created"])
     }
 
+    @Test("a whole export file imports all or nothing: a uid given twice, across its batches of 1,000, stores no user")
+    func wholeFileAllOrNothing() throws {
+        func export(duplicating pair: (Int, Int)?) -> JSONValue {
+            ["users": .array((0..<1_500).map { index in
+                let uid = pair.map { index == $0.1 ? "u\($0.0)" : "u\(index)" } ?? "u\(index)"
+                return ["localId": .string(uid), "email": .string("user\(index)@example.com")]
+            })]
+        }
+        for pair in [(1_200, 1_300), (5, 1_005)] {
+            #expect(message { _ = try service.importExport(export(duplicating: pair), format: .firebase, hashAlgorithm: nil) }
+                == "DUPLICATE_LOCAL_ID : u\(pair.0)")
+            #expect(try service.listUsers(maxResults: 10, pageToken: nil).users.isEmpty, "nothing stored")
+        }
+        let outcome = try service.importExport(export(duplicating: nil), format: .firebase, hashAlgorithm: nil)
+        #expect(outcome.imported.count == 1_500)
+        #expect(outcome.failures.isEmpty)
+    }
+
     @Test("export and importExported move every user between stores without events")
     func exportImport() throws {
         try service.signUp(AuthSignUpRequest(email: "a@x.io", password: "secret1", localId: "a"), privileged: true)

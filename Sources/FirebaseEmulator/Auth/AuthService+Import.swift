@@ -29,21 +29,24 @@ extension AuthService {
     @discardableResult
     package func importUsers(_ body: JSONValue) throws -> AuthImportOutcome {
         let request = try AuthUserImport(parsing: body, now: clock.now, hasher: hasher)
-        return try write { transaction in
-            var imported: [String] = []
-            var failures = request.failures
-            for entry in request.users {
-                if let message = try importProblem(entry.user, request: request, db: transaction.db) {
-                    failures.append(AuthImportFailure(index: entry.index, message: message))
-                    continue
-                }
-                let existed = try AuthUserStorage.user(transaction.db, project: project, uid: entry.user.localId)
-                try AuthUserStorage.save(transaction.db, project: project, user: entry.user)
-                if existed == nil { try emitUserEvent(FirebaseEventType.authUserCreated, entry.user, in: &transaction) }
-                imported.append(entry.user.localId)
+        return try write { transaction in try store(request, in: &transaction) }
+    }
+
+    /// Stores the users of a checked request that have no problem of their own.
+    private func store(_ request: AuthUserImport, in transaction: inout StoreTransaction) throws -> AuthImportOutcome {
+        var imported: [String] = []
+        var failures = request.failures
+        for entry in request.users {
+            if let message = try importProblem(entry.user, request: request, db: transaction.db) {
+                failures.append(AuthImportFailure(index: entry.index, message: message))
+                continue
             }
-            return AuthImportOutcome(imported: imported, failures: failures.sorted { $0.index < $1.index })
+            let existed = try AuthUserStorage.user(transaction.db, project: project, uid: entry.user.localId)
+            try AuthUserStorage.save(transaction.db, project: project, user: entry.user)
+            if existed == nil { try emitUserEvent(FirebaseEventType.authUserCreated, entry.user, in: &transaction) }
+            imported.append(entry.user.localId)
         }
+        return AuthImportOutcome(imported: imported, failures: failures.sorted { $0.index < $1.index })
     }
 
     /// Why one imported user cannot be stored, as the emulator words it, or `nil`.
@@ -135,11 +138,14 @@ extension AuthService {
         }
     }
 
-    /// Imports a whole export file, 1,000 users at a time, as the console does.
+    /// Imports a whole export file, 1,000 users at a time as batchCreate takes them, all or
+    /// nothing: every batch is checked before any is stored, and all are stored in one
+    /// transaction, so a problem of the file (a uid given twice, anywhere in it) stores no user.
     ///
     /// - Returns: the uids stored, and the users refused with their index in the export.
     /// - Throws: `INVALID_PARSE_EXPORT : …` or `INVALID_ARGUMENT : …` for a file that is not an
-    ///   export of that format, or password hashes without a hash algorithm.
+    ///   export of that format, or password hashes without a hash algorithm; the request-level
+    ///   errors of ``AuthUserImport`` (`DUPLICATE_LOCAL_ID : …`, ...).
     package func importExport(_ export: JSONValue, format: ExportFormat, hashAlgorithm: String?) throws
         -> AuthImportOutcome
     {
@@ -154,17 +160,30 @@ extension AuthService {
         } catch .hashesWithoutAlgorithm {
             throw ServiceError(.invalidArgument, "INVALID_ARGUMENT : the users have password hashes: give their hash algorithm (BCRYPT)")
         }
-        var outcome = AuthImportOutcome(imported: [], failures: [])
-        for start in stride(from: 0, to: users.count, by: AuthUserImport.maximumUsers) {
+        let now = clock.now
+        let batches = try stride(from: 0, to: users.count, by: AuthUserImport.maximumUsers).map { start in
             var request: [String: JSONValue] = [
                 "users": .array(Array(users[start..<min(start + AuthUserImport.maximumUsers, users.count)])),
             ]
             if let algorithm { request["hashAlgorithm"] = .string(algorithm) }
-            let batch = try importUsers(.object(request))
-            outcome.imported += batch.imported
-            outcome.failures += batch.failures.map { AuthImportFailure(index: start + $0.index, message: $0.message) }
+            return (start: start, request: try AuthUserImport(parsing: .object(request), now: now, hasher: hasher))
         }
-        return outcome
+        // A uid given twice is refused within a batch; in two batches of one file, too.
+        var uids = Set<String>()
+        for batch in batches {
+            for entry in batch.request.users where !uids.insert(entry.user.localId).inserted {
+                throw ServiceError(.invalidArgument, "DUPLICATE_LOCAL_ID : \(entry.user.localId)")
+            }
+        }
+        return try write { transaction in
+            var outcome = AuthImportOutcome(imported: [], failures: [])
+            for (start, request) in batches {
+                let batch = try store(request, in: &transaction)
+                outcome.imported += batch.imported
+                outcome.failures += batch.failures.map { AuthImportFailure(index: start + $0.index, message: $0.message) }
+            }
+            return outcome
+        }
     }
 
     /// A user of a Firebase CLI export, as batchCreate takes it (`lastSignedInAt` → `lastLoginAt`).

@@ -57,6 +57,8 @@ struct DatabaseSet: AsyncParsableCommand {
         guard !segments.contains(where: { $0.contains(where: { ".$#[]".contains($0) }) }) else {
             throw CLIError("'\(path)' is not a database path: keys cannot contain . $ # [ ]")
         }
-        return "/" + segments.joined(separator: "/") + ".json"
+        // Each key as itself: a % or ? in a key is the key's, not URL syntax.
+        return "/" + segments.map { AdminHTTP.percentEncoded($0, keeping: AdminHTTP.segmentCharacters) }
+            .joined(separator: "/") + ".json"
     }
 }

@@ -23,6 +23,12 @@ struct DatabaseCommandsTests {
             "--limit-to-last", "1").output.utf8))
         #expect(top == ["s1": ["player": "ada", "score": 42]])
         #expect(try emulator.cli("database:get", "/nothing").output == "null\n")
+        // Keys are keys, not URL syntax: a %41 stays %41, a ? and a space stay in the key.
+        #expect(try emulator.cli("database:set", "/odd/%41", "1").status == 0)
+        #expect(try emulator.cli("database:set", "/odd/what? now", "2").status == 0)
+        let odd = try JSONValue(parsing: Data(try emulator.cli("database:get", "/odd").output.utf8))
+        #expect(odd == ["%41": 1, "what? now": 2])
+        #expect(try emulator.cli("database:get", "/odd/what? now").output == "2\n")
     }
 
     @Test("bad input: a value that is not JSON, a key with a forbidden character, no value at all")

@@ -158,6 +158,9 @@ struct BlockingFunctionRoutesTests {
                 (["token": .string(Self.customToken(["uid": "x", "exp": 1]))], "INVALID_CUSTOM_TOKEN : the token has expired"),
                 (["token": .string(Self.customToken(["uid": "x", "claims": ["sub": "y"]]))],
                     "INVALID_CUSTOM_TOKEN : the claim 'sub' is reserved"),
+                // 65 emoji: 65 characters but 130 UTF-16 units, more than an ID token's uid may have.
+                (["token": .string(Self.customToken(["uid": .string(String(repeating: "😀", count: 65))]))],
+                    "INVALID_CUSTOM_TOKEN : the token's uid must be a string of 1 to 128 characters"),
             ] {
                 let (badStatus, bad) = try await Self.call(client, "accounts:signInWithCustomToken?key=k", body)
                 #expect(badStatus == .badRequest)

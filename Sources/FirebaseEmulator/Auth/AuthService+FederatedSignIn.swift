@@ -143,7 +143,7 @@ extension AuthService {
         if let expiry = payload["exp"]?.numberValue, expiry < now.timeIntervalSince1970 {
             throw invalid("the token has expired")
         }
-        guard let uid = payload["uid"]?.stringValue, !uid.isEmpty, uid.count <= 128 else {
+        guard let uid = payload["uid"]?.stringValue, AuthUserValidation.isValidLocalId(uid) else {
             throw invalid("the token's uid must be a string of 1 to 128 characters")
         }
         if payload["tenant_id"] != nil { throw invalid("tenants are not supported by this emulator") }

@@ -5,7 +5,7 @@ import NIOFoundationEssentialsCompat
 
 /// The ceiling `worker-vs-bare.py` measures the worker against: a bare Hummingbird 2 route that
 /// reads the same binary-mode Remote Config CloudEvent (its body decoded into the version's
-/// fields with Foundation's JSONDecoder) and answers 204, as the worker does. No CloudEvent
+/// fields with Foundation's JSONDecoder) and answers 200, as the worker does. No CloudEvent
 /// checks, no logger, no timeout, no context: only HTTP and the JSON.
 @main
 struct BareRoute {
@@ -30,7 +30,7 @@ struct BareRoute {
             let body = try await request.body.collect(upTo: 10 * 1024 * 1024)
             let version = try JSONDecoder().decode(Version.self, from: Data(buffer: body))
             guard !version.versionNumber.isEmpty else { return .badRequest }
-            return .noContent
+            return .ok
         }
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)),
             onServerRunning: { channel in

@@ -16,7 +16,7 @@ extension FunctionsWorker {
     /// Every event runs at once, as if each had come alone, with its attempt from its `attempt`
     /// extension (the `ce-attempt` header of a single event). The answer is 200 and streams one
     /// line per event as soon as its outcome is known, so a slow handler delays no other event's
-    /// answer: `{"index":0,"status":204}`, or with a `"message"`, the status a single event's
+    /// answer: `{"index":0,"status":200}`, or with a `"message"`, the status a single event's
     /// answer would have had (200 not run, 400 refused, 500 failed). A body that is not a batch
     /// of events is 400, and none runs.
     func batchResponse(body: Data, function: CloudFunction, name: String, trigger: EventTrigger, traceparent: String?)

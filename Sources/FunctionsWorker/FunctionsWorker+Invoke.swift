@@ -72,7 +72,8 @@ extension FunctionsWorker {
             traceparent: headers.traceparent)
         {
         case .ran:
-            return Response(status: .noContent)
+            // 200, as the Functions Framework answers: brokers take 200 and 202 as delivered.
+            return Response(status: .ok)
         case .skipped(let reason):
             // A broker that filters on the type alone (a Knative Trigger) delivers events the
             // function's path pattern or filters exclude: acknowledged, so not retried, not run.
@@ -90,7 +91,7 @@ extension FunctionsWorker {
 
     /// What became of one event.
     enum Outcome: Sendable {
-        /// The handler returned (204).
+        /// The handler returned (200, with no body).
         case ran
         /// The trigger's path pattern or filters exclude it: acknowledged, not run (200).
         case skipped(String)
@@ -102,7 +103,7 @@ extension FunctionsWorker {
         /// The HTTP status a single event's answer has.
         var status: Int {
             switch self {
-            case .ran: 204
+            case .ran: 200
             case .skipped: 200
             case .refused: 400
             case .failed: 500

@@ -15,7 +15,7 @@ import UnixSignals
 ///   match, the attempt from ``attemptHeader`` (else 1) and a deadline of now + its timeout.
 ///   An event of the function's type that its path pattern or filters exclude (a Knative
 ///   Trigger filters on exact attributes only) is not run: 200 with ``skippedHeader``.
-///   Answers: 204 when the handler returned; 500 with `X-Google-Status: error` when it threw
+///   Answers: 200 (no body) when the handler returned; 500 with `X-Google-Status: error` when it threw
 ///   or outlived its timeout (it is then cancelled; a handler that ignores cancellation delays
 ///   the answer until it returns); 400 with the reason for a malformed event; 404 for an
 ///   unknown function; 413 for a body over ``maxBodySize``. A batch of events

@@ -276,7 +276,7 @@ final class DeliveryBatcher: Sendable {
         String(decoding: body.prefix(500), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// One line of a batch's answer: `{"index": 0, "status": 204}`, with a `message` for events
+    /// One line of a batch's answer: `{"index": 0, "status": 200}`, with a `message` for events
     /// not run or failed (a 200 with a message was not run).
     private static func answer(_ line: [UInt8]) -> (Int, Answer)? {
         guard let object = (try? JSONValue(parsing: Data(line)))?.objectValue,

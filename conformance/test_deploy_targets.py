@@ -54,7 +54,7 @@ RC = "google.firebase.remoteconfig.remoteConfig.v1.updated"
 @pytest.fixture(scope="module")
 def sample_knative(tmp_path_factory):
     out = tmp_path_factory.mktemp("knative") / "out"
-    result = deploy("--target", "knative", "--image", "registry.example/fns:1", "--out", str(out),
+    result = deploy("--target", "knative", "--image", "registry.example/fns:1", "--out", str(out), "--project", "my-proj",
                     "--broker", "firebase", "--dead-letter-sink", "http://dead.example/letters")
     assert result.returncode == 0, result.stderr
     return out
@@ -71,7 +71,9 @@ def test_knative_sample_services_and_triggers(sample_knative):
     # Request functions are Services alone, serving HTTP.
     (callable_service,) = documents(sample_knative / "submitscore.yaml")
     env = callable_service["spec"]["template"]["spec"]["containers"][0]["env"]
-    assert env == [{"name": "FUNCTION_TARGET", "value": "submitScore"}, {"name": "FUNCTION_SIGNATURE_TYPE", "value": "http"}]
+    # The project, which Cloud Run sets and Knative does not: the callable checks its ID tokens.
+    assert env == [{"name": "FUNCTION_TARGET", "value": "submitScore"}, {"name": "FUNCTION_SIGNATURE_TYPE", "value": "http"},
+                   {"name": "GOOGLE_CLOUD_PROJECT", "value": "my-proj"}]
     (blocking_service,) = documents(sample_knative / "checksignup.yaml")
     assert blocking_service["spec"]["template"]["spec"]["timeoutSeconds"] == 7
     service, trigger = documents(sample_knative / "onscorewrite.yaml")
@@ -85,7 +87,8 @@ def test_knative_sample_services_and_triggers(sample_knative):
     assert container["image"] == "registry.example/fns:1"
     assert container["ports"] == [{"containerPort": 8080}]
     assert container["env"] == [{"name": "FUNCTION_TARGET", "value": "onScoreWrite"},
-                                {"name": "FUNCTION_SIGNATURE_TYPE", "value": "cloudevent"}]
+                                {"name": "FUNCTION_SIGNATURE_TYPE", "value": "cloudevent"},
+                                {"name": "GOOGLE_CLOUD_PROJECT", "value": "my-proj"}]
     assert "metadata" not in service["spec"]["template"], "no scale bounds unless the function sets them"
     assert trigger["apiVersion"] == "eventing.knative.dev/v1"
     assert trigger["kind"] == "Trigger"
@@ -185,11 +188,24 @@ def test_cloud_run_script(tmp_path):
     assert 'IMAGE="${IMAGE:-us-central1-docker.pkg.dev/my-proj/functions/appfunctions:latest}"' in script
     commands = gcloud_commands(script)
     kinds = [" ".join(words[:2] if words[0] == "docker" else words[:4]) for words, _ in commands]
-    assert kinds == ["docker build", "docker push",
+    assert kinds == ["gcloud artifacts repositories describe", "docker build", "docker push",
+                     "gcloud projects add-iam-policy-binding $PROJECT",
                      "gcloud run deploy onscorewrite", "gcloud eventarc triggers create",
+                     "gcloud run services add-iam-policy-binding",
                      "gcloud run deploy pushconfig", "gcloud eventarc triggers create",
-                     "gcloud pubsub subscriptions update"]
-    (build, _), _, (_, run), (create_words, create), (_, run2), (_, create2), (update_words, update) = commands
+                     "gcloud pubsub subscriptions update",
+                     "gcloud pubsub topics add-iam-policy-binding", "gcloud pubsub subscriptions add-iam-policy-binding",
+                     "gcloud run services add-iam-policy-binding"]
+    (_, (build, _), _, (_, receiver), (_, run), (create_words, create), (_, invoker), (_, run2), (_, create2),
+     (update_words, update), (_, publisher), (_, subscriber), _) = commands
+    # The account Eventarc delivers as may receive events and invoke each event service.
+    assert 'TRIGGER_ACCOUNT="${TRIGGER_ACCOUNT:-events@my-proj.iam.gserviceaccount.com}"' in script
+    assert receiver["--member"] == ["serviceAccount:$TRIGGER_ACCOUNT"]
+    assert receiver["--role"] == ["roles/eventarc.eventReceiver"]
+    assert invoker["--member"] == ["serviceAccount:$TRIGGER_ACCOUNT"] and invoker["--role"] == ["roles/run.invoker"]
+    # Pub/Sub's agent may publish to the dead-letter topic and pull from the subscription.
+    assert publisher["--role"] == ["roles/pubsub.publisher"] and subscriber["--role"] == ["roles/pubsub.subscriber"]
+    assert publisher["--member"] == ["serviceAccount:$agent"]
     assert build == ["docker", "build", "-f", "Dockerfile", "-t", "$IMAGE", str(ROOT)]
     assert run == {"--project": ["$PROJECT"], "--image": ["$IMAGE"], "--region": ["us-central1"],
                    "--set-env-vars": ["FUNCTION_TARGET=onScoreWrite,FUNCTION_SIGNATURE_TYPE=cloudevent,"
@@ -241,6 +257,9 @@ def test_cloud_run_script(tmp_path):
     (["--target", "knative", "--image", "x:1", "--only", "nope"], {"config": endpoint(RC)},
      "--only names 'nope', which is not a function of the package"),
     (["--target", "knative"], {"config": endpoint(RC)}, "--target knative needs --image"),
+    (["--target", "knative", "--image", "x:1"],
+     {"call": {"platform": "gcfv2", "region": ["us-central1"], "callableTrigger": {}, "labels": {}}},
+     "--target knative: 'call' checks the ID tokens of your Firebase project: give --project"),
     (["--target", "kubernetes"], {"config": endpoint(RC)}, "--target"),
     (["--target", "knative", "--image", "x:1", "--dead-letter-sink", "nowhere"], {"config": endpoint(RC)},
      "--dead-letter-sink must be an http(s) URI"),
@@ -304,7 +323,7 @@ def test_cloud_run_request_functions_are_http_services(tmp_path):
     commands = gcloud_commands(script)
     kinds = [" ".join(words[:4]) for words, _ in commands if words[0] == "gcloud"]
     # No Eventarc trigger for any of them; the private one lets its invoker in.
-    assert kinds == ["gcloud run deploy api", "gcloud run services add-iam-policy-binding",
+    assert kinds == ["gcloud artifacts repositories describe", "gcloud run deploy api", "gcloud run services add-iam-policy-binding",
                      "gcloud run deploy checksignup", "gcloud run deploy hello", "gcloud run deploy submitscore"]
     runs = {words[3]: flags for words, flags in commands if words[:3] == ["gcloud", "run", "deploy"]}
     assert "--no-allow-unauthenticated" in runs["api"]
@@ -323,3 +342,25 @@ def test_cloud_run_request_functions_are_http_services(tmp_path):
     body = json.loads(printed.split("-d '", 1)[1].rsplit("'", 1)[0])
     assert body == {"blockingFunctions": {"triggers": {"beforeCreate": {"functionUri": "https://checksignup-abc.a.run.app"}},
                                           "forwardInboundCredentials": {"idToken": True}}}
+
+
+def test_cloud_run_memory_over_4_gib_gets_the_cpus_it_needs(tmp_path):
+    manifest = manifest_file(tmp_path, {
+        "small": endpoint(RC, availableMemoryMb=4096), "large": endpoint(RC, availableMemoryMb=8192),
+        "larger": endpoint(RC, availableMemoryMb=16384), "huge": endpoint(RC, availableMemoryMb=32768),
+    })
+    out = tmp_path / "out"
+    result = deploy("--target", "cloud-run", "--project", "my-proj", "--out", str(out), "--manifest", manifest)
+    assert result.returncode == 0, result.stderr
+    runs = {words[3]: flags for words, flags in gcloud_commands((out / "deploy.sh").read_text())
+            if words[:3] == ["gcloud", "run", "deploy"]}
+    assert "--cpu" not in runs["small"]
+    assert runs["large"]["--cpu"] == ["2"] and runs["larger"]["--cpu"] == ["4"] and runs["huge"]["--cpu"] == ["8"]
+
+
+def test_knative_warns_of_timeouts_over_its_default_limit(tmp_path):
+    manifest = manifest_file(tmp_path, {"slow": {"platform": "gcfv2", "region": ["us-central1"], "httpsTrigger": {},
+                                                 "labels": {}, "timeoutSeconds": 1800}})
+    result = deploy("--target", "knative", "--image", "x:1", "--out", str(tmp_path / "out"), "--manifest", manifest)
+    assert result.returncode == 0, result.stderr
+    assert "'slow' has a timeout of 1800 s; Knative refuses more than 600 s" in result.stderr

@@ -228,10 +228,29 @@ struct Deploy: AsyncParsableCommand {
             )
             files.append(("deploy.sh", try cloudRun.script(image: container, generatedBy: command)))
         case .knative:
+            let environment = ProcessInfo.processInfo.environment
+            let project = (connection.project ?? environment["GOOGLE_CLOUD_PROJECT"] ?? environment["GCLOUD_PROJECT"])
+                .flatMap { $0.isEmpty || $0.hasPrefix("demo-") ? nil : $0 }
+            let checksTokens = functions.filter {
+                switch $0.kind {
+                case .callable, .blocking: true
+                default: false
+                }
+            }
+            if project == nil, let first = checksTokens.first {
+                throw CLIError("--target knative: '\(first.name)' checks the ID tokens of your Firebase project: "
+                    + "give --project (or set GOOGLE_CLOUD_PROJECT)")
+            }
             let knative = KnativeTarget(
-                functions: functions, image: image ?? "", broker: broker ?? "default", deadLetterSink: deadLetterSink
+                functions: functions, image: image ?? "", broker: broker ?? "default", deadLetterSink: deadLetterSink,
+                project: project
             )
             files += try knative.documents()
+            for function in functions where function.options.timeout.seconds > Double(KnativeTarget.defaultMaximumTimeout) {
+                status("warning: '\(function.name)' has a timeout of \(function.options.timeout.secondsText) s; Knative "
+                    + "refuses more than \(KnativeTarget.defaultMaximumTimeout) s unless the cluster's config-defaults "
+                    + "raises max-revision-timeout-seconds")
+            }
         case .emulator:
             break
         }

@@ -33,9 +33,30 @@ struct CloudRunTarget {
             "PROJECT=\"${PROJECT:-\(project)}\"",
             "IMAGE=\"${IMAGE:-\(image)}\"",
             "",
+            "# An Artifact Registry image's repository is created when it does not exist yet.",
+            "if [[ \"$IMAGE\" =~ ^([a-z0-9-]+)-docker\\.pkg\\.dev/([^/]+)/([^/]+)/ ]]; then",
+            "  location=\"${BASH_REMATCH[1]}\" registry_project=\"${BASH_REMATCH[2]}\" repository=\"${BASH_REMATCH[3]}\"",
+            "  gcloud artifacts repositories describe \"$repository\" --project=\"$registry_project\" "
+                + "--location=\"$location\" >/dev/null 2>&1 \\",
+            "    || gcloud artifacts repositories create \"$repository\" --project=\"$registry_project\" "
+                + "--location=\"$location\" --repository-format=docker",
+            "fi",
             "docker build -f Dockerfile -t \"$IMAGE\" \(Self.quoted(container.context.path))",
             "docker push \"$IMAGE\"",
         ]
+        if functions.contains(where: { $0.trigger != nil }) {
+            // Eventarc calls the event services as this account: it needs to receive events and
+            // to invoke them (a project without the default account's Editor role grants neither).
+            lines += [
+                "",
+                "# The account Eventarc delivers events as.",
+                "TRIGGER_ACCOUNT=\"${TRIGGER_ACCOUNT:-" + (serviceAccount ?? "$(gcloud projects describe \"$PROJECT\" "
+                    + "--format='value(projectNumber)')-compute@developer.gserviceaccount.com") + "}\"",
+            ]
+            lines += Self.command(["gcloud", "projects", "add-iam-policy-binding", "\"$PROJECT\""],
+                ["--member=\"serviceAccount:$TRIGGER_ACCOUNT\"", "--role=roles/eventarc.eventReceiver",
+                    "--condition=None", "--quiet", ">/dev/null"])
+        }
         var registrations: [String] = []
         for function in functions {
             let trigger = try function.trigger.map { _ in try eventarcTrigger(function) }
@@ -66,7 +87,21 @@ struct CloudRunTarget {
                 ]
                 lines += Self.command(["gcloud", "pubsub", "subscriptions", "update", "\"$subscription\""],
                     ["--project=\"$PROJECT\""] + trigger.subscriptionFlags)
+                if let deadLetterTopic, trigger.subscriptionFlags.contains(where: { $0.hasPrefix("--dead-letter-topic=") }) {
+                    // Pub/Sub forwards to the dead-letter topic as its service agent, which needs both.
+                    lines += ["agent=\"service-$(gcloud projects describe \"$PROJECT\" --format='value(projectNumber)')"
+                        + "@gcp-sa-pubsub.iam.gserviceaccount.com\""]
+                    lines += Self.command(["gcloud", "pubsub", "topics", "add-iam-policy-binding", Self.quoted(deadLetterTopic)],
+                        ["--project=\"$PROJECT\"", "--member=\"serviceAccount:$agent\"", "--role=roles/pubsub.publisher",
+                            ">/dev/null"])
+                    lines += Self.command(["gcloud", "pubsub", "subscriptions", "add-iam-policy-binding", "\"$subscription\""],
+                        ["--project=\"$PROJECT\"", "--member=\"serviceAccount:$agent\"", "--role=roles/pubsub.subscriber",
+                            ">/dev/null"])
+                }
             }
+            lines += Self.command(["gcloud", "run", "services", "add-iam-policy-binding", function.serviceName],
+                ["--project=\"$PROJECT\"", "--region=\(function.region)", "--member=\"serviceAccount:$TRIGGER_ACCOUNT\"",
+                    "--role=roles/run.invoker", "--quiet", ">/dev/null"])
         }
         if !registrations.isEmpty {
             lines += ["", "# Blocking functions run only once Identity Platform is told to call them:"] + registrations
@@ -115,13 +150,28 @@ struct CloudRunTarget {
             "--concurrency=\(options.concurrency)",
             "--timeout=\(options.timeout.secondsText)s",
         ]
-        if let memory = options.memoryMB { flags.append("--memory=\(memory)Mi") }
+        if let memory = options.memoryMB {
+            flags.append("--memory=\(memory)Mi")
+            if let cpu = Self.cpus(forMemoryMB: memory) { flags.append("--cpu=\(cpu)") }
+        }
         if let minimum = options.minInstances { flags.append("--min-instances=\(minimum)") }
         if let maximum = options.maxInstances { flags.append("--max-instances=\(maximum)") }
         // Only Eventarc (with its service account) may invoke an event function; HTTPS and
         // callable functions are public unless their invoker says otherwise.
         flags.append(function.isPublic ? "--allow-unauthenticated" : "--no-allow-unauthenticated")
         return flags
+    }
+
+    /// The CPUs Cloud Run needs for `memory` MiB, `nil` when its default of 1 will do: more
+    /// than 4 GiB needs 2, more than 8 GiB 4, more than 16 GiB 6, more than 24 GiB 8.
+    static func cpus(forMemoryMB memory: Int) -> Int? {
+        switch memory {
+        case ...4096: nil
+        case ...8192: 2
+        case ...16384: 4
+        case ...24576: 6
+        default: 8
+        }
     }
 
     /// An Eventarc trigger in gcloud terms.

@@ -16,6 +16,13 @@ struct KnativeTarget {
     let broker: String
     /// Where events go after their last attempt (`deadLetterSink.uri`).
     let deadLetterSink: String?
+    /// The Firebase project whose ID tokens callable and blocking functions accept
+    /// (`GOOGLE_CLOUD_PROJECT`, which Cloud Run sets and Knative does not).
+    let project: String?
+
+    /// Knative's default `max-revision-timeout-seconds`: a longer `timeoutSeconds` is refused
+    /// unless the cluster's `config-defaults` allows it.
+    static let defaultMaximumTimeout = 600
 
     /// One YAML file per function: its Service, then, for an event function, its Trigger.
     func documents() throws -> [(file: String, yaml: String)] {
@@ -38,7 +45,7 @@ struct KnativeTarget {
             ("env", .list([
                 .map([("name", "FUNCTION_TARGET"), ("value", .string(function.name))]),
                 .map([("name", "FUNCTION_SIGNATURE_TYPE"), ("value", .string(function.signatureType))]),
-            ])),
+            ] + (project.map { [.map([("name", "GOOGLE_CLOUD_PROJECT"), ("value", .string($0))])] } ?? []))),
         ]
         if let memory = options.memoryMB {
             container.append(("resources", .map([("limits", .map([("memory", .string("\(memory)Mi"))]))])))

@@ -96,7 +96,7 @@ public struct HTTPDatabaseClient: DatabaseClient {
         }
         return zip(reads, results).map { read, result in
             if let error = result["error"] {
-                let code = error["code"]?.numberValue.map { Int($0) } ?? 500
+                let code = error["code"]?.numberValue.flatMap { Int(exactly: $0) } ?? 500
                 return .failure(AdminHTTPError(status: code, message: error["message"]?.stringValue ?? "read failed"))
             }
             let etag = result["etag"]?.stringValue

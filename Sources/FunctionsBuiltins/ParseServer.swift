@@ -67,7 +67,7 @@ public struct ParseServer: Sendable {
         let answer = (try? JSONValue(parsing: response.body)) ?? .null
         guard (200..<300).contains(response.status) else {
             let message = answer["error"]?.stringValue ?? String(decoding: response.body.prefix(300), as: UTF8.self)
-            throw ParseError(status: response.status, code: answer["code"]?.numberValue.map { Int($0) }, message: message)
+            throw ParseError(status: response.status, code: answer["code"]?.numberValue.flatMap { Int(exactly: $0) }, message: message)
         }
         return answer
     }

@@ -66,8 +66,8 @@ struct AuthImport: AsyncParsableCommand {
             let answer = try await api.send("POST", path, json: .object(request), timeout: 300).json()
             let errors = answer["error"]?.arrayValue ?? []
             for error in errors {
-                let index = start + Int(error["index"]?.numberValue ?? 0)
-                let uid = users[index]["localId"]?.stringValue ?? "?"
+                let index = start + (error["index"]?.numberValue.flatMap { Int(exactly: $0) } ?? 0)
+                let uid = users.indices.contains(index) ? users[index]["localId"]?.stringValue ?? "?" : "?"
                 failures.append("user \(index) (\(uid)): \(error["message"]?.stringValue ?? "rejected")")
             }
             imported += batch.count - errors.count

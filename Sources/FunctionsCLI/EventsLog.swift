@@ -48,7 +48,7 @@ struct EventsLog: AsyncParsableCommand {
             let deliveries = event["deliveries"]?.arrayValue ?? []
             if deliveries.isEmpty { print("    (no function matched)") }
             for delivery in deliveries {
-                let attempts = delivery["attempts"]?.numberValue.map { Int($0) } ?? 0
+                let attempts = delivery["attempts"]?.numberValue.flatMap { Int(exactly: $0) } ?? 0
                 let error = delivery["lastError"]?.stringValue.map { ": \($0)" } ?? ""
                 print("    \(delivery["function"]?.stringValue ?? "?")  \(delivery["status"]?.stringValue ?? "?")"
                     + " after \(attempts) attempt\(attempts == 1 ? "" : "s")\(error)")

@@ -103,4 +103,57 @@ struct EmulatorExportTests {
         try FileManager.default.removeItem(at: exportDirectory.appendingPathComponent("auth/users.json"))
         #expect(throws: ServiceError.self) { try target.importState(from: exportDirectory) }
     }
+
+    @Test("an export that is well-formed but cannot be stored (colliding users, a bad instance name) changes nothing")
+    func refusedWhole() throws {
+        let exportDirectory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: exportDirectory) }
+        let source = try Emulator(project: "demo-project", directory: nil)
+        _ = try Self.fill(source)
+        try source.export(to: exportDirectory)
+        let target = try Emulator(project: "demo-project", directory: nil)
+        try target.database.set(namespace: target.defaultDatabaseInstance, path: "keep", value: true)
+        let users = exportDirectory.appendingPathComponent("auth/users.json")
+        let original = try Data(contentsOf: users)
+
+        // The same user twice.
+        let user = try #require(try JSONValue(parsing: original).arrayValue?.first)
+        try JSONValue.array([user, user]).serializedData().write(to: users)
+        #expect(throws: ServiceError.self) { try target.importState(from: exportDirectory) }
+        #expect(try target.remoteConfig.listVersions().versions.isEmpty, "Remote Config untouched")
+        #expect(try target.analytics.events(appInstanceId: nil).isEmpty, "analytics untouched")
+        #expect(try target.database.get(namespace: target.defaultDatabaseInstance, path: "keep") == true)
+
+        // An instance name no database may have.
+        try original.write(to: users)
+        let metadata = exportDirectory.appendingPathComponent("emulator-export.json")
+        var fields = try #require(try JSONValue(parsing: Data(contentsOf: metadata)).objectValue)
+        fields["databaseInstances"] = ["../escape"]
+        try JSONValue.object(fields).serializedData().write(to: metadata)
+        #expect {
+            try target.importState(from: exportDirectory)
+        } throws: { error in
+            (error as? ServiceError)?.message == "emulator-export.json: '../escape' is not a database instance name"
+        }
+        #expect(try target.remoteConfig.listVersions().versions.isEmpty)
+        #expect(try target.database.get(namespace: target.defaultDatabaseInstance, path: "keep") == true)
+    }
+
+    @Test("an export of another project's emulator lands in this project, analytics too, and can be imported again")
+    func otherProject() throws {
+        let exportDirectory = Self.temporaryDirectory()
+        let dataDirectory = Self.temporaryDirectory()
+        defer {
+            try? FileManager.default.removeItem(at: exportDirectory)
+            try? FileManager.default.removeItem(at: dataDirectory)
+        }
+        let source = try Emulator(project: "demo-a", directory: nil)
+        _ = try Self.fill(source)
+        try source.export(to: exportDirectory)
+        let target = try Emulator(project: "demo-b", directory: dataDirectory)
+        for _ in 0..<2 {
+            try target.importState(from: exportDirectory)
+            #expect(try target.analytics.events(appInstanceId: "0123456789abcdef0123456789abcdef").map(\.name) == ["level_up"])
+        }
+    }
 }

@@ -149,7 +149,9 @@ extension AnalyticsService {
     func importState(_ state: JSONValue, file: String, in db: GRDB.Database) throws {
         for table in Self.exportedTables {
             try db.execute(sql: "DELETE FROM \(table) WHERE project = ?", arguments: [project])
-            try StoreTableDump.insert(db, table: table, rows: state[table] ?? .array([]), file: file)
+            // An export of another project lands in this one, as every other service's does.
+            try StoreTableDump.insert(db, table: table, rows: state[table] ?? .array([]), file: file,
+                setting: ["project": .string(project)])
         }
     }
 }

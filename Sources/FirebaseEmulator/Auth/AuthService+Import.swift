@@ -89,12 +89,16 @@ extension AuthService {
     /// - Throws: `DUPLICATE_LOCAL_ID`, `EMAIL_EXISTS` or `PHONE_NUMBER_EXISTS` when two users collide (then
     ///   nothing changes).
     public func importExported(_ users: [AuthUser]) throws {
-        try write { transaction in
-            try AuthUserStorage.deleteAll(transaction.db, project: project)
-            for user in users {
-                try checkUnique(user, in: transaction.db)
-                try AuthUserStorage.save(transaction.db, project: project, user: user)
-            }
+        try write { transaction in try importExported(users, in: transaction.db) }
+    }
+
+    /// ``importExported(_:)`` inside a transaction of the store (the emulator's import of all
+    /// services at once).
+    func importExported(_ users: [AuthUser], in db: GRDB.Database) throws {
+        try AuthUserStorage.deleteAll(db, project: project)
+        for user in users {
+            try checkUnique(user, in: db)
+            try AuthUserStorage.save(db, project: project, user: user)
         }
     }
 }

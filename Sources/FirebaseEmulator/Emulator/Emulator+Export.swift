@@ -37,7 +37,9 @@ extension Emulator {
     /// `emulators:start --import`). Emits no events.
     ///
     /// Every file is read and checked before anything changes, so a malformed export leaves
-    /// the current state as it was.
+    /// the current state as it was: Remote Config, messaging, analytics and the users are then
+    /// replaced in one transaction (colliding users refuse it whole), and the database
+    /// instances after it, each in its own.
     /// - Throws: `INVALID_ARGUMENT` naming the file at fault.
     public func importState(from directory: URL) throws {
         let metadata = try read(directory, "emulator-export.json")
@@ -49,6 +51,11 @@ extension Emulator {
         let instances = metadata["databaseInstances"]?.arrayValue?.compactMap(\.stringValue) ?? []
         var trees: [(String, JSONValue)] = []
         for instance in instances {
+            do {
+                try DatabaseService.validate(namespace: instance)
+            } catch {
+                throw ServiceError(.invalidArgument, "emulator-export.json: '\(instance)' is not a database instance name")
+            }
             let file = "database/\(instance).json"
             let tree = try read(directory, file)
             do {
@@ -74,8 +81,8 @@ extension Emulator {
             try remoteConfig.importVersions(versions, file: "remote-config.json", in: transaction.db)
             try messaging.importState(messagingState, file: "messaging.json", in: transaction.db)
             try analytics.importState(analyticsState, file: "analytics.json", in: transaction.db)
+            try auth.importExported(users, in: transaction.db)
         }
-        try auth.importExported(users)
         for instance in database.namespaces() where !instances.contains(instance) {
             try database.importTree(namespace: instance, value: .null)
         }

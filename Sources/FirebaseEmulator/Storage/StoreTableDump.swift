@@ -22,17 +22,21 @@ enum StoreTableDump {
         })
     }
 
-    /// Inserts rows written by ``rows(_:table:filter:arguments:)``.
+    /// Inserts rows written by ``rows(_:table:filter:arguments:)``, with the columns of
+    /// `setting` set to its values whatever the rows say (the importing project's, say).
     ///
     /// - Throws: `INVALID_ARGUMENT` naming `file` when the rows are not objects of scalar columns.
-    static func insert(_ db: GRDB.Database, table: String, rows: JSONValue, file: String) throws {
+    static func insert(
+        _ db: GRDB.Database, table: String, rows: JSONValue, file: String, setting: [String: JSONValue] = [:]
+    ) throws {
         guard case .array(let list) = rows else {
             throw ServiceError(.invalidArgument, "\(file): '\(table)' must be an array of rows")
         }
         for (index, row) in list.enumerated() {
-            guard case .object(let columns) = row, !columns.isEmpty else {
+            guard case .object(var columns) = row, !columns.isEmpty else {
                 throw ServiceError(.invalidArgument, "\(file): row \(index) of '\(table)' is not an object")
             }
+            columns.merge(setting) { _, set in set }
             let names = columns.keys.sorted()
             var values: [(any DatabaseValueConvertible)?] = []
             for name in names {

@@ -44,8 +44,10 @@ extension CloudEvent {
         }
         if let dataContentType {
             headers.append(.init(name: "content-type", value: dataContentType))
-        } else if data != nil {
-            headers.append(.init(name: "content-type", value: "application/json"))
+        } else if let data {
+            // Without a datacontenttype, JSON is JSON; other bytes (from `data_base64`) are
+            // labelled as bytes, which a receiver then takes as they are.
+            headers.append(.init(name: "content-type", value: CloudEvent.isJSON(data) ? "application/json" : "application/octet-stream"))
         }
         return CloudEventHTTPMessage(headers: headers, body: data ?? Data())
     }

@@ -49,9 +49,14 @@ public enum RFC3339Timestamp {
         return Date(timeIntervalSince1970: Double(seconds) + fraction)
     }
 
-    /// Formats an instant in UTC with milliseconds, or microseconds when needed.
+    /// Formats an instant in UTC with milliseconds, or microseconds when needed. Dates outside
+    /// the years 0000 to 9999, or not finite, have no RFC 3339 form: they are written as the epoch.
     public static func string(from date: Date) -> String {
-        let totalMicros = (date.timeIntervalSince1970 * 1_000_000).rounded()
+        let interval = date.timeIntervalSince1970
+        guard interval.isFinite, interval >= -62_167_219_200, interval < 253_402_300_800 else {
+            return "1970-01-01T00:00:00.000Z"
+        }
+        let totalMicros = (interval * 1_000_000).rounded()
         var seconds = Int((totalMicros / 1_000_000).rounded(.down))
         let micros = Int(totalMicros - Double(seconds) * 1_000_000)
         var days = seconds / 86_400

@@ -26,6 +26,14 @@ struct CloudEventHTTPBindingTests {
         #expect(try CloudEvent(httpMessage: message) == event)
     }
 
+    @Test("binary mode labels bytes that are not JSON as bytes when the event gives no datacontenttype")
+    func binaryModeBytes() throws {
+        let bytes = try CloudEvent(jsonFormat: Data(#"{"specversion":"1.0","id":"1","source":"/s","type":"t","data_base64":"AAEC"}"#.utf8))
+        let message = bytes.binaryHTTPMessage()
+        #expect(message[header: "content-type"] == "application/octet-stream")
+        #expect(try CloudEvent(httpMessage: message).data == Data([0, 1, 2]))
+    }
+
     @Test("structured mode carries the JSON format")
     func structuredMode() throws {
         let message = event.structuredHTTPMessage()

@@ -38,6 +38,10 @@ struct RFC3339TimestampTests {
         #expect(RFC3339Timestamp.string(from: Date(timeIntervalSince1970: 1_605_544_533.569229))
             == "2020-11-16T16:35:33.569229Z")
         #expect(RFC3339Timestamp.string(from: Date(timeIntervalSince1970: -1)) == "1969-12-31T23:59:59.000Z")
+        // No RFC 3339 form (a lenient decoder read 1e300 or "nan" as a date): the epoch, not a trap.
+        for seconds in [Double.nan, .infinity, 1e300, -1e300, 253_402_300_800] {
+            #expect(RFC3339Timestamp.string(from: Date(timeIntervalSince1970: seconds)) == "1970-01-01T00:00:00.000Z")
+        }
     }
 
     @Test("writes milliseconds truncated, as the Remote Config API does, and reads them back")

@@ -73,6 +73,11 @@ struct PayloadVectorTests {
         #expect(user.metadata.lastSignInTime == Date(timeIntervalSince1970: 1_700_000_001))
         #expect(user.photoURL == "p")
         #expect(user.customClaims == ["admin": true])
+        // A blocking call's user_record, in snake_case.
+        let blocking = #"{"uid":"u","metadata":{"creation_time":1700000000000,"last_sign_in_time":1700000001000}}"#
+        let blocked = try JSONDecoder().decode(UserRecord.self, from: Data(blocking.utf8))
+        #expect(blocked.metadata.creationTime == Date(timeIntervalSince1970: 1_700_000_000))
+        #expect(blocked.metadata.lastSignInTime == Date(timeIntervalSince1970: 1_700_000_001))
     }
 
     @Test("legacy events convert to the CloudEvents the Functions Frameworks produce")

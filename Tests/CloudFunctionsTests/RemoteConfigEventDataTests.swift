@@ -87,4 +87,21 @@ struct RemoteConfigEventDataTests {
         #expect(version.updateTime == RFC3339Timestamp.date(from: "2020-11-16T16:35:33.569229Z"))
         #expect(version.isLegacy == false)
     }
+
+    @Test("an updated event always has the fields the Python SDK reads without checking: description, origin, type")
+    func completeForPython() throws {
+        let event = CloudEvent.remoteConfigUpdated(TemplateVersion(versionNumber: 3), project: "demo")
+        let data = try JSONValue(parsing: try #require(event.data))
+        #expect(data["description"] == "")
+        #expect(data["updateOrigin"] == "REMOTE_CONFIG_UPDATE_ORIGIN_UNSPECIFIED")
+        #expect(data["updateType"] == "REMOTE_CONFIG_UPDATE_TYPE_UNSPECIFIED")
+        #expect(data["updateUser"] == ["name": "", "email": "", "imageUrl": ""])
+        #expect(data["versionNumber"] == "3")
+        // What a publish gives is kept.
+        var given = TemplateVersion(versionNumber: 4)
+        given.description = "d"
+        given.updateType = .rollback
+        let kept = try JSONValue(parsing: try #require(CloudEvent.remoteConfigUpdated(given, project: "demo").data))
+        #expect(kept["description"] == "d" && kept["updateType"] == "ROLLBACK")
+    }
 }

@@ -12,8 +12,9 @@ extension CloudEvent {
 
     /// The event Remote Config emits when a template version is published or rolled back.
     ///
-    /// `updateUser` always carries `name`, `email` and `imageUrl` (empty when unknown), since
-    /// the Python SDK reads all three.
+    /// `updateUser` always carries `name`, `email` and `imageUrl` (empty when unknown), and the
+    /// data always has `description` (empty), `updateOrigin` and `updateType` (`*_UNSPECIFIED`),
+    /// since the Python SDK reads them all without checking they are there.
     public static func remoteConfigUpdated(
         _ version: TemplateVersion,
         project: String,
@@ -22,13 +23,17 @@ extension CloudEvent {
     ) -> CloudEvent {
         var version = version
         version.updateUser = (version.updateUser ?? RemoteConfigUser(email: "")).completed
+        var data = (try? JSONValue(encoding: version))?.objectValue ?? [:]
+        data["description"] = data["description"] ?? ""
+        data["updateOrigin"] = data["updateOrigin"] ?? .string(TemplateVersion.UpdateOrigin.unspecified.rawValue)
+        data["updateType"] = data["updateType"] ?? .string(TemplateVersion.UpdateType.unspecified.rawValue)
         return CloudEvent(
             id: id,
             source: FirebaseEventType.remoteConfigSource(project: project),
             type: FirebaseEventType.remoteConfigUpdated,
             time: time,
             dataContentType: "application/json",
-            data: try? JSONEncoder().encode(version)
+            data: JSONValue.object(data).serializedData()
         )
     }
 

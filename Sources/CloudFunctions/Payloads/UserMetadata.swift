@@ -3,8 +3,9 @@ import Foundation
 
 /// When a user was created and last signed in.
 ///
-/// Reads `createdAt`/`creationTime`/`createTime` and `lastSignedInAt`/`lastSignInTime`, as
-/// RFC 3339 text or epoch milliseconds. Writes `creationTime` and `lastSignInTime` (what the
+/// Reads `createdAt`/`creationTime`/`createTime` and `lastSignedInAt`/`lastSignInTime` (and the
+/// snake_case names blocking calls use: `creation_time`, `last_sign_in_time`), as RFC 3339 text
+/// or epoch milliseconds. Writes `creationTime` and `lastSignInTime` (what the
 /// Node SDK and the Auth emulator use) and also `createTime` (the CloudEvents proto name).
 public struct UserMetadata: Sendable, Hashable, Codable {
     /// When the user was created.
@@ -25,7 +26,8 @@ public struct UserMetadata: Sendable, Hashable, Codable {
             AnyCodingKey("creationTime"),
             AnyCodingKey("createdAt"),
             AnyCodingKey("createTime"),
-            AnyCodingKey("create_time")
+            AnyCodingKey("create_time"),
+            AnyCodingKey("creation_time")
         )
         let lastSignIn = LenientCoding.firstKey(
             c,

@@ -24,6 +24,10 @@ struct ConsoleRoutesTests {
                 #expect(response.status == .ok)
                 #expect(response.headers[.contentType] == "text/html; charset=utf-8")
                 #expect(String(buffer: response.body).contains(#"<script type="module" src="/__/console/app.js">"#))
+                // Never framed by another site, whose clicks would reach the emulator as the console's.
+                #expect(response.headers[HTTPField.Name("X-Frame-Options")!] == "DENY")
+                #expect(response.headers[HTTPField.Name("Content-Security-Policy")!] == "frame-ancestors 'none'")
+                #expect(response.headers[HTTPField.Name("X-Content-Type-Options")!] == "nosniff")
             }
             for (file, type) in [("app.js", "text/javascript; charset=utf-8"), ("pages/events.js", "text/javascript; charset=utf-8"),
                 ("console.css", "text/css; charset=utf-8"), ("icon.svg", "image/svg+xml")]

@@ -110,6 +110,38 @@ struct HostileInputTests {
         #expect(server.deployments.deployment == nil)
     }
 
+    @Test("the owner credential is refused from a web page of another origin on every route; client calls from it are not")
+    func ownerCredentialNotFromForeignPages() async throws {
+        let server = EmulatorServer(emulator: try Emulator(project: "demo", directory: nil))
+        let uid = try server.emulator.auth.signUp(AuthSignUpRequest(email: "ada@example.com", password: "secret1"),
+            privileged: true).localId
+        let foreign: HTTPFields = [.authorization: "Bearer owner", .contentType: "application/json",
+            .origin: "https://evil.example"]
+        try await Application(router: server.router()).test(.router) { client in
+            let (update, answer, _) = try await Self.send(client, .post, "/identitytoolkit.googleapis.com/v1/accounts:update",
+                #"{"localId": "\#(uid)", "customAttributes": "{\"admin\": true}"}"#, headers: foreign)
+            #expect(update == .forbidden)
+            #expect(answer["error"]?["message"]?.stringValue?.contains("another origin") == true)
+            let (rules, rulesAnswer, _) = try await Self.send(client, .put, "/.settings/rules.json",
+                #"{"rules": {".read": true, ".write": true}}"#, headers: foreign)
+            #expect(rules == .forbidden)
+            #expect(rulesAnswer["error"]?.stringValue?.contains("another origin") == true)
+            let (write, _, _) = try await Self.send(client, .put, "/a.json", "1", headers: foreign)
+            #expect(write == .forbidden)
+            // A web app's own calls, from its origin, without the credential: as before.
+            let (signUp, _, _) = try await Self.send(client, .post, "/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k",
+                #"{"email": "web@example.com", "password": "secret1"}"#,
+                headers: [.contentType: "application/json", .origin: "http://localhost:5173"])
+            #expect(signUp == .ok)
+            let (open, _, _) = try await Self.send(client, .put, "/b.json", "2",
+                headers: [.contentType: "application/json", .origin: "http://localhost:5173"])
+            #expect(open == .ok)
+        }
+        #expect(try server.emulator.auth.listUsers(maxResults: 10, pageToken: nil).users.first { $0.localId == uid }?
+            .customClaims.isEmpty == true, "no claim was set")
+        #expect(try server.emulator.database.get(namespace: "demo-default-rtdb", path: "a") == .null)
+    }
+
     @Test("device-side emulator routes stay open: registering a device, logging analytics")
     func deviceRoutesOpen() async throws {
         let server = EmulatorServer(emulator: try Emulator(project: "demo", directory: nil))

@@ -82,7 +82,17 @@ struct ConsoleRoutes {
         else { throw ServiceError(.notFound, "no console file \(path)") }
         let url = parts.reduce(directory) { $0.appendingPathComponent(String($1)) }
         guard let data = try? Data(contentsOf: url) else { throw ServiceError(.notFound, "no console file \(path)") }
-        return Response(status: .ok, headers: [.contentType: type, .cacheControl: "no-cache"],
-            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(status: .ok, headers: headers(contentType: type), body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// What a console file is sent with: never inside another site's frame (whose clicks would
+    /// go to the emulator as the console's own), its type as stated.
+    static func headers(contentType: String) -> HTTPFields {
+        [
+            .contentType: contentType, .cacheControl: "no-cache",
+            HTTPField.Name("X-Frame-Options")!: "DENY",
+            HTTPField.Name("Content-Security-Policy")!: "frame-ancestors 'none'",
+            HTTPField.Name("X-Content-Type-Options")!: "nosniff",
+        ]
     }
 }

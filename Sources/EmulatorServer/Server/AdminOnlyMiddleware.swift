@@ -10,7 +10,10 @@ import Hummingbird
 ///
 /// A request that needs it and comes from a web page of another origin is refused even with
 /// the credential, so that no page the developer visits can publish a template, deploy a
-/// program or wipe accounts with a cross-origin request. Reads of the emulator's own routes
+/// program or wipe accounts with a cross-origin request; and the credential itself is refused
+/// from such a page on every route (Auth's `accounts:update` and the database's
+/// `.settings/rules.json` take it too), while client calls from web apps (an API key, an ID
+/// token) stay open. Reads of the emulator's own routes
 /// stay open, and so do the routes a device calls for itself (registering for messages,
 /// logging analytics events, fetching config), as client SDK calls carry no credential.
 struct AdminOnlyMiddleware: RouterMiddleware {
@@ -25,10 +28,16 @@ struct AdminOnlyMiddleware: RouterMiddleware {
         context: Context,
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        // Realtime Database REST paths (`/iid/x.json`, ...) are the database's, under its rules.
-        guard !DatabaseRequest.isDatabasePath(request.uri.path) else { return try await next(request, context) }
         // Segments as the router sees them: `//emulator//v1/...` is the same route.
         let parts = request.uri.path.split(separator: "/")
+        let database = DatabaseRequest.isDatabasePath(request.uri.path)
+        if request.isAdmin, let refusal = Self.foreignPage(request, ownOrigins: ownOrigins()) {
+            if database { throw DatabaseHTTPError(error: refusal) }
+            if parts.first == "identitytoolkit.googleapis.com" { return AuthRoutes.errorResponse(refusal) }
+            throw refusal
+        }
+        // Realtime Database REST paths (`/iid/x.json`, ...) are the database's, under its rules.
+        guard !database else { return try await next(request, context) }
         guard Self.isAdminOnly(request.method, parts) else { return try await next(request, context) }
         let auth = parts.first == "identitytoolkit.googleapis.com"
         if let refusal = Self.refusal(of: request, inAuthAPI: auth, ownOrigins: ownOrigins()) {
@@ -46,13 +55,7 @@ struct AdminOnlyMiddleware: RouterMiddleware {
     /// Why a request to an admin-only route is refused, or `nil` when it may go on; the Auth API
     /// (`inAuthAPI`) words it its own way.
     static func refusal(of request: Request, inAuthAPI auth: Bool, ownOrigins: [String]) -> ServiceError? {
-        if let origin = request.headers[.origin], !ownOrigins.contains(origin) {
-            return ServiceError(.permissionDenied,
-                "Requests from web pages of another origin (\(origin)) cannot change the emulator.")
-        }
-        if request.headers[.secFetchSite].map({ $0 != "same-origin" && $0 != "none" }) == true {
-            return ServiceError(.permissionDenied, "Cross-site requests cannot change the emulator.")
-        }
+        if let refusal = foreignPage(request, ownOrigins: ownOrigins) { return refusal }
         if request.isAdmin { return nil }
         guard auth else { return .unauthenticated }
         if request.headers[.authorization] != nil {
@@ -60,6 +63,19 @@ struct AdminOnlyMiddleware: RouterMiddleware {
                 "UNAUTHENTICATED : the bearer token is not the emulator's (use 'owner')")
         }
         return ServiceError(.permissionDenied, "INSUFFICIENT_PERMISSION : this call needs Authorization: Bearer owner")
+    }
+
+    /// Why a request sent by a web page of another origin than the emulator's is refused, or
+    /// `nil` when no such page sent it (tools send no `Origin`; the console sends its own).
+    static func foreignPage(_ request: Request, ownOrigins: [String]) -> ServiceError? {
+        if let origin = request.headers[.origin], !ownOrigins.contains(origin) {
+            return ServiceError(.permissionDenied,
+                "Requests from web pages of another origin (\(origin)) cannot change the emulator.")
+        }
+        if request.headers[.secFetchSite].map({ $0 != "same-origin" && $0 != "none" }) == true {
+            return ServiceError(.permissionDenied, "Cross-site requests cannot change the emulator.")
+        }
+        return nil
     }
 
     /// Whether a route needs the owner credential.

@@ -26,13 +26,19 @@ final class DatabaseReadBatcher: Sendable {
         }
 
         /// Sets who waits; resumed at once when the read was cancelled before.
-        func wait(_ continuation: CheckedContinuation<VersionedValue, any Error>) {
+        ///
+        /// - Returns: whether the read still waits (it was not cancelled before).
+        func wait(_ continuation: CheckedContinuation<VersionedValue, any Error>) -> Bool {
             let answered = state.withLock { state -> Bool in
                 if !state.answered { state.continuation = continuation }
                 return state.answered
             }
             if answered { continuation.resume(throwing: CancellationError()) }
+            return !answered
         }
+
+        /// Whether the read has had its answer (or its cancellation).
+        var isAnswered: Bool { state.withLock { $0.answered } }
 
         /// Answers the read; only the first answer counts.
         func resume(with result: Result<VersionedValue, any Error>) {
@@ -94,9 +100,12 @@ final class DatabaseReadBatcher: Sendable {
             let waiter = Waiter(read: read)
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
-                    waiter.wait(continuation)
+                    // Cancelled already: nothing to send.
+                    guard waiter.wait(continuation) else { return }
                     // The request on its way may have ended meanwhile: then this read starts the next.
                     let startsBatch = state.withLock { state in
+                        // Cancelled since: nothing to send either.
+                        guard !waiter.isAnswered else { return false }
                         state.waiting.append(waiter)
                         guard !state.sending else { return false }
                         state.sending = true
@@ -105,9 +114,11 @@ final class DatabaseReadBatcher: Sendable {
                     if startsBatch { Task { await self.sendWaiting() } }
                 }
             } onCancel: {
-                // Not sent if it has not been taken yet; if it has, its answer is dropped.
-                state.withLock { $0.waiting.removeAll { $0 === waiter } }
+                // Answered first, then taken out of the queue: a read being queued meanwhile either
+                // sees it answered, or is queued before and taken out here. One already taken
+                // into a batch is sent, and its answer dropped.
                 waiter.resume(with: .failure(CancellationError()))
+                state.withLock { $0.waiting.removeAll { $0 === waiter } }
             }
         }
         let result = await Result { try await single(read) }

@@ -50,7 +50,7 @@ extension RemoteConfigClient {
         -> (status: RemoteConfigFetchStatus, fromCache: Bool)
     {
         let now = clock.now
-        enum Decision { case cache, throttled(Date), network(etag: String?, pings: UInt64) }
+        enum Decision { case cache, throttled(Date), network(etag: String?, pings: UInt64, fetch: UInt64) }
         let decision: Decision = update { state in
             let expiration = state.isStale || realtime ? 0 : expiration
             if let last = state.lastFetchTime, now.timeIntervalSince(last) < expiration {
@@ -61,24 +61,25 @@ extension RemoteConfigClient {
                 state.lastFetchStatus = .throttled
                 return .throttled(until)
             }
-            return .network(etag: state.fetchedETag, pings: pings.load(ordering: .relaxed))
+            return .network(etag: state.fetchedETag, pings: pings.load(ordering: .relaxed),
+                fetch: fetchesSent.add(1, ordering: .relaxed).newValue)
         }
         switch decision {
         case .cache:
             return (.success, true)
         case .throttled(let until):
             throw RemoteConfigError.throttled(until: until)
-        case .network(let etag, let pings):
-            try await fetchFromBackend(etag: etag, realtime: realtime, pingsAtStart: pings)
+        case .network(let etag, let pings, let fetch):
+            try await fetchFromBackend(etag: etag, realtime: realtime, pingsAtStart: pings, fetch: fetch)
             return (.success, false)
         }
     }
 
     /// Fetches from the backend. A `CONFIG_STATE` message that came while the fetch was on its
     /// way (`pings` moved past `pingsAtStart`) may be for a newer template than the answer: the
-    /// config stays stale. An answer for an older template than one fetched already (two
-    /// fetches crossing) leaves the fetched config as it is.
-    private func fetchFromBackend(etag: String?, realtime: Bool, pingsAtStart: UInt64) async throws {
+    /// config stays stale. The answer to a fetch sent before one whose answer was applied already
+    /// (two fetches crossing) leaves the fetched config as it is.
+    private func fetchFromBackend(etag: String?, realtime: Bool, pingsAtStart: UInt64, fetch: UInt64) async throws {
         let answer: FetchAnswer
         do {
             answer = try await send(etag: etag, realtime: realtime)
@@ -87,7 +88,8 @@ extension RemoteConfigClient {
             throw error
         }
         update { state in
-            if (answer.templateVersion ?? state.fetchedVersion) >= state.fetchedVersion {
+            if fetch > fetchApplied.load(ordering: .relaxed) {
+                fetchApplied.store(fetch, ordering: .relaxed)
                 switch answer.state {
                 case "UPDATE": state.fetched = answer.entries
                 case "NO_CHANGE": break

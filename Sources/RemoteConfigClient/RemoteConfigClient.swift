@@ -30,6 +30,10 @@ public final class RemoteConfigClient: Sendable {
     /// `CONFIG_STATE` messages handled so far (read and written under the state's lock): a fetch
     /// clears the stale flag only if none came while it was on its way.
     let pings = Atomic<UInt64>(0)
+    /// Fetches sent to the backend so far, and the latest of them whose answer was applied (both
+    /// read and written under the state's lock): an answer to an earlier fetch comes too late.
+    let fetchesSent = Atomic<UInt64>(0)
+    let fetchApplied = Atomic<UInt64>(0)
 
     /// Creates a client; it starts from what `store` kept (defaults, configs, the stale flag).
     ///

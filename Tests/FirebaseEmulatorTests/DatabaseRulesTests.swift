@@ -45,8 +45,13 @@ struct DatabaseRulesTests {
         ("{\"rules\": {\".reed\": true}}", "Invalid rule type '.reed'."),
         // Nested beyond any real rules: refused, not a crash of the emulator (these ran it out of stack).
         ("{\"rules\": " + String(repeating: "[", count: 200_000), "Rules are nested too deeply."),
-        ("{\"rules\": {\".read\": \"" + String(repeating: "!", count: 200_000) + "true\"}}", "Expression is nested too deeply."),
-        ("{\"rules\": {\".read\": \"" + String(repeating: "(", count: 200_000) + "true\"}}", "Expression is nested too deeply."),
+        ("{\"rules\": {\".read\": \"" + String(repeating: "!", count: 200_000) + "true\"}}", "Expression is nested or chained too deeply."),
+        ("{\"rules\": {\".read\": \"" + String(repeating: "(", count: 200_000) + "true\"}}", "Expression is nested or chained too deeply."),
+        // Chains build trees as deep as they are long: bounded too.
+        ("{\"rules\": {\".read\": \"" + String(repeating: "true || ", count: 200_000) + "true\"}}",
+            "Expression is nested or chained too deeply."),
+        ("{\"rules\": {\".read\": \"data" + String(repeating: ".parent()", count: 200_000) + ".exists()\"}}",
+            "Expression is nested or chained too deeply."),
     ])
     func loadErrors(text: String, expected: String) {
         let error = #expect(throws: DatabaseRulesError.self) { try DatabaseRules(text: text) }

@@ -85,16 +85,16 @@ struct FCMMessageValidationTests {
         #expect(error.message == "Message is too big: the payload is 4097 bytes, the limit is 4096 bytes.")
     }
 
-    @Test("the payload limit counts what each platform gets: its own data and notification over the message's")
+    @Test("the payload limit counts what each platform gets: its own data instead of the message's")
     func platformPayloadSize() throws {
         let token = FCMTestFixtures.token(seed: 5)
         var android = Message(.token(token), data: ["k": "v"])
         android.android = AndroidConfig(data: ["big": String(repeating: "x", count: 5000)])
-        #expect(FCMMessageValidation.payloadSize(of: android) == 2 + 3 + 5000)
-        #expect(failure(android)?.message.contains("the payload is 5005 bytes") == true)
-        // A platform's own key replaces the message's: counted once.
+        #expect(FCMMessageValidation.payloadSize(of: android) == 3 + 5000)
+        #expect(failure(android)?.message.contains("the payload is 5003 bytes") == true)
+        // A platform's data overrides the message's whole: each is counted alone.
         var replaced = Message(.token(token), data: ["k": String(repeating: "x", count: 3000)])
-        replaced.android = AndroidConfig(data: ["k": "short"])
+        replaced.android = AndroidConfig(data: ["other": String(repeating: "y", count: 2000)])
         #expect(FCMMessageValidation.payloadSize(of: replaced) == 1 + 3000)
         try validator.validate(replaced)
     }

@@ -96,7 +96,26 @@ struct ConcurrentFetchTests {
         }
     }
 
-    @Test("two fetches crossing: the older template's answer, coming last, does not replace the newer one")
+    @Test("a later fetch's answer is applied even when its template is older (a backend started over)")
+    func olderTemplateLater() async throws {
+        let backend = HeldBackend()
+        try await backend.withClient { client in
+            var arrivals = backend.arrivals.stream.makeAsyncIterator()
+            let first = Task { try await client.fetch(withExpirationDuration: 0) }
+            #expect(await arrivals.next() == 0)
+            backend.answer(0, with: HeldBackend.update(version: 5, color: "blue"))
+            _ = try await first.value
+            let second = Task { try await client.fetch(withExpirationDuration: 0) }
+            #expect(await arrivals.next() == 1)
+            backend.answer(1, with: HeldBackend.update(version: 1, color: "green"))
+            _ = try await second.value
+            #expect(client.fetchedTemplateVersion == 1)
+            #expect(client.activate())
+            #expect(client["color"].stringValue == "green")
+        }
+    }
+
+    @Test("two fetches crossing: the earlier fetch's answer, coming last, does not replace the later one's")
     func crossingFetches() async throws {
         let backend = HeldBackend()
         try await backend.withClient { client in

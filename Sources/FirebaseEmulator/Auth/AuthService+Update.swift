@@ -93,7 +93,9 @@ extension AuthService {
         let user = try update(change)
         guard setsPassword || request.validSince != nil || user.email != caller.email else { return (user, nil) }
         var generator = makeGenerator()
-        let session = issueSession(for: user, signInProvider: setsPassword ? "password" : provider, now: now,
+        // Issued no earlier than the revocation the update made (it read the clock itself).
+        let issued = max(now, user.validSince ?? now)
+        let session = issueSession(for: user, signInProvider: setsPassword ? "password" : provider, now: issued,
             authTime: user.lastLoginAt, using: &generator)
         return (user, session)
     }

@@ -244,6 +244,12 @@ extension DatabaseService {
                 state.withLock { state in
                     state.namespaces[namespace]?.tree.revert(change)
                     state.namespaces[namespace]?.log = previous
+                    // The next write takes this one's number again: a feed opened since must hear of it.
+                    for (id, listener) in state.listeners where listener.namespace == namespace
+                        && listener.since > previous.sequence
+                    {
+                        state.listeners[id]?.since = previous.sequence
+                    }
                 }
             }
         )

@@ -70,8 +70,9 @@ package struct FCMMessageValidation: Sendable, Hashable {
     }
 
     /// The payload size FCM limits: UTF-8 bytes of data keys and values plus notification
-    /// title and body, as each platform gets them (its own data over the message's, its own
-    /// title and body over the message's, the APNs payload as sent), the largest of them.
+    /// title and body, as each platform gets them (its own data instead of the message's, as
+    /// FCM overrides it, its own title and body over the message's, the APNs payload as sent),
+    /// the largest of them.
     public static func payloadSize(of message: Message) -> Int {
         func size(data: [String: String], title: String?, body: String?) -> Int {
             data.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
@@ -80,11 +81,11 @@ package struct FCMMessageValidation: Sendable, Hashable {
         let (title, body) = (message.notification?.title, message.notification?.body)
         var sizes = [size(data: message.data, title: title, body: body)]
         if let android = message.android {
-            sizes.append(size(data: message.data.merging(android.data ?? [:]) { $1 },
+            sizes.append(size(data: android.data ?? message.data,
                 title: android.notification?.title ?? title, body: android.notification?.body ?? body))
         }
         if let webpush = message.webpush {
-            sizes.append(size(data: message.data.merging(webpush.data ?? [:]) { $1 },
+            sizes.append(size(data: webpush.data ?? message.data,
                 title: webpush.notification?["title"]?.stringValue ?? title,
                 body: webpush.notification?["body"]?.stringValue ?? body))
         }

@@ -53,9 +53,9 @@ struct CloudRunTarget {
                 "TRIGGER_ACCOUNT=\"${TRIGGER_ACCOUNT:-" + (serviceAccount ?? "$(gcloud projects describe \"$PROJECT\" "
                     + "--format='value(projectNumber)')-compute@developer.gserviceaccount.com") + "}\"",
             ]
-            lines += Self.command(["gcloud", "projects", "add-iam-policy-binding", "\"$PROJECT\""],
+            lines += Self.grant(["gcloud", "projects", "add-iam-policy-binding", "\"$PROJECT\""],
                 ["--member=\"serviceAccount:$TRIGGER_ACCOUNT\"", "--role=roles/eventarc.eventReceiver",
-                    "--condition=None", "--quiet", ">/dev/null"])
+                    "--condition=None", "--quiet"], what: "roles/eventarc.eventReceiver to $TRIGGER_ACCOUNT")
         }
         var registrations: [String] = []
         for function in functions {
@@ -91,17 +91,17 @@ struct CloudRunTarget {
                     // Pub/Sub forwards to the dead-letter topic as its service agent, which needs both.
                     lines += ["agent=\"service-$(gcloud projects describe \"$PROJECT\" --format='value(projectNumber)')"
                         + "@gcp-sa-pubsub.iam.gserviceaccount.com\""]
-                    lines += Self.command(["gcloud", "pubsub", "topics", "add-iam-policy-binding", Self.quoted(deadLetterTopic)],
-                        ["--project=\"$PROJECT\"", "--member=\"serviceAccount:$agent\"", "--role=roles/pubsub.publisher",
-                            ">/dev/null"])
-                    lines += Self.command(["gcloud", "pubsub", "subscriptions", "add-iam-policy-binding", "\"$subscription\""],
-                        ["--project=\"$PROJECT\"", "--member=\"serviceAccount:$agent\"", "--role=roles/pubsub.subscriber",
-                            ">/dev/null"])
+                    lines += Self.grant(["gcloud", "pubsub", "topics", "add-iam-policy-binding", Self.quoted(deadLetterTopic)],
+                        ["--project=\"$PROJECT\"", "--member=\"serviceAccount:$agent\"", "--role=roles/pubsub.publisher"],
+                        what: "roles/pubsub.publisher on the dead-letter topic to $agent")
+                    lines += Self.grant(["gcloud", "pubsub", "subscriptions", "add-iam-policy-binding", "\"$subscription\""],
+                        ["--project=\"$PROJECT\"", "--member=\"serviceAccount:$agent\"", "--role=roles/pubsub.subscriber"],
+                        what: "roles/pubsub.subscriber on $subscription to $agent")
                 }
             }
-            lines += Self.command(["gcloud", "run", "services", "add-iam-policy-binding", function.serviceName],
+            lines += Self.grant(["gcloud", "run", "services", "add-iam-policy-binding", function.serviceName],
                 ["--project=\"$PROJECT\"", "--region=\(function.region)", "--member=\"serviceAccount:$TRIGGER_ACCOUNT\"",
-                    "--role=roles/run.invoker", "--quiet", ">/dev/null"])
+                    "--role=roles/run.invoker", "--quiet"], what: "roles/run.invoker on \(function.serviceName) to $TRIGGER_ACCOUNT")
         }
         if !registrations.isEmpty {
             lines += ["", "# Blocking functions run only once Identity Platform is told to call them:"] + registrations
@@ -262,6 +262,13 @@ struct CloudRunTarget {
             flags += ["--dead-letter-topic=" + Self.quoted(deadLetterTopic), "--max-delivery-attempts=\(attempts)"]
         }
         return flags
+    }
+
+    /// A grant of a role: setting IAM policies takes more than an Editor may, so one that fails
+    /// says what is missing and the script goes on (the deploy itself needs no such right).
+    static func grant(_ words: [String], _ flags: [String], what: String) -> [String] {
+        command(words, flags + [">/dev/null || echo \"warning: could not grant \(what); grant it with an account "
+            + "that may set IAM policies, or events will be refused\" >&2"])
     }
 
     /// A command over several lines, one flag a line.

@@ -31,8 +31,9 @@ struct RuleExpressionParser {
 
     private var tokens: [(token: Token, offset: Int)] = []
     private var position = 0
-    /// How deeply the expression being read nests (parentheses, brackets, conditionals and
-    /// prefix operators): bounded, so that reading and evaluating it never run out of stack.
+    /// How deep the expression being read is: its nesting (parentheses, brackets, conditionals,
+    /// prefix operators) and its chains (`a || b || …`, `x.parent().parent()…`, each link a level
+    /// of the tree). Bounded, so that reading, evaluating and freeing it never run out of stack.
     private var depth = 0
     static let maximumDepth = 100
     private let variables: Set<String>
@@ -193,7 +194,7 @@ struct RuleExpressionParser {
     /// Goes one level deeper, refusing an expression nested beyond ``maximumDepth``.
     private mutating func enter() throws(DatabaseRulesError) {
         depth += 1
-        guard depth <= Self.maximumDepth else { throw error("Expression is nested too deeply.") }
+        guard depth <= Self.maximumDepth else { throw error("Expression is nested or chained too deeply.") }
     }
 
     private mutating func conditional() throws(DatabaseRulesError) -> RuleExpression {
@@ -213,8 +214,12 @@ struct RuleExpressionParser {
     private mutating func binary(level: Int) throws(DatabaseRulesError) -> RuleExpression {
         guard level < Self.levels.count else { return try unary() }
         var left = try binary(level: level + 1)
+        var links = 0
+        defer { depth -= links }
         while case .symbol(let symbol) = current, Self.levels[level].contains(symbol) {
             position += 1
+            try enter()
+            links += 1
             left = .binary(symbol, left, try binary(level: level + 1))
         }
         return left
@@ -231,7 +236,13 @@ struct RuleExpressionParser {
 
     private mutating func postfix() throws(DatabaseRulesError) -> RuleExpression {
         var expression = try primary()
+        var links = 0
+        defer { depth -= links }
         while true {
+            if current == .symbol(".") || current == .symbol("[") {
+                try enter()
+                links += 1
+            }
             if take(".") {
                 guard case .identifier(let name) = current else { throw error("Parse error.") }
                 position += 1

@@ -202,6 +202,14 @@ struct Deploy: AsyncParsableCommand {
         }
     }
 
+    /// The real Google Cloud project the files are for: `--project`, else `GOOGLE_CLOUD_PROJECT`
+    /// or `GCLOUD_PROJECT`; `nil` when none is given or it is an emulator's `demo-` one.
+    var cloudProject: String? {
+        let environment = ProcessInfo.processInfo.environment
+        let project = connection.project ?? environment["GOOGLE_CLOUD_PROJECT"] ?? environment["GCLOUD_PROJECT"]
+        return project.flatMap { $0.isEmpty || $0.hasPrefix("demo-") ? nil : $0 }
+    }
+
     /// The files that deploy the package to a container platform, by name; throws before
     /// anything is written when a function cannot be expressed there.
     func containerFiles(_ functions: [DeployableFunction], image container: ContainerImage) throws -> [(String, String)] {
@@ -212,10 +220,7 @@ struct Deploy: AsyncParsableCommand {
         ]
         switch target {
         case .cloudRun:
-            let environment = ProcessInfo.processInfo.environment
-            guard let project = connection.project ?? environment["GOOGLE_CLOUD_PROJECT"] ?? environment["GCLOUD_PROJECT"],
-                !project.isEmpty, !project.hasPrefix("demo-")
-            else {
+            guard let project = cloudProject else {
                 throw CLIError("--target cloud-run needs your Google Cloud project: give --project (or set GOOGLE_CLOUD_PROJECT)")
             }
             let region = functions[0].region
@@ -228,9 +233,7 @@ struct Deploy: AsyncParsableCommand {
             )
             files.append(("deploy.sh", try cloudRun.script(image: container, generatedBy: command)))
         case .knative:
-            let environment = ProcessInfo.processInfo.environment
-            let project = (connection.project ?? environment["GOOGLE_CLOUD_PROJECT"] ?? environment["GCLOUD_PROJECT"])
-                .flatMap { $0.isEmpty || $0.hasPrefix("demo-") ? nil : $0 }
+            let project = cloudProject
             let checksTokens = functions.filter {
                 switch $0.kind {
                 case .callable, .blocking: true

@@ -162,12 +162,17 @@ extension AuthService {
     /// - Throws: `MISSING_ID_TOKEN`, `INVALID_ID_TOKEN`, `USER_NOT_FOUND`, `TOKEN_EXPIRED` (issued before
     ///   `validSince`), `USER_DISABLED`. Expiry is not checked, as in the emulator.
     public func verifyIDToken(_ idToken: String?) throws -> AuthUser {
+        try verifiedIDToken(idToken).user
+    }
+
+    /// ``verifyIDToken(_:)``, with the token as read (its sign-in provider, say).
+    func verifiedIDToken(_ idToken: String?) throws -> (token: AuthIDToken, user: AuthUser) {
         guard let idToken, !idToken.isEmpty else { throw ServiceError(.invalidArgument, "MISSING_ID_TOKEN") }
         let token = try AuthIDToken(parsing: idToken, projectId: project, now: clock.now, checksExpiry: false)
         let user = try read { db in try AuthUserStorage.user(db, project: project, uid: token.uid) }
         try token.validate(for: user)
         guard let user else { throw ServiceError(.invalidArgument, "USER_NOT_FOUND") }
-        return user
+        return (token, user)
     }
 
     /// A fresh ID token and refresh token for `user`.

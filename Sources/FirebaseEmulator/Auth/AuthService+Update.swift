@@ -78,11 +78,10 @@ extension AuthService {
     /// - Throws: what ``verifyIDToken(_:)`` and ``update(_:)`` throw; `INSUFFICIENT_PERMISSION` for custom
     ///   claims, `OPERATION_NOT_ALLOWED` for `disableUser`.
     package func clientUpdate(_ request: AuthUpdateRequest, idToken: String?) throws -> (AuthUser, AuthSession?) {
-        let caller = try verifyIDToken(idToken)
+        let (token, caller) = try verifiedIDToken(idToken)
         guard request.customAttributes == nil else { throw ServiceError(.invalidArgument, "INSUFFICIENT_PERMISSION") }
         guard request.disableUser == nil else { throw ServiceError(.invalidArgument, "OPERATION_NOT_ALLOWED") }
-        let provider = try AuthIDToken(parsing: idToken ?? "", projectId: project, now: clock.now, checksExpiry: false)
-            .signInProvider ?? "custom"
+        let provider = token.signInProvider ?? "custom"
         var change = request
         change.localId = caller.localId
         change.emailVerified = nil

@@ -45,8 +45,24 @@ extension FunctionsApp {
         FunctionsWorker.adminClients(environment: environment)
     }
 
+    #if canImport(Glibc) || canImport(Musl)
+    /// Runs the app as the process environment says. The main thread then serves the main
+    /// queue (``MainQueueLoop``), where an `async` main would leave it through `dispatch_main()`.
+    public static func main() {
+        let (functions, admin, environment) = prepare()
+        Task { exit(await FunctionsWorker.main(functions: functions, admin: admin, environment: environment)) }
+        MainQueueLoop.run()
+    }
+    #else
     /// Runs the app as the process environment says.
     public static func main() async {
+        let (functions, admin, environment) = prepare()
+        exit(await FunctionsWorker.main(functions: functions, admin: admin, environment: environment))
+    }
+    #endif
+
+    /// Raises the open-file limit, bootstraps logging, and registers the functions.
+    private static func prepare() -> (FunctionRegistry, AdminClients, [String: String]) {
         let environment = ProcessInfo.processInfo.environment
         // Room for a connection per handler's call and per event in flight.
         OpenFileLimit.raise()
@@ -60,12 +76,7 @@ extension FunctionsApp {
         }
         var functions = FunctionRegistry()
         register(&functions)
-        let status = await FunctionsWorker.main(
-            functions: functions,
-            admin: adminClients(environment: environment),
-            environment: environment
-        )
-        exit(status)
+        return (functions, adminClients(environment: environment), environment)
     }
 }
 

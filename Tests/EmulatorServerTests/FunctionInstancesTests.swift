@@ -53,9 +53,9 @@ struct FunctionInstancesTests {
         try await server.withRunning { _ in
             let deployment = try await server.deployments.deploy(binary: Self.workerBinary, manifest: Self.manifest())
             let pools = deployment.functions
-            #expect(Set(pools.keys) == ["configUpdated", "oneAtATime", "scoreWritten"])
+            #expect(Set(pools.keys) == ["configUpdated", "oneAtATime", "scoreWritten", "mainActor"])
             let pids = pools.values.flatMap(\.supervisors).compactMap(\.processIdentifier)
-            #expect(pids.count == 3 && Set(pids).count == 3, "one process per function: \(pids)")
+            #expect(pids.count == 4 && Set(pids).count == 4, "one process per function: \(pids)")
             let oneAtATime = try #require(pools["oneAtATime"])
             #expect(oneAtATime.concurrency == 1 && oneAtATime.maximum == 3 && oneAtATime.minimum == 1)
             // Without maxInstances: one instance per core (2 to 10) for a function taking 80 events

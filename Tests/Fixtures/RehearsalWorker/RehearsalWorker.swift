@@ -1,4 +1,5 @@
 import CloudFunctions
+import Foundation
 import FunctionsWorker
 import Logging
 import Synchronization
@@ -34,6 +35,10 @@ struct RehearsalWorker: FunctionsApp {
         }
         functions["scoreWritten"] = Database.ref("scores/{id}").onWrite { _, context in
             context.logger.info("handled", metadata: ["score": "\(context.params["id"] ?? "")"])
+        }
+        functions["mainActor"] = Https.onRequest { _, response in
+            let onMainThread = await MainActor.run { Thread.isMainThread }
+            response.send(onMainThread ? "main" : "other")
         }
     }
 }

@@ -246,7 +246,7 @@ let package = Package(
             name: "FirebaseEmulatorTests",
             dependencies: [
                 "FirebaseEmulator", "CloudFunctions", "CloudEvents", "CloudFunctionsTesting", "FunctionsBuiltins",
-                "FunctionsBus",
+                "FunctionsBus", .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
         ),

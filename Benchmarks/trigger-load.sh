@@ -25,7 +25,8 @@ work="$(mktemp -d)"
 trap 'pkill -P $$ 2>/dev/null || true; kill "${emulator:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
 
 start() {
-    "$cli" emulators:start --port 0 --data-dir "$work/data" ${emulator_options[@]+"${emulator_options[@]}"} >"$work/out" 2>"$work/err" &
+    # Every event of the run stays in the event log, which the outcome is read from.
+    "$cli" emulators:start --port 0 --data-dir "$work/data" --event-log-size 100000000 ${emulator_options[@]+"${emulator_options[@]}"} >"$work/out" 2>"$work/err" &
     emulator=$!
     while ! grep -q '^ready: ' "$work/out" 2>/dev/null; do
         kill -0 "$emulator" 2>/dev/null || { cat "$work/err" >&2; exit 1; }

@@ -92,8 +92,13 @@ def run(folder, worker_manifest, options, work):
     """One run of one build; returns its figures."""
     shutil.rmtree(work / "data", ignore_errors=True)
     output, errors = open(work / "out", "w+"), open(work / "err", "w+")
-    emulator = subprocess.Popen([str(folder / "functions"), "emulators:start", "--port", "0", "--data-dir",
-                                 str(work / "data")], stdout=output, stderr=errors)
+    command = [str(folder / "functions"), "emulators:start", "--port", "0", "--data-dir", str(work / "data")]
+    # Every event of the run stays in the event log, which the outcome is read from (builds
+    # before the option kept every event anyway).
+    usage = subprocess.run(command[:2] + ["--help"], capture_output=True, text=True).stdout
+    if "--event-log-size" in usage:
+        command += ["--event-log-size", "100000000"]
+    emulator = subprocess.Popen(command, stdout=output, stderr=errors)
     workers = []
     try:
         base = None

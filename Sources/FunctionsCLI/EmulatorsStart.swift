@@ -61,6 +61,10 @@ struct EmulatorsStart: AsyncParsableCommand {
         help: "The most events posted to a function's worker in one request; 1 posts each alone, in binary mode, as Eventarc does.")
     var deliveryBatch = EmulatorServer.Configuration.defaultDeliveryBatch
 
+    @Option(name: .customLong("event-log-size"),
+        help: "How many of the newest events the event log keeps once they are done; events not done are always kept.")
+    var eventLogSize = Emulator.defaultEventLogSize
+
     func validate() throws {
         if let port, !(0...65535).contains(port) { throw ValidationError("--port must be between 0 and 65535") }
         if let fetchLimit, Self.parseFetchLimit(fetchLimit) == nil {
@@ -72,6 +76,9 @@ struct EmulatorsStart: AsyncParsableCommand {
             throw ValidationError("--instance-idle-timeout must be between 0.1 and 86400 seconds")
         }
         guard (1...1000).contains(deliveryBatch) else { throw ValidationError("--delivery-batch must be between 1 and 1000") }
+        guard (1...100_000_000).contains(eventLogSize) else {
+            throw ValidationError("--event-log-size must be between 1 and 100000000")
+        }
         guard !project.isEmpty, project.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else {
             throw ValidationError("--project must be letters, digits and '-'")
         }
@@ -90,7 +97,7 @@ struct EmulatorsStart: AsyncParsableCommand {
         let directory = inMemory ? nil : URL(fileURLWithPath: dataDirectory, isDirectory: true)
         let emulator: Emulator
         do {
-            emulator = try Emulator(project: project, directory: directory, logger: logger)
+            emulator = try Emulator(project: project, directory: directory, eventLogSize: eventLogSize, logger: logger)
         } catch {
             throw CLIError("cannot open the emulator's data in \(dataDirectory): \(error)")
         }

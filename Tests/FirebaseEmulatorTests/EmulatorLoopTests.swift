@@ -3,6 +3,7 @@ import CloudFunctions
 import CloudFunctionsTesting
 import FirebaseEmulator
 import Foundation
+import GRDB
 import FunctionsBuiltins
 import Synchronization
 import Testing
@@ -96,6 +97,60 @@ struct EmulatorLoopTests {
         await emulator.waitUntilIdle()
         #expect(try emulator.store.pendingEvents().isEmpty)
         #expect(try emulator.store.eventLog().count == 300)
+    }
+
+    @Test("the event log keeps the newest finished events it is sized for, and every event not done")
+    func eventLogSize() async throws {
+        let emulator = try Emulator(project: "demo-project", directory: nil, eventLogSize: 20)
+        let namespace = emulator.defaultDatabaseInstance
+        let (opened, open) = AsyncStream<Void>.makeStream()
+        var functions = FunctionRegistry()
+        // Its one event stays not done until the test opens the gate: kept however old.
+        functions["held"] = Database.ref("/held/{id}").onWrite { _, _ in
+            for await _ in opened {}
+        }
+        functions["late"] = Database.ref("/late/{id}").onWrite { _, _ in }
+        functions["failing"] = Database.ref("/failing/{id}").onWrite { _, _ in
+            throw CallableError(.internal, "fails")
+        }
+        let bus = try await emulator.deploy(functions)
+        try emulator.database.set(namespace: namespace, path: "held/a", value: 1)
+        for index in 0..<200 {
+            try emulator.database.set(namespace: namespace, path: "late/\(index)", value: .number(Double(index)))
+        }
+        try emulator.database.set(namespace: namespace, path: "failing/x", value: 1)
+        var log: [EventLogEntry] = []
+        for _ in 0..<1500 {
+            log = try emulator.store.eventLog(limit: 1000)
+            if log.count <= 23, log.last?.done == true { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        // Pruned every 2 events done (a tenth of 20): the held event, and at most 20 + 2 of the newest.
+        #expect((21...23).contains(log.count), "\(log.count) events kept")
+        #expect(log.first?.entry.event.subject?.hasSuffix("held/a") == true)
+        #expect(log.first?.done == false)
+        #expect(log.dropFirst().allSatisfy { $0.done })
+        let paths = log.compactMap { $0.entry.event.subject }
+        #expect(paths.last?.hasSuffix("failing/x") == true)
+        #expect(paths.dropFirst().dropLast().allSatisfy { $0.contains("/late/") })
+        open.finish()
+        await emulator.waitUntilIdle()
+        await emulator.dispatcher.waitUntilRecorded()
+        // The deliveries and attempts of deleted events went with them.
+        let orphans = try emulator.store.read { db in
+            try Int.fetchOne(db, sql: """
+                SELECT (SELECT COUNT(*) FROM deliveries WHERE event_seq NOT IN (SELECT seq FROM outbox))
+                    + (SELECT COUNT(*) FROM delivery_attempts WHERE event_seq NOT IN (SELECT seq FROM outbox))
+                """) ?? -1
+        }
+        #expect(orphans == 0)
+        #expect(log.last?.deliveries.first?.status.hasPrefix("dead-letter") == true)
+        // A dead letter of a pruned event can still be replayed.
+        for index in 200..<260 { try emulator.database.set(namespace: namespace, path: "late/\(index)", value: .number(Double(index))) }
+        await emulator.waitUntilIdle()
+        let letter = try #require(bus.deadLetters.first)
+        #expect(try emulator.dispatcher.replayDeadLetter(id: letter.id))
+        await emulator.waitUntilIdle()
     }
 
     @Test("a redeploy right after an event was delivered does not deliver it again")

@@ -35,16 +35,29 @@ public final class Emulator: Sendable {
     let logger: Logger
     private let deployment = Mutex<EventBus?>(nil)
 
+    /// How many of the newest events the event log keeps once they are done, unless told.
+    public static let defaultEventLogSize = 100_000
+
     /// Opens the emulator on a data directory (`nil`: in memory) and publishes whatever events
     /// an earlier run committed but did not finish delivering, once functions are deployed.
+    ///
+    /// - Parameters:
+    ///   - project: the project id.
+    ///   - directory: where the state is kept; `nil` keeps it in memory.
+    ///   - eventLogSize: how many of the newest events the event log keeps (with their
+    ///     deliveries and attempts) once they are done; older finished ones are deleted, and
+    ///     events not done are always kept.
+    ///   - clock: the time source of the services and the bus.
+    ///   - logger: the emulator's logger.
     public init(
         project: String,
         directory: URL?,
+        eventLogSize: Int = Emulator.defaultEventLogSize,
         clock: any BusClock = SystemClock(),
         logger: Logger = Logger(label: "emulator")
     ) throws {
         let store = try EmulatorStore(directory: directory)
-        let dispatcher = OutboxDispatcher(store: store, logger: logger)
+        let dispatcher = OutboxDispatcher(store: store, eventLogSize: eventLogSize, logger: logger)
         let emit: @Sendable ([OutboxEntry]) -> Void = { dispatcher.publish($0) }
         self.project = project
         self.store = store

@@ -71,6 +71,21 @@ extension EmulatorStore {
         }
     }
 
+    /// Deletes the events that are done and older than the newest `count` events of the
+    /// outbox, with their deliveries and attempts. Events not done stay, however old.
+    ///
+    /// - Returns: how many events were deleted.
+    @discardableResult
+    package func pruneEventLog(keeping count: Int) throws -> Int {
+        let (deleted, _) = try write { transaction in
+            try transaction.db.execute(
+                sql: "DELETE FROM outbox WHERE seq <= (SELECT MAX(seq) FROM outbox) - ? AND done_at IS NOT NULL",
+                arguments: [count])
+            return transaction.db.changesCount
+        }
+        return deleted
+    }
+
     /// The sequence of the latest event in the outbox (0 when it is empty).
     func latestSequence() throws -> Int64 {
         try read { db in try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM outbox") ?? 0 }

@@ -26,19 +26,31 @@ package final class OutboxDispatcher: DeliveryObserver {
         /// the store failed): they are written in the order they were reported.
         var reported = 0
         var written = 0
+        /// Events marked done since the event log was last pruned.
+        var doneSincePruning = 0
         /// Callers of ``waitUntilRecorded()``, each with the count of outcomes it waits for.
         var recordedWaiters: [(upTo: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     let store: EmulatorStore
     let logger: Logger
+    /// How many of the newest events the event log keeps once they are done.
+    let eventLogSize: Int
     /// How long reported outcomes wait for others to join their commit.
     let recordingDelay = Duration.milliseconds(2)
     private let state = Mutex(State())
 
     /// Creates a dispatcher for a store.
-    public init(store: EmulatorStore, logger: Logger = Logger(label: "emulator.outbox")) {
+    ///
+    /// - Parameters:
+    ///   - store: the store whose outbox it dispatches.
+    ///   - eventLogSize: how many of the newest events the event log keeps once they are done;
+    ///     older ones are deleted as new ones finish (every tenth of this count, at most every
+    ///     1,000 events). Events not done are always kept.
+    ///   - logger: where failures to record go.
+    public init(store: EmulatorStore, eventLogSize: Int = 100_000, logger: Logger = Logger(label: "emulator.outbox")) {
         self.store = store
+        self.eventLogSize = max(0, eventLogSize)
         self.logger = logger
     }
 
@@ -152,6 +164,26 @@ package final class OutboxDispatcher: DeliveryObserver {
         }
     }
 
+    /// Deletes the oldest finished events once enough have finished since the last time.
+    private func pruneIfDue(after batch: [EmulatorStore.Outcome]) {
+        let done = batch.reduce(0) { count, outcome in
+            if case .done(let sequences, _) = outcome { count + sequences.count } else { count }
+        }
+        let interval = min(1000, max(1, eventLogSize / 10))
+        let due = state.withLock { state -> Bool in
+            state.doneSincePruning += done
+            guard state.doneSincePruning >= interval else { return false }
+            state.doneSincePruning = 0
+            return true
+        }
+        guard due else { return }
+        do {
+            try store.pruneEventLog(keeping: eventLogSize)
+        } catch {
+            logger.error("could not prune the event log", metadata: ["error": "\(error)"])
+        }
+    }
+
     private func writePending() {
         while true {
             let batch = state.withLock { state -> [EmulatorStore.Outcome] in
@@ -165,6 +197,7 @@ package final class OutboxDispatcher: DeliveryObserver {
             } catch {
                 logger.error("could not record deliveries", metadata: ["error": "\(error)", "outcomes": "\(batch.count)"])
             }
+            pruneIfDue(after: batch)
             let recorded = state.withLock { state -> [CheckedContinuation<Void, Never>] in
                 state.written += batch.count
                 let written = state.written

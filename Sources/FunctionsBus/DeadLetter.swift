@@ -27,6 +27,16 @@ public struct DeadLetter: Sendable, Hashable, Identifiable {
     /// When it was given up on.
     public var time: Date
 
+    /// Creates a dead letter (the bus makes its own; a store that kept one gives it back so).
+    public init(function: String, event: CloudEvent, attempts: Int, lastError: String?, reason: Reason, time: Date) {
+        self.function = function
+        self.event = event
+        self.attempts = attempts
+        self.lastError = lastError
+        self.reason = reason
+        self.time = time
+    }
+
     /// Identifies the dead letter: the function and the event's source and id.
     public var id: String { "\(function) \(event.source) \(event.id)" }
 }

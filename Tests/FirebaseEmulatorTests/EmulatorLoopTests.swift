@@ -281,6 +281,44 @@ struct EmulatorLoopTests {
         #expect(try restarted.store.pendingEvents().isEmpty)
     }
 
+    @Test("dead letters outlive a restart: listed and replayed by the next run's functions")
+    func deadLettersAfterRestart() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let failing = Mutex(true)
+        let handled = Mutex<[String]>([])
+        var functions = FunctionRegistry()
+        functions["record"] = Database.ref("/items/{id}").onCreate { _, context in
+            if failing.withLock({ $0 }) { throw CallableError(.unavailable, "down") }
+            handled.withLock { $0.append(context.params["id"]!) }
+        }
+        do {
+            let first = try Emulator(project: "p", directory: directory)
+            let bus = try await first.deploy(functions)
+            for key in ["a", "b"] { try first.database.set(namespace: "p-default-rtdb", path: "items/\(key)", value: 1) }
+            await first.waitUntilIdle()
+            #expect(bus.deadLetters.count == 2)
+            await first.shutdown()
+        }
+        failing.withLock { $0 = false }
+        let second = try Emulator(project: "p", directory: directory)
+        let bus = try await second.deploy(functions)
+        let letters = bus.deadLetters
+        #expect(letters.map { $0.event.subject } == ["refs/items/a", "refs/items/b"])
+        #expect(letters.allSatisfy { $0.function == "record" && $0.reason == .failed && $0.attempts == 1 })
+        #expect(letters.first?.lastError?.contains("down") == true)
+        let letter = try #require(letters.first)
+        #expect(try second.dispatcher.replayDeadLetter(id: letter.id))
+        await second.waitUntilIdle()
+        #expect(handled.withLock { $0 } == ["a"])
+        #expect(bus.deadLetters.map { $0.event.subject } == ["refs/items/b"])
+        await second.shutdown()
+        // A third run lists only what is still given up on.
+        let third = try Emulator(project: "p", directory: directory)
+        #expect(try await third.deploy(functions).deadLetters.map { $0.event.subject } == ["refs/items/b"])
+        await third.shutdown()
+    }
+
     @Test("committed events survive a crash and are delivered once functions run again; finished ones are not redelivered")
     func crashSafety() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)

@@ -122,8 +122,17 @@ public final class Emulator: Sendable {
         // the recovery below goes that far. Later ones reach the new bus as they commit.
         let recoverThrough = try? store.latestSequence()
         await previous?.shutdown()
-        // What the previous functions gave up on can still be listed and replayed.
-        if let previous { bus.adopt(previous.deadLetters) }
+        // What the previous functions gave up on can still be listed and replayed: those of this
+        // process's previous deployment, or at the first deployment, those of an earlier run.
+        if let previous {
+            bus.adopt(previous.deadLetters)
+        } else {
+            do {
+                bus.adopt(try store.deadLetters(limit: configuration.deadLetterCapacity))
+            } catch {
+                logger.error("could not read the dead letters of an earlier run", metadata: ["error": "\(error)"])
+            }
+        }
         // What the old bus finished must be marked done before the outbox is read for what is
         // pending, or those events would be delivered again.
         await dispatcher.waitUntilRecorded()

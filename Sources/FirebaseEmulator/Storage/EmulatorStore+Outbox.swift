@@ -86,6 +86,33 @@ extension EmulatorStore {
         return deleted
     }
 
+    /// The deliveries the event log records as given up on, of events that are done (not being
+    /// replayed): the newest `limit`, oldest first, one per function and event. A restarted
+    /// emulator lists and replays them as its bus's own.
+    package func deadLetters(limit: Int) throws -> [DeadLetter] {
+        let prefix = "dead-letter:"
+        let rows = try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT o.seq, o.event, o.created_at, d.function, d.attempts, d.status, d.last_error, d.updated_at
+                FROM deliveries d JOIN outbox o ON o.seq = d.event_seq
+                WHERE d.status LIKE 'dead-letter:%' AND o.done_at IS NOT NULL
+                ORDER BY d.updated_at DESC, o.seq DESC LIMIT ?
+                """, arguments: [limit])
+        }
+        var seen = Set<String>()
+        var letters: [DeadLetter] = []
+        for row in rows {
+            let status: String = row["status"]
+            let letter = DeadLetter(
+                function: row["function"], event: try OutboxEntry(row: row).event, attempts: row["attempts"],
+                lastError: row["last_error"],
+                reason: DeadLetter.Reason(rawValue: String(status.dropFirst(prefix.count))) ?? .failed,
+                time: Date(timeIntervalSince1970: row["updated_at"]))
+            if seen.insert(letter.id).inserted { letters.append(letter) }
+        }
+        return letters.reversed()
+    }
+
     /// The sequence of the latest event in the outbox (0 when it is empty).
     func latestSequence() throws -> Int64 {
         try read { db in try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM outbox") ?? 0 }

@@ -169,6 +169,49 @@ struct BlockingFunctionRoutesTests {
         }
     }
 
+    @Test("two first sign-ins with the same new IdP account at once make one user, and both sign in to it")
+    func concurrentFirstIdpSignIns() async throws {
+        /// Lets its callers go on once two of them are waiting: both sign-ins are then past the
+        /// check for an existing user, inside the blocking function.
+        actor Rendezvous {
+            var waiting: [CheckedContinuation<Void, Never>] = []
+            func arrive() async {
+                await withCheckedContinuation { continuation in
+                    waiting.append(continuation)
+                    if waiting.count == 2 {
+                        for waiter in waiting { waiter.resume() }
+                        waiting = []
+                    }
+                }
+            }
+        }
+        let rendezvous = Rendezvous()
+        var functions = FunctionRegistry()
+        functions["pair"] = Identity.beforeUserCreated { _ in
+            await rendezvous.arrive()
+            return BeforeCreateResponse()
+        }
+        let emulator = try Emulator(project: "demo", directory: nil)
+        try await emulator.deploy(functions)
+        try await Application(router: EmulatorServer(emulator: emulator).router()).test(.router) { client in
+            @Sendable func signIn() async throws -> (HTTPResponse.Status, JSONValue) {
+                let postBody = "id_token=\(JSONWebToken.unsigned(["sub": "g-7", "name": "Twin"]))&providerId=google.com"
+                return try await Self.call(client, "accounts:signInWithIdp?key=k",
+                    ["postBody": .string(postBody), "requestUri": "http://localhost", "returnSecureToken": true])
+            }
+            async let first = signIn()
+            async let second = signIn()
+            let answers = try await [first, second]
+            #expect(answers.map(\.0) == [.ok, .ok], "\(answers)")
+            #expect(answers[0].1["localId"] != nil && answers[0].1["localId"] == answers[1].1["localId"])
+            #expect(Set(answers.compactMap { $0.1["isNewUser"]?.boolValue }) == [true, false])
+            #expect(answers.allSatisfy { $0.1["idToken"]?.stringValue != nil })
+            let users = try emulator.auth.listUsers(maxResults: 10, pageToken: nil).users
+            #expect(users.count == 1)
+            #expect(users.first?.providerData.map(\.rawId) == ["g-7"])
+        }
+    }
+
     @Test("IdP sign-ins run the blocking functions: a refused one saves nothing, an allowed one links the provider")
     func idpSignIns() async throws {
         let emulator = try Emulator(project: "demo", directory: nil)

@@ -81,10 +81,21 @@ extension AuthService {
             response.localId = emailTaken.localId
             return response
         }
-        let signIn = try await signInOrCreate(existing: existing, provider: providerId, developerClaims: [:]) { now in
+        func make(_ now: Date) -> AuthUser {
             AuthUser(localId: "", email: email, emailVerified: emailVerified, displayName: provider.displayName,
                 photoURL: provider.photoURL, createdAt: now, lastLoginAt: now, lastRefreshAt: now,
                 providerData: [provider])
+        }
+        let signIn: (user: AuthUser, session: AuthSession, isNewUser: Bool)
+        do {
+            signIn = try await signInOrCreate(existing: existing, provider: providerId, developerClaims: [:], make: make)
+        } catch let error as ServiceError where existing == nil && error.message == Self.federatedIdTaken {
+            // Another first sign-in with this account created its user meanwhile: sign in to that one.
+            let created = try read { db in
+                try AuthUserStorage.user(db, project: project, providerId: providerId, rawId: rawId)
+            }
+            guard let created else { throw error }
+            signIn = try await signInOrCreate(existing: created, provider: providerId, developerClaims: [:], make: make)
         }
         response.localId = signIn.user.localId
         response.displayName = signIn.user.displayName

@@ -176,7 +176,8 @@ extension AuthService {
         return response
     }
 
-    /// Throws when the user's uid, email or phone number is taken by another stored user.
+    /// Throws when the user's uid, email, phone number or a federated account of theirs is taken
+    /// by another stored user.
     func checkUnique(_ user: AuthUser, in db: GRDB.Database, replacing: Bool = false) throws {
         if !replacing, try AuthUserStorage.user(db, project: project, uid: user.localId) != nil {
             throw ServiceError(.invalidArgument, "DUPLICATE_LOCAL_ID")
@@ -191,5 +192,16 @@ extension AuthService {
         {
             throw ServiceError(.invalidArgument, "PHONE_NUMBER_EXISTS")
         }
+        // A federated account belongs to one user (emails and phone numbers are checked above).
+        for provider in user.providerData where !["password", "phone"].contains(provider.providerId) {
+            if let other = try AuthUserStorage.user(db, project: project, providerId: provider.providerId,
+                rawId: provider.rawId), other.localId != user.localId
+            {
+                throw ServiceError(.invalidArgument, Self.federatedIdTaken)
+            }
+        }
     }
+
+    /// The error of a federated account that belongs to another user.
+    static let federatedIdTaken = "FEDERATED_USER_ID_ALREADY_LINKED"
 }

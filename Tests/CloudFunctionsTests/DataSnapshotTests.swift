@@ -108,6 +108,22 @@ struct DataSnapshotTests {
         #expect(!DataSnapshot(5).hasChildren())
     }
 
+    @Test("an array value's holes are not children")
+    func arrayHoles() {
+        // Stored as children 0, 2 and 3: val() reads an array with a null at 1.
+        let snapshot = DataSnapshot(["0": "a", "2": "c", "3": "d"], path: "list")
+        #expect(snapshot.val() == ["a", .null, "c", "d"])
+        #expect(snapshot.numChildren() == 3)
+        #expect(snapshot.childKeys == ["0", "2", "3"])
+        var visited: [JSONValue] = []
+        snapshot.forEach { child in
+            visited.append(child.val())
+            return false
+        }
+        #expect(visited == ["a", "c", "d"])
+        #expect(!snapshot.hasChild("1"))
+    }
+
     @Test("child paths read the same with or without stray slashes", arguments: [
         "a/x", "/a/x", "a/x/", "a//x", "//a///x//", "/a//x", "/a/x/",
     ])

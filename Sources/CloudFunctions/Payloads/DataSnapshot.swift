@@ -78,20 +78,22 @@ public struct DataSnapshot: Sendable, Hashable {
     /// Whether this location has any children.
     public func hasChildren() -> Bool { numChildren() > 0 }
 
-    /// The number of children.
+    /// The number of children. The holes of an array value (`[1, null, 3]`, which the
+    /// database stores as children `0` and `2`) are not children.
     public func numChildren() -> Int {
         switch val() {
         case .object(let members): members.count
-        case .array(let elements): elements.count
+        case .array(let elements): elements.count { !$0.isNull }
         default: 0
         }
     }
 
-    /// The keys of the children, in database order (array indices first, then strings).
+    /// The keys of the children, in database order (array indices first, then strings); an
+    /// array value's holes have none.
     public var childKeys: [String] {
         switch val() {
         case .object(let members): members.keys.sorted(by: DataSnapshot.databaseKeyOrder)
-        case .array(let elements): elements.indices.map(String.init)
+        case .array(let elements): elements.indices.filter { !elements[$0].isNull }.map(String.init)
         default: []
         }
     }

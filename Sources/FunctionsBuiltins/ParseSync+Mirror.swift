@@ -24,12 +24,14 @@ extension ParseSync {
             logger.debug("skipped: the change came from Parse")
             return
         }
-        if DataSnapshot.normalize(try await database.get(path)) != after {
-            logger.debug("skipped: a newer write replaced this one")
-            return
-        }
         let resource = "/classes/\(className)/\(Self.escaped(objectId))"
         let context: JSONValue = [Self.contextKey: .string(digest)]
+        let current = DataSnapshot.normalize(try await database.get(path))
+        if current != after {
+            try await deleteRemovedFields(change: change, current: current, at: resource, context: context,
+                logger: logger)
+            return
+        }
         do {
             switch (change.before.val(), after) {
             case (_, .null):
@@ -71,6 +73,33 @@ extension ParseSync {
             try await database.ref(markerPath(className, objectId)).transaction { current -> JSONValue? in
                 current == marker ? JSONValue.null : Optional.none
             }
+        }
+    }
+
+    /// For a write that a newer one replaced: that one is mirrored by its own event, which
+    /// sends the new value and deletes the fields it removed, but not those this write removed
+    /// (its `before` no longer had them). Those still absent are deleted here.
+    private func deleteRemovedFields(
+        change: Change<DataSnapshot>, current: JSONValue, at resource: String, context: JSONValue, logger: Logger
+    ) async throws {
+        guard let before = change.before.val().objectValue, let now = current.objectValue else {
+            logger.debug("skipped: a newer write replaced this one")
+            return
+        }
+        let after = change.after.val().objectValue ?? [:]
+        let removed = before.keys.filter { after[$0] == nil && now[$0] == nil && !Self.reservedFields.contains($0) }
+        guard !removed.isEmpty else {
+            logger.debug("skipped: a newer write replaced this one")
+            return
+        }
+        let update = JSONValue.object(Dictionary(uniqueKeysWithValues: removed.map { ($0, ["__op": "Delete"]) }))
+        do {
+            try await server.send("PUT", resource, body: update, context: context)
+            logger.info("mirrored to Parse the fields a replaced write removed", metadata: ["fields": "\(removed.sorted())"])
+        } catch let error as ParseError where error.code == ParseError.objectNotFound {
+            logger.debug("skipped: a newer write replaced this one, and Parse has no such object")
+        } catch let error as ParseError where !error.isTransient {
+            logger.error("Parse refused the change; it is not retried", metadata: ["error": "\(error)"])
         }
     }
 

@@ -50,6 +50,8 @@ extension ParseSync {
                     held > sent
                 {
                     logger.debug("skipped: the database holds a newer version", metadata: ["updatedAt": "\(held)"])
+                } else if let newer = await newerInParse(className, objectId, than: value, logger: logger) {
+                    logger.debug("skipped: Parse holds a newer version", metadata: ["updatedAt": "\(newer)"])
                 } else {
                     try await database.update("", [path: value, markerPath(className, objectId): .string(Self.digest(value))])
                     logger.info("saved from Parse")
@@ -71,6 +73,26 @@ extension ParseSync {
             return Self.answer(.serviceUnavailable, error: "the database is unavailable")
         }
         return Self.answer(.ok)
+    }
+
+    /// Whether Parse has since changed or deleted the object a webhook sent: a webhook that
+    /// arrives late (after a later save's, or after the database's own change was mirrored to
+    /// Parse) must not put its older version back. Returns Parse's newer `updatedAt`
+    /// (`"deleted"` when the object is gone), or `nil` when the webhook's version is current or
+    /// Parse cannot be asked (the webhook is then applied, as before asking).
+    func newerInParse(_ className: String, _ objectId: String, than value: JSONValue, logger: Logger) async -> String? {
+        guard let sent = value["updatedAt"]?.stringValue else { return nil }
+        do {
+            let held = try await server.send("GET", "/classes/\(className)/\(Self.escaped(objectId))")
+            guard let updatedAt = held["updatedAt"]?.stringValue, updatedAt > sent else { return nil }
+            return updatedAt
+        } catch let error as ParseError where error.code == ParseError.objectNotFound {
+            return "deleted"
+        } catch {
+            logger.warning("cannot ask Parse whether the webhook's object is current; it is applied",
+                metadata: ["error": "\(error)"])
+            return nil
+        }
     }
 
     /// The database value of a Parse object: its fields (with Parse's encodings) and its

@@ -23,10 +23,12 @@ import Logging
 ///   digest is the mark;
 /// - the trigger's REST calls carry `X-Parse-Cloud-Context: {"firebaseSync": digest}`,
 ///   which Parse hands to its webhooks, and the webhook skips them; it also skips an object
-///   equal to what the database holds, or older (by `updatedAt`) than it.
+///   equal to what the database holds, or older (by `updatedAt`) than it or than Parse's own
+///   current version (a webhook that arrives late), or deleted from Parse since.
 ///
 /// The trigger also skips a write that a newer one has already replaced (that write is
-/// mirrored by its own event). Parse being unreachable, overloaded or refusing the keys makes
+/// mirrored by its own event), but deletes in Parse the fields it removed that are still
+/// absent: the newer write's event does not know of them. Parse being unreachable, overloaded or refusing the keys makes
 /// the trigger fail, and the runtime retries it with backoff (1 s, doubling up to 60 s, for
 /// 24 hours by default); Parse refusing the data itself is logged and not retried.
 ///

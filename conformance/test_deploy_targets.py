@@ -190,14 +190,18 @@ def test_cloud_run_script(tmp_path):
     kinds = [" ".join(words[:2] if words[0] == "docker" else words[:4]) for words, _ in commands]
     assert kinds == ["gcloud artifacts repositories describe", "docker build", "docker push",
                      "gcloud projects add-iam-policy-binding $PROJECT",
-                     "gcloud run deploy onscorewrite", "gcloud eventarc triggers create",
+                     "gcloud run deploy onscorewrite", "gcloud eventarc triggers update",
+                     "gcloud eventarc triggers create",
                      "gcloud run services add-iam-policy-binding",
-                     "gcloud run deploy pushconfig", "gcloud eventarc triggers create",
+                     "gcloud run deploy pushconfig", "gcloud eventarc triggers update",
+                     "gcloud eventarc triggers create",
                      "gcloud pubsub subscriptions update",
                      "gcloud pubsub topics add-iam-policy-binding", "gcloud pubsub subscriptions add-iam-policy-binding",
                      "gcloud run services add-iam-policy-binding"]
-    (_, (build, _), _, (_, receiver), (_, run), (create_words, create), (_, invoker), (_, run2), (_, create2),
-     (update_words, update), (_, publisher), (_, subscriber), _) = commands
+    (_, (build, _), _, (_, receiver), (_, run), (existing_words, existing), (create_words, create), (_, invoker),
+     (_, run2), (_, existing2), (_, create2), (update_words, update), (_, publisher), (_, subscriber), _) = commands
+    # A trigger deployed before is updated to the same settings a new one is created with.
+    assert existing_words[4] == "onscorewrite" and existing == create and existing2 == create2
     # The account Eventarc delivers as may receive events and invoke each event service.
     assert 'TRIGGER_ACCOUNT="${TRIGGER_ACCOUNT:-events@my-proj.iam.gserviceaccount.com}"' in script
     assert receiver["--member"] == ["serviceAccount:$TRIGGER_ACCOUNT"]

@@ -71,12 +71,15 @@ struct CloudRunTarget {
                 if case .blocking(let blocking) = function.kind { registrations += registration(function, blocking) }
                 continue
             }
+            // A trigger deployed before takes this deployment's filters, destination, account and
+            // retries (Eventarc cannot change a trigger's event type: that takes deleting it).
             lines += [
                 "if gcloud eventarc triggers describe \(function.serviceName) --project=\"$PROJECT\" "
                     + "--location=\(trigger.location) >/dev/null 2>&1; then",
-                "  echo \"trigger \(function.serviceName) exists: left as is (change it with gcloud eventarc triggers update)\"",
-                "else",
             ]
+            lines += Self.command(["gcloud", "eventarc", "triggers", "update", function.serviceName], trigger.flags)
+                .map { "  " + $0 }
+            lines.append("else")
             lines += Self.command(["gcloud", "eventarc", "triggers", "create", function.serviceName], trigger.flags)
                 .map { "  " + $0 }
             lines.append("fi")

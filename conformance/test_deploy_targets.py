@@ -146,6 +146,27 @@ def test_knative_options_scale_memory_and_delivery(tmp_path):
     _, config = documents(out / "configchanged.yaml")
     # Retried for the default 24 hours: as many doublings from 10 s as fit (10 s × (2^13 − 1) ≈ 22.8 h).
     assert config["spec"]["delivery"] == {"retry": 13, "backoffPolicy": "exponential", "backoffDelay": "PT10S"}
+    # Knative doubles the delay without a maximum: the default backoff's 600 s is not kept, and it says so.
+    assert ("'configChanged': Knative's backoff has no maximum: retry 13 waits 40960 s, past the backoff's "
+            "maximum of 600 s") in result.stderr
+    assert "'scoreWrites'" not in result.stderr
+
+
+@pytest.mark.parametrize("target", [["cloud-run", "--project", "my-proj"], ["knative", "--image", "x:1"]])
+def test_deploy_warns_of_a_backoff_the_platform_cannot_carry(tmp_path, target):
+    manifest = manifest_file(tmp_path, {
+        "steady": endpoint(RC, retry=True, delivery={"maxEventAgeSeconds": 86400, "minBackoffSeconds": 10,
+                                                     "maxBackoffSeconds": 600, "backoffMultiplier": 3,
+                                                     "backoffJitter": 0}),
+        "usual": endpoint(RC, retry=True, delivery={"maxEventAgeSeconds": 86400, "minBackoffSeconds": 10,
+                                                    "maxBackoffSeconds": 600, "backoffMultiplier": 2,
+                                                    "backoffJitter": 0.5}),
+    })
+    result = deploy("--target", *target, "--out", str(tmp_path / "out"), "--manifest", manifest)
+    assert result.returncode == 0, result.stderr
+    assert "'steady':" in result.stderr and "multiplier (3.0) and jitter (0.0) are not carried" in result.stderr
+    # The default multiplier and jitter are what both platforms do (only Knative's missing maximum is said).
+    assert "'usual': Pub/Sub" not in result.stderr and "'usual': Knative doubles" not in result.stderr
 
 
 def gcloud_commands(script):

@@ -232,6 +232,7 @@ struct Deploy: AsyncParsableCommand {
                 deadLetterTopic: deadLetterTopic
             )
             files.append(("deploy.sh", try cloudRun.script(image: container, generatedBy: command)))
+            for warning in cloudRun.warnings { status("warning: " + warning) }
         case .knative:
             let project = cloudProject
             let checksTokens = functions.filter {
@@ -249,11 +250,7 @@ struct Deploy: AsyncParsableCommand {
                 project: project
             )
             files += try knative.documents()
-            for function in functions where function.options.timeout.seconds > Double(KnativeTarget.defaultMaximumTimeout) {
-                status("warning: '\(function.name)' has a timeout of \(function.options.timeout.secondsText) s; Knative "
-                    + "refuses more than \(KnativeTarget.defaultMaximumTimeout) s unless the cluster's config-defaults "
-                    + "raises max-revision-timeout-seconds")
-            }
+            for warning in knative.warnings { status("warning: " + warning) }
         case .emulator:
             break
         }

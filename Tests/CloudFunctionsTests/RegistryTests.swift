@@ -98,6 +98,23 @@ struct RegistryTests {
         #expect(try decoded.endpoints["onUserWritten"]?.functionTrigger() == functions["onUserWritten"]?.trigger)
     }
 
+    @Test("a function's whole backoff reaches the manifest and comes back from it")
+    func backoffInManifest() throws {
+        var functions = FunctionRegistry()
+        let backoff = BackoffPolicy(initial: .seconds(2), maximum: .seconds(30), multiplier: 3, jitter: 0)
+        functions["steady"] = Database.ref("/jobs/{id}").options(.retry(true), .backoff(backoff)).onCreate { _, _ in }
+        let json = try JSONValue(parsing: functions.manifest().json())
+        let policy = try #require(json["endpoints"]?["steady"]?["deliveryPolicy"])
+        #expect(policy["backoffMultiplier"] == 3 && policy["backoffJitter"] == 0)
+        let decoded = try FunctionsManifest(json: functions.manifest().json())
+        #expect(decoded.endpoints["steady"]?.functionOptions.backoff == backoff)
+        // A manifest written before these keys means the defaults.
+        var older = try #require(decoded.endpoints["steady"])
+        older.deliveryPolicy?.backoffMultiplier = nil
+        older.deliveryPolicy?.backoffJitter = nil
+        #expect(older.functionOptions.backoff == BackoffPolicy(initial: .seconds(2), maximum: .seconds(30)))
+    }
+
     @Test("reads the Node SDK's manifest, with nulls and 1st-gen event types")
     func readsSDKManifest() throws {
         let manifest = try FunctionsManifest(json: Fixture.data("manifest.v1alpha1.composed.json"))

@@ -54,6 +54,10 @@ public struct ManifestEndpoint: Sendable, Hashable {
         public var minBackoffSeconds: Double
         /// The longest retry delay.
         public var maxBackoffSeconds: Double
+        /// How much the delay grows after each failure (absent in manifests written before it: 2).
+        public var backoffMultiplier: Double?
+        /// The random fraction of each delay (absent in manifests written before it: 0.5).
+        public var backoffJitter: Double?
     }
 
     /// The endpoint describing a registered function.
@@ -83,7 +87,9 @@ public struct ManifestEndpoint: Sendable, Hashable {
                 maxEventAgeSeconds: options.maxEventAge.seconds,
                 maxAttempts: options.maxAttempts,
                 minBackoffSeconds: options.backoff.initial.seconds,
-                maxBackoffSeconds: options.backoff.maximum.seconds
+                maxBackoffSeconds: options.backoff.maximum.seconds,
+                backoffMultiplier: options.backoff.multiplier,
+                backoffJitter: options.backoff.jitter
             )
         case .https(let trigger):
             otherTriggers["httpsTrigger"] = .object(trigger.invoker.map { ["invoker": .array($0.map(JSONValue.string))] } ?? [:])
@@ -120,6 +126,8 @@ public struct ManifestEndpoint: Sendable, Hashable {
             options.maxAttempts = deliveryPolicy.maxAttempts
             options.backoff.initial = .seconds(deliveryPolicy.minBackoffSeconds)
             options.backoff.maximum = .seconds(deliveryPolicy.maxBackoffSeconds)
+            if let multiplier = deliveryPolicy.backoffMultiplier { options.backoff.multiplier = multiplier }
+            if let jitter = deliveryPolicy.backoffJitter { options.backoff.jitter = jitter }
         }
         return options
     }

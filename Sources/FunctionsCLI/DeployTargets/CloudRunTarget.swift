@@ -177,6 +177,18 @@ struct CloudRunTarget {
         }
     }
 
+    /// What the script cannot carry of the functions' options, in words.
+    var warnings: [String] {
+        functions.compactMap { function in
+            let backoff = function.options.backoff, defaults = BackoffPolicy()
+            guard function.trigger != nil, function.options.retry,
+                backoff.multiplier != defaults.multiplier || backoff.jitter != defaults.jitter
+            else { return nil }
+            return "'\(function.name)': Pub/Sub's retry policy takes only the first and the longest delay; "
+                + "the backoff's multiplier (\(backoff.multiplier)) and jitter (\(backoff.jitter)) are not carried"
+        }
+    }
+
     /// An Eventarc trigger in gcloud terms.
     struct EventarcTrigger {
         var location: String

@@ -24,6 +24,35 @@ struct KnativeTarget {
     /// unless the cluster's `config-defaults` allows it.
     static let defaultMaximumTimeout = 600
 
+    /// What the files cannot carry of the functions' options, in words.
+    var warnings: [String] {
+        var warnings: [String] = []
+        for function in functions {
+            if function.options.timeout.seconds > Double(Self.defaultMaximumTimeout) {
+                warnings.append("'\(function.name)' has a timeout of \(function.options.timeout.secondsText) s; Knative "
+                    + "refuses more than \(Self.defaultMaximumTimeout) s unless the cluster's config-defaults "
+                    + "raises max-revision-timeout-seconds")
+            }
+            let options = function.options
+            guard function.trigger != nil, options.retry else { continue }
+            let backoff = options.backoff, defaults = BackoffPolicy()
+            if backoff.multiplier != defaults.multiplier || backoff.jitter != defaults.jitter {
+                warnings.append("'\(function.name)': Knative doubles each retry's delay, without jitter; the backoff's "
+                    + "multiplier (\(backoff.multiplier)) and jitter (\(backoff.jitter)) are not carried")
+            }
+            let retries = Self.retries(options)
+            if retries > 1 {
+                let longest = backoff.initial.seconds * Foundation.pow(2, Double(retries - 1))
+                if longest > backoff.maximum.seconds {
+                    warnings.append("'\(function.name)': Knative's backoff has no maximum: retry \(retries) waits "
+                        + "\(Duration.seconds(longest).secondsText) s, past the backoff's maximum of "
+                        + "\(backoff.maximum.secondsText) s (lower maxAttempts to stay under it)")
+                }
+            }
+        }
+        return warnings
+    }
+
     /// One YAML file per function: its Service, then, for an event function, its Trigger.
     func documents() throws -> [(file: String, yaml: String)] {
         try functions.map { function in

@@ -389,3 +389,42 @@ def test_knative_warns_of_timeouts_over_its_default_limit(tmp_path):
     result = deploy("--target", "knative", "--image", "x:1", "--out", str(tmp_path / "out"), "--manifest", manifest)
     assert result.returncode == 0, result.stderr
     assert "'slow' has a timeout of 1800 s; Knative refuses more than 600 s" in result.stderr
+
+
+def test_cloud_run_filter_values_with_commas_keep_them(tmp_path):
+    manifest = manifest_file(tmp_path, {"tagged": endpoint(DB, patterns={"instance": "*", "ref": "tags/a,b/{id}"})})
+    out = tmp_path / "out"
+    result = deploy("--target", "cloud-run", "--project", "my-proj", "--out", str(out), "--manifest", manifest)
+    assert result.returncode == 0, result.stderr
+    create = [flags for words, flags in gcloud_commands((out / "deploy.sh").read_text())
+              if words[:4] == ["gcloud", "eventarc", "triggers", "create"]][0]
+    # gcloud splits a dictionary flag at commas unless the item names another delimiter first.
+    assert create["--event-filters-path-pattern"] == ["instance=*", "^|^ref=tags/a,b/{id}"]
+
+
+def test_dockerfile_quotes_a_package_path_with_spaces(tmp_path):
+    root = tmp_path / "my apps"
+    (root / "shared lib" / "Sources" / "Shared").mkdir(parents=True)
+    (root / "shared lib" / "Sources" / "Shared" / "Shared.swift").write_text("public let shared = 1\n")
+    (root / "shared lib" / "Package.swift").write_text(
+        '// swift-tools-version: 6.1\nimport PackageDescription\n'
+        'let package = Package(name: "shared", products: [.library(name: "Shared", targets: ["Shared"])],\n'
+        '    targets: [.target(name: "Shared")])\n')
+    (root / "My Functions" / "Sources" / "App").mkdir(parents=True)
+    (root / "My Functions" / "Sources" / "App" / "main.swift").write_text("import Shared\nprint(shared)\n")
+    (root / "My Functions" / "Package.swift").write_text(
+        '// swift-tools-version: 6.1\nimport PackageDescription\n'
+        'let package = Package(name: "app", products: [.executable(name: "App", targets: ["App"])],\n'
+        '    dependencies: [.package(path: "../shared lib")],\n'
+        '    targets: [.executableTarget(name: "App", dependencies: [.product(name: "Shared", package: "shared lib")])])\n')
+    manifest = manifest_file(tmp_path, {"configChanged": endpoint(RC)})
+    out = tmp_path / "out"
+    result = subprocess.run([BINARY, "deploy", "--source", str(root / "My Functions"), "--target", "knative",
+                             "--image", "x:1", "--out", str(out), "--manifest", manifest],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    text = (out / "Dockerfile").read_text()
+    assert "--package-path 'My Functions' --product App" in text
+    # The build step's command is one valid shell command once the mount flag is taken off.
+    lines = text.split("RUN --mount=type=cache,target=/cache/build \\\n", 1)[1].split("\n\n", 1)[0]
+    subprocess.run(["bash", "-n", "-c", lines.replace("\\\n", " ")], check=True)

@@ -41,7 +41,7 @@ struct CloudRunTarget {
             "    || gcloud artifacts repositories create \"$repository\" --project=\"$registry_project\" "
                 + "--location=\"$location\" --repository-format=docker",
             "fi",
-            "docker build -f Dockerfile -t \"$IMAGE\" \(Self.quoted(container.context.path))",
+            "docker build -f Dockerfile -t \"$IMAGE\" \(ShellWord.quoted(container.context.path))",
             "docker push \"$IMAGE\"",
         ]
         if functions.contains(where: { $0.trigger != nil }) {
@@ -65,7 +65,7 @@ struct CloudRunTarget {
             guard let trigger else {
                 for member in function.invokers {
                     lines += Self.command(["gcloud", "run", "services", "add-iam-policy-binding", function.serviceName],
-                        ["--project=\"$PROJECT\"", "--region=\(function.region)", "--member=" + Self.quoted(member),
+                        ["--project=\"$PROJECT\"", "--region=\(function.region)", "--member=" + ShellWord.quoted(member),
                             "--role=roles/run.invoker"])
                 }
                 if case .blocking(let blocking) = function.kind { registrations += registration(function, blocking) }
@@ -94,7 +94,7 @@ struct CloudRunTarget {
                     // Pub/Sub forwards to the dead-letter topic as its service agent, which needs both.
                     lines += ["agent=\"service-$(gcloud projects describe \"$PROJECT\" --format='value(projectNumber)')"
                         + "@gcp-sa-pubsub.iam.gserviceaccount.com\""]
-                    lines += Self.grant(["gcloud", "pubsub", "topics", "add-iam-policy-binding", Self.quoted(deadLetterTopic)],
+                    lines += Self.grant(["gcloud", "pubsub", "topics", "add-iam-policy-binding", ShellWord.quoted(deadLetterTopic)],
                         ["--project=\"$PROJECT\"", "--member=\"serviceAccount:$agent\"", "--role=roles/pubsub.publisher"],
                         what: "roles/pubsub.publisher on the dead-letter topic to $agent")
                     lines += Self.grant(["gcloud", "pubsub", "subscriptions", "add-iam-policy-binding", "\"$subscription\""],
@@ -225,12 +225,12 @@ struct CloudRunTarget {
             "--event-filters=type=\(type)",
         ]
         for (attribute, value) in trigger.filters.sorted(by: { $0.key < $1.key }) {
-            flags.append("--event-filters=" + Self.quoted("\(attribute)=\(value)"))
+            flags.append("--event-filters=" + ShellWord.quoted(Self.dictionaryItem("\(attribute)=\(value)")))
         }
         for (attribute, pattern) in trigger.pathPatterns.sorted(by: { $0.key < $1.key }) {
-            flags.append("--event-filters-path-pattern=" + Self.quoted("\(attribute)=\(pattern)"))
+            flags.append("--event-filters-path-pattern=" + ShellWord.quoted(Self.dictionaryItem("\(attribute)=\(pattern)")))
         }
-        if let serviceAccount { flags.append("--service-account=" + Self.quoted(serviceAccount)) }
+        if let serviceAccount { flags.append("--service-account=" + ShellWord.quoted(serviceAccount)) }
         var subscription: [String] = []
         let options = function.options
         if !options.retry {
@@ -274,7 +274,7 @@ struct CloudRunTarget {
             guard (5...100).contains(attempts) else {
                 throw CLIError("function '\(function.name)': Pub/Sub allows 5 to 100 delivery attempts, not \(attempts)")
             }
-            flags += ["--dead-letter-topic=" + Self.quoted(deadLetterTopic), "--max-delivery-attempts=\(attempts)"]
+            flags += ["--dead-letter-topic=" + ShellWord.quoted(deadLetterTopic), "--max-delivery-attempts=\(attempts)"]
         }
         return flags
     }
@@ -294,10 +294,12 @@ struct CloudRunTarget {
         }
     }
 
-    /// `text` as one shell word: as is when it holds nothing the shell reads specially, else in single quotes.
-    static func quoted(_ text: String) -> String {
-        let safe = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=,@+-")
-        if !text.isEmpty, text.allSatisfy(safe.contains) { return text }
-        return "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    /// A `KEY=VALUE` item of a gcloud dictionary flag (`--event-filters`): gcloud splits such a
+    /// flag's value at commas, so an item holding one names another delimiter first (`^|^`, as
+    /// `gcloud topic escaping` describes).
+    static func dictionaryItem(_ item: String) -> String {
+        guard item.contains(",") else { return item }
+        let delimiter = ["|", "~", ";", "#", "%"].first { !item.contains($0) } ?? "|"
+        return "^\(delimiter)^" + item
     }
 }

@@ -33,7 +33,9 @@ struct ContainerImage {
 
     /// The Dockerfile.
     func dockerfile(generatedBy command: String) -> String {
-        let swiftBuild = "swift build -c release --package-path \(packagePath)"
+        // The build folder (a cache between image builds) lies outside the package, so that
+        // neither the mount nor the command holds the package's path unquoted.
+        let swiftBuild = "swift build -c release --scratch-path /cache/build --package-path \(ShellWord.quoted(packagePath))"
         return """
             # syntax=docker/dockerfile:1
             # The container image of the functions package '\(packagePath)' (product \(product)).
@@ -46,7 +48,7 @@ struct ContainerImage {
             COPY . .
             # The build folder is a cache between image builds; the binary (and any resource
             # bundles) are copied out of it in the same step.
-            RUN --mount=type=cache,target=/src/\(packagePath == "." ? "" : packagePath + "/").build \\
+            RUN --mount=type=cache,target=/cache/build \\
                 \(swiftBuild) --product \(product) --static-swift-stdlib \\
                 && mkdir -p /staging \\
                 && bin="$(\(swiftBuild) --show-bin-path)" \\

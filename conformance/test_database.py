@@ -115,3 +115,28 @@ def test_invalid_keys_are_refused(root):
     with pytest.raises(exceptions.InvalidArgumentError):
         root.update({"ok": 1, "bad]key": 2})
     assert root.get() is None
+
+
+def test_requests_for_other_host_names_are_refused(emulator, root):
+    """A page that points its own domain at 127.0.0.1 (DNS rebinding) cannot read the loopback
+    emulator: a request naming another host is refused, one naming a loopback name answered."""
+    import http.client
+    import json
+    from conftest import PROJECT
+    root.set({"secret": 1})
+    host, port = emulator.host.rsplit(":", 1)
+    path = f"{root.path.rstrip('/')}.json?ns={PROJECT}-default-rtdb"
+    for name, expected in [("attacker.example", 403), (f"attacker.example:{port}", 403), ("localhost", 200),
+                           (f"127.0.0.1:{port}", 200), (f"[::1]:{port}", 200), ("app.localhost", 200)]:
+        connection = http.client.HTTPConnection(host, int(port), timeout=10)
+        connection.putrequest("GET", path, skip_host=True)
+        connection.putheader("Host", name)
+        connection.endheaders()
+        response = connection.getresponse()
+        body = json.loads(response.read())
+        connection.close()
+        assert response.status == expected, (name, body)
+        if expected == 403:
+            assert "localhost" in body["error"] and "secret" not in json.dumps(body)
+        else:
+            assert body == {"secret": 1}

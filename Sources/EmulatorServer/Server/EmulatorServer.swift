@@ -69,6 +69,7 @@ public struct EmulatorServer: Sendable {
     public func router() -> Router<EmulatorRequestContext> {
         let router = Router(context: EmulatorRequestContext.self)
         router.add(middleware: ServiceErrorMiddleware())
+        router.add(middleware: LoopbackHostMiddleware(listeningHost: configuration.host))
         // Function URLs are public, as in production: the functions check their callers themselves.
         router.add(middleware: FunctionRequestMiddleware(server: self))
         router.add(middleware: AdminOnlyMiddleware(ownOrigins: { [listening] in

@@ -260,6 +260,24 @@ def test_editing_a_score_in_the_database_page_updates_the_leaderboard_live(app, 
     assert javascript_errors(browser) == []
 
 
+def test_keys_named_like_javascript_internals_show_in_the_database_tree(app, emulator, browser):
+    from selenium.webdriver.common.by import By
+
+    top = f"odd{uuid.uuid4().hex[:6]}"
+    status, _, _ = emulator.request("PUT", f"/{top}.json?ns={PROJECT}-default-rtdb", {"constructor": 2})
+    assert status == 200
+    open_page(browser, emulator, "database")
+    click(browser, f'button[aria-label="Expand {top}"]')
+    wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, f'li[data-path="{top}/constructor"] code').text == "2")
+    # Keys created while the page streams: `__proto__` is a key like any other.
+    emulator.request("PUT", f"/{top}/__proto__.json?ns={PROJECT}-default-rtdb", {"x": 1})
+    emulator.request("PATCH", f"/{top}.json?ns={PROJECT}-default-rtdb", {"toString": "t"})
+    click(browser, f'button[aria-label="Expand {top}/__proto__"]')
+    wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, f'li[data-path="{top}/__proto__/x"] code').text == "1")
+    assert browser.find_element(By.CSS_SELECTOR, f'li[data-path="{top}/toString"] code').text == '"t"'
+    assert javascript_errors(browser) == []
+
+
 def test_users_are_added_edited_and_imported_on_the_authentication_page(app, emulator, browser, tmp_path):
     import json
 

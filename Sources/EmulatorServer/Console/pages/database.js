@@ -11,7 +11,8 @@ const restURL = (instance, path, query = '') => `${pathOf(segments(path).map(enc
 /** `root` with the value at `parts` replaced (`null` deletes), as a `put` event says. */
 function put(root, parts, value) {
   if (parts.length === 0) return value;
-  const copy = root && typeof root === 'object' ? { ...root } : {};
+  // Without a prototype, a key such as `__proto__` or `constructor` is data like any other.
+  const copy = Object.assign(Object.create(null), root && typeof root === 'object' ? root : {});
   const child = put(copy[parts[0]], parts.slice(1), value);
   if (child === null || child === undefined) delete copy[parts[0]]; else copy[parts[0]] = child;
   return Object.keys(copy).length ? copy : null;

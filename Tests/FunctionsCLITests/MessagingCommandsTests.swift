@@ -66,7 +66,7 @@ struct MessagingImportTests {
         """#
 
     @Test("iOS installations become FCM devices subscribed to their channels; a topic send reaches them")
-    func importParse() throws {
+    func importParse() async throws {
         let emulator = try RunningEmulator()
         let mapping = FileManager.default.temporaryDirectory.appendingPathComponent("tokens-\(UUID()).json")
         defer { try? FileManager.default.removeItem(at: mapping) }
@@ -83,6 +83,24 @@ struct MessagingImportTests {
         #expect(try emulator.cli("messaging:inbox", i1).output.contains("topic news"))
         #expect(try emulator.cli("messaging:inbox", i2).output.contains("topic news"))
         #expect(try emulator.cli("messaging:inbox", i3).output == "no messages for \(i3)\n")
+
+        // Run again (as after an import that stopped half-way): the same tokens, no new devices,
+        // and one message per device still.
+        let devices = try await emulator.request("GET", "/emulator/v1/projects/demo-project/devices")["devices"]?.arrayValue?.count
+        #expect(devices == 3)
+        let again = try emulator.cli("messaging:import", "-", "--application", "com.example.app", "-o", mapping.path,
+            input: Self.installations)
+        #expect(again.status == 0, "\(again.errors)")
+        #expect(try JSONValue(parsing: Data(contentsOf: mapping)) == tokens)
+        #expect(try await emulator.request("GET", "/emulator/v1/projects/demo-project/devices")["devices"]?.arrayValue?.count
+            == devices)
+        #expect(try emulator.cli("messaging:send", "--topic", "news", "--data", "n=2").status == 0)
+        #expect(try emulator.cli("messaging:inbox", i1).output.components(separatedBy: "topic news").count == 3)
+        // Another app's installation with the same APNs token is another device.
+        let other = try emulator.cli("messaging:import", "-", "--application", "com.example.other", "-o", mapping.path,
+            input: Self.installations)
+        #expect(other.status == 0)
+        #expect(try JSONValue(parsing: Data(contentsOf: mapping))["i1"]?.stringValue != i1)
     }
 
     @Test("bad APNs tokens and a missing bundle id are refused with the service's message")

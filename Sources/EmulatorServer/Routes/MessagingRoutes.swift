@@ -39,7 +39,7 @@ struct MessagingRoutes {
             var request = request
             let body = try await request.jsonBody(limit: server.configuration.maxBodySize)
             let batch = try APNSTokenImportRequest.parse(body)
-            let tokens = try service.registerDevices(count: batch.apnsTokens.count, platform: "ios")
+            let tokens = try service.importAPNSTokens(batch)
             let results: [JSONValue] = zip(batch.apnsTokens, tokens).map { apns, token in
                 ["apns_token": .string(apns), "status": "OK", "registration_token": .string(token)]
             }

@@ -1,5 +1,6 @@
 import CloudEvents
 import CloudFunctions
+import Crypto
 import Foundation
 import GRDB
 import Synchronization
@@ -71,6 +72,27 @@ public final class MessagingService: Sendable {
                 sql: "INSERT INTO fcm_devices (token, platform, created_at) VALUES (?, ?, ?)"
             )
             for token in tokens { try statement.execute(arguments: [token, platform, now]) }
+        }
+        state.withLock { $0.devices.formUnion(tokens) }
+        return tokens
+    }
+
+    /// The FCM registration tokens of APNs device tokens (`/iid/v1:batchImport`), each registered
+    /// as an iOS device. An APNs token imported again for the same app and APNs environment gets
+    /// the registration token it got before, and registers nothing new: an import that stopped
+    /// half-way can be run again.
+    public func importAPNSTokens(_ request: APNSTokenImportRequest) throws -> [String] {
+        let tokens = request.apnsTokens.map { apns in
+            let digest = SHA256.hash(data: Data("\(request.application)\n\(request.sandbox)\n\(apns)".utf8))
+            var generator = SplitMixRandom(seed: digest.prefix(8).reduce(0) { $0 << 8 | UInt64($1) })
+            return FCMRegistrationToken.generate(using: &generator)
+        }
+        let now = clock.now.timeIntervalSince1970
+        _ = try store.write { transaction in
+            let statement = try transaction.db.makeStatement(
+                sql: "INSERT OR IGNORE INTO fcm_devices (token, platform, created_at) VALUES (?, 'ios', ?)"
+            )
+            for token in tokens { try statement.execute(arguments: [token, now]) }
         }
         state.withLock { $0.devices.formUnion(tokens) }
         return tokens

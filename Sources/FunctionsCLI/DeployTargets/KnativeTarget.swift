@@ -5,8 +5,9 @@ import Foundation
 /// (serving.knative.dev/v1) running the package's image with `FUNCTION_TARGET` set, and an
 /// Eventing `Trigger` (eventing.knative.dev/v1) on a broker.
 ///
-/// The Trigger filters on exact attributes: the type, the trigger's exact filters, and the
-/// source when it is known. Path patterns (a database `ref`, an instance wildcard) are not
+/// The Trigger filters on exact attributes: the type and the trigger's exact filters (a
+/// database's `instance`; not its `source`, which also names the database's region, and the
+/// function's region need not be that one on Knative). Path patterns (a database `ref`, an instance wildcard) are not
 /// exact, so the worker filters them: an event they exclude is acknowledged and not run.
 /// Delivery: without `.retry(true)` no retries; with it `maxAttempts − 1` retries (or as many
 /// exponential ones as fit in `maxEventAge`), from the backoff's first delay.
@@ -107,7 +108,6 @@ struct KnativeTarget {
             }
             attributes.append((attribute, .string(value)))
         }
-        if let source = source(of: function) { attributes.append(("source", .string(source))) }
         return .map([
             ("apiVersion", "eventing.knative.dev/v1"),
             ("kind", "Trigger"),
@@ -155,15 +155,6 @@ struct KnativeTarget {
     /// An ISO-8601 duration in seconds: `PT10S`, `PT0.2S`.
     static func isoDuration(_ duration: Duration) -> String {
         "PT\(duration.secondsText)S"
-    }
-
-    /// The CloudEvent source of the function's events when it is fixed: a database instance
-    /// named exactly, in the function's region.
-    func source(of function: DeployableFunction) -> String? {
-        guard let trigger = function.trigger, trigger.eventType.hasPrefix("google.firebase.database.ref.v1."),
-            let instance = trigger.filters["instance"]
-        else { return nil }
-        return "//firebasedatabase.googleapis.com/projects/_/locations/\(function.region)/instances/\(instance)"
     }
 
     private static let labels: YAMLNode = .map([("app.kubernetes.io/part-of", "swift-cloud-functions")])

@@ -14,6 +14,8 @@ struct BusEffects {
     var waiters: [CheckedContinuation<Void, Never>] = []
     /// Parked drainers to wake because work arrived.
     var wakeups: [CheckedContinuation<Bool, Never>] = []
+    /// Deliveries given up on, listed (and so replayable) once the observer has heard of them.
+    var deadLetters: [DeadLetter] = []
 
     /// Reports and finished events, each of which the observer is still to hear.
     var toObserve: Int { reports.count + finished.count }
@@ -401,7 +403,9 @@ extension EventBus {
         effects: inout BusEffects
     ) {
         let error = reason == .expired ? "the event is older than the function's maximum event age" : delivery.lastError
-        state.addDeadLetter(DeadLetter(
+        // Listed after the observer has heard that the event is finished: a replay then comes
+        // after the observer's record of the give-up, never before it.
+        effects.deadLetters.append(DeadLetter(
             function: lanes[index].name,
             event: delivery.event,
             attempts: delivery.machine.attempts,
@@ -465,6 +469,7 @@ extension EventBus {
                 }
             }
             state.withLock { state in
+                for letter in effects.deadLetters { state.addDeadLetter(letter) }
                 state.reportsInProgress -= effects.toObserve
                 takeIdleWaitersIfIdle(&state, now: clock.now, into: &waiters)
             }

@@ -149,7 +149,7 @@ struct EmulatorLoopTests {
         for index in 200..<260 { try emulator.database.set(namespace: namespace, path: "late/\(index)", value: .number(Double(index))) }
         await emulator.waitUntilIdle()
         let letter = try #require(bus.deadLetters.first)
-        #expect(try emulator.dispatcher.replayDeadLetter(id: letter.id))
+        #expect(try await emulator.dispatcher.replayDeadLetter(id: letter.id))
         await emulator.waitUntilIdle()
     }
 
@@ -222,7 +222,7 @@ struct EmulatorLoopTests {
         // The letter of a function the new deployment lacks is gone with it.
         let letter = try #require(bus.deadLetters.first)
         #expect(bus.deadLetters.map(\.function) == ["record"])
-        #expect(try emulator.dispatcher.replayDeadLetter(id: letter.id))
+        #expect(try await emulator.dispatcher.replayDeadLetter(id: letter.id))
         await emulator.waitUntilIdle()
         #expect(delivered.withLock { $0 } == ["a"])
         #expect(bus.deadLetters.isEmpty)
@@ -266,7 +266,7 @@ struct EmulatorLoopTests {
         await emulator.waitUntilIdle()
         #expect(try emulator.store.pendingEvents().isEmpty, "a dead letter is done")
         let letter = try #require(emulator.bus?.deadLetters.first)
-        #expect(try emulator.dispatcher.replayDeadLetter(id: letter.id))
+        #expect(try await emulator.dispatcher.replayDeadLetter(id: letter.id))
         #expect(try emulator.store.pendingEvents().map(\.event.subject) == ["refs/items/a"])
         crashed = nil
 
@@ -279,6 +279,34 @@ struct EmulatorLoopTests {
         await restarted.waitUntilIdle()
         #expect(delivered.withLock { $0 } == ["a"])
         #expect(try restarted.store.pendingEvents().isEmpty)
+    }
+
+    @Test("a dead letter replayed at once stays pending until its replay is done")
+    func replayAtOnce() async throws {
+        let emulator = try Emulator(project: "p", directory: nil)
+        let attempts = Mutex(0)
+        let (opened, open) = AsyncStream<Void>.makeStream()
+        var functions = FunctionRegistry()
+        functions["record"] = Database.ref("/items/{id}").onCreate { _, _ in
+            if attempts.withLock({ $0 += 1; return $0 }) == 1 { throw CallableError(.unavailable, "down") }
+            for await _ in opened {}
+        }
+        let bus = try await emulator.deploy(functions)
+        try emulator.database.set(namespace: "p-default-rtdb", path: "items/a", value: 1)
+        // Replayed the moment it is listed, before the give-up's done mark is written.
+        var letter: DeadLetter?
+        while letter == nil {
+            letter = bus.deadLetters.first
+            await Task.yield()
+        }
+        #expect(try await emulator.dispatcher.replayDeadLetter(id: try #require(letter).id))
+        await emulator.dispatcher.waitUntilRecorded()
+        // The replay's handler is held: the event must be pending, so that a restart publishes it.
+        #expect(try emulator.store.pendingEvents().map(\.event.subject) == ["refs/items/a"])
+        open.finish()
+        await emulator.waitUntilIdle()
+        #expect(try emulator.store.pendingEvents().isEmpty)
+        #expect(attempts.withLock { $0 } == 2)
     }
 
     @Test("dead letters outlive a restart: listed and replayed by the next run's functions")
@@ -308,7 +336,7 @@ struct EmulatorLoopTests {
         #expect(letters.allSatisfy { $0.function == "record" && $0.reason == .failed && $0.attempts == 1 })
         #expect(letters.first?.lastError?.contains("down") == true)
         let letter = try #require(letters.first)
-        #expect(try second.dispatcher.replayDeadLetter(id: letter.id))
+        #expect(try await second.dispatcher.replayDeadLetter(id: letter.id))
         await second.waitUntilIdle()
         #expect(handled.withLock { $0 } == ["a"])
         #expect(bus.deadLetters.map { $0.event.subject } == ["refs/items/b"])

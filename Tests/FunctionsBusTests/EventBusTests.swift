@@ -470,6 +470,25 @@ struct EventBusTests {
         await bus.shutdown()
     }
 
+    @Test("a dead letter is listed only once the observer has heard the event is finished")
+    func deadLetterListedAfterObserver() async throws {
+        var functions = FunctionRegistry()
+        functions["fails"] = Database.ref("/d/{id}").onWrite { _, _ in throw CallableError(.internal, "no") }
+        let listedWhileTold = Mutex<Bool?>(nil)
+        let busBox = Mutex<EventBus?>(nil)
+        let observer = FinishObserver { _ in
+            // What a replay would find while the observer records the give-up.
+            listedWhileTold.withLock { $0 = !(busBox.withLock { $0 }?.deadLetters.isEmpty ?? true) }
+        }
+        let bus = try EventBus(functions: functions, observer: observer)
+        busBox.withLock { $0 = bus }
+        bus.publish(Self.write("d/1", id: "e1", time: Date()))
+        await bus.waitUntilIdle()
+        #expect(listedWhileTold.withLock { $0 } == false)
+        #expect(bus.deadLetters.map(\.event.id) == ["e1"])
+        await bus.shutdown()
+    }
+
     @Test("a retry pending at shutdown is dropped: coming due later, it neither runs nor keeps the bus busy",
           .timeLimit(.minutes(1)))
     func shutdownDropsPendingRetries() async throws {

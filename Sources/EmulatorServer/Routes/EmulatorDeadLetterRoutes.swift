@@ -24,7 +24,7 @@ struct EmulatorDeadLetterRoutes {
             guard let id = body["id"]?.stringValue, !id.isEmpty else {
                 throw ServiceError(.invalidArgument, "The body must be {\"id\": \"<dead letter id>\"}.")
             }
-            guard try server.emulator.dispatcher.replayDeadLetter(id: id) else {
+            guard try await server.emulator.dispatcher.replayDeadLetter(id: id) else {
                 throw ServiceError(.notFound, "No dead letter with id '\(id)' (it may have been replayed already).")
             }
             return Response.json(["id": .string(id), "replayed": true])

@@ -74,11 +74,17 @@ package final class OutboxDispatcher: DeliveryObserver {
     /// the replay is done: if the emulator stops (or is redeployed) first, the event is
     /// published again, as any event not done is.
     ///
+    /// The bus lists a dead letter once it has told this dispatcher the event is finished; the
+    /// replay waits for that done mark to be written, so the mark cannot land on the pending
+    /// entry after it.
+    ///
     /// - Returns: whether the bus had a dead letter with that id.
-    public func replayDeadLetter(id: String) throws -> Bool {
-        guard let bus = state.withLock({ $0.bus }), let letter = bus.deadLetters.first(where: { $0.id == id }) else {
+    public func replayDeadLetter(id: String) async throws -> Bool {
+        guard let bus = state.withLock({ $0.bus }), bus.deadLetters.contains(where: { $0.id == id }) else {
             return false
         }
+        await waitUntilRecorded()
+        guard let letter = bus.deadLetters.first(where: { $0.id == id }) else { return false }
         let key = letter.event.key
         var tracked = false
         if state.withLock({ $0.inFlight[key] == nil }), let sequence = try store.latestSequence(of: key) {

@@ -15,13 +15,20 @@ struct LoopbackHostMiddleware: RouterMiddleware {
 
     /// The address the emulator listens on.
     let listeningHost: String
+    /// Whether that address is a loopback one, and so whether names are checked.
+    let checksNames: Bool
+
+    init(listeningHost: String) {
+        self.listeningHost = listeningHost
+        checksNames = Self.isLoopback(listeningHost)
+    }
 
     func handle(
         _ request: Request,
         context: Context,
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        guard Self.isLoopback(listeningHost), let authority = request.head.authority,
+        guard checksNames, let authority = request.head.authority, !Self.isCommonLoopback(authority),
             !Self.isLoopback(Self.hostname(of: authority))
         else { return try await next(request, context) }
         let refusal = ServiceError(.permissionDenied,
@@ -29,6 +36,17 @@ struct LoopbackHostMiddleware: RouterMiddleware {
                 + "not for '\(authority)'; start it with --host to serve other names.")
         if DatabaseRequest.isDatabasePath(request.uri.path) { throw DatabaseHTTPError(error: refusal) }
         throw refusal
+    }
+
+    /// Whether a `Host` header is `127.0.0.1` or `localhost`, with or without a port, as nearly
+    /// every client sends it: checked without copying, on every request.
+    static func isCommonLoopback(_ authority: String) -> Bool {
+        var bytes = authority.utf8[...]
+        for name in ["127.0.0.1", "localhost"] where bytes.starts(with: name.utf8) {
+            bytes = bytes.dropFirst(name.utf8.count)
+            return bytes.isEmpty || bytes.first == UInt8(ascii: ":")
+        }
+        return false
     }
 
     /// The host part of a `Host` header: without its port, and an IPv6 address without brackets.

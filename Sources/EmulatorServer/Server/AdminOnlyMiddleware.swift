@@ -16,21 +16,43 @@ import Hummingbird
 /// token) stay open. Reads of the emulator's own routes
 /// stay open, and so do the routes a device calls for itself (registering for messages,
 /// logging analytics events, fetching config), as client SDK calls carry no credential.
+///
+/// While the emulator listens on loopback only, it also refuses (403) every request that names
+/// another host than a loopback one (``LoopbackHost``): so a page that points its own domain at
+/// 127.0.0.1 cannot read what the open routes answer. Listening elsewhere (`--host 0.0.0.0`,
+/// an address of the machine), it is meant to be reached by other names, and checks none.
 struct AdminOnlyMiddleware: RouterMiddleware {
     typealias Context = EmulatorRequestContext
 
+    /// The address the emulator listens on.
+    let listeningHost: String
+    /// Whether that address is a loopback one, and so whether `Host` names are checked.
+    let checksHostNames: Bool
     /// The emulator's own origin (`http://127.0.0.1:PORT`), once it listens; a console served
     /// from it may call these routes.
     let ownOrigins: @Sendable () -> [String]
+
+    init(listeningHost: String, ownOrigins: @escaping @Sendable () -> [String]) {
+        self.listeningHost = listeningHost
+        checksHostNames = LoopbackHost.isLoopback(host: listeningHost)
+        self.ownOrigins = ownOrigins
+    }
 
     func handle(
         _ request: Request,
         context: Context,
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
+        let database = DatabaseRequest.isDatabasePath(request.uri.path)
+        if checksHostNames, let authority = request.head.authority, !LoopbackHost.isLoopback(authority: authority) {
+            let refusal = ServiceError(.permissionDenied,
+                "The emulator listens on \(listeningHost) only and answers requests for localhost, 127.0.0.1 or "
+                    + "[::1], not for '\(authority)'; start it with --host to serve other names.")
+            if database { throw DatabaseHTTPError(error: refusal) }
+            throw refusal
+        }
         // Segments as the router sees them: `//emulator//v1/...` is the same route.
         let parts = request.uri.path.split(separator: "/")
-        let database = DatabaseRequest.isDatabasePath(request.uri.path)
         if request.isAdmin, let refusal = Self.foreignPage(request, ownOrigins: ownOrigins()) {
             if database { throw DatabaseHTTPError(error: refusal) }
             if parts.first == "identitytoolkit.googleapis.com" { return AuthRoutes.errorResponse(refusal) }

@@ -69,10 +69,9 @@ public struct EmulatorServer: Sendable {
     public func router() -> Router<EmulatorRequestContext> {
         let router = Router(context: EmulatorRequestContext.self)
         router.add(middleware: ServiceErrorMiddleware())
-        router.add(middleware: LoopbackHostMiddleware(listeningHost: configuration.host))
         // Function URLs are public, as in production: the functions check their callers themselves.
         router.add(middleware: FunctionRequestMiddleware(server: self))
-        router.add(middleware: AdminOnlyMiddleware(ownOrigins: { [listening] in
+        router.add(middleware: AdminOnlyMiddleware(listeningHost: configuration.host, ownOrigins: { [listening] in
             guard let port = listening.url?.port else { return [] }
             return ["http://127.0.0.1:\(port)", "http://localhost:\(port)", "http://[::1]:\(port)"]
         }))

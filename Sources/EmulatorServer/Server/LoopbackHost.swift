@@ -1,0 +1,40 @@
+/// Which `Host` names mean this machine's loopback interface.
+///
+/// A web page can point a domain of its own at 127.0.0.1 (DNS rebinding) and then read, as its
+/// own origin, whatever a loopback server answers without a credential. Such requests carry
+/// the page's domain in `Host`, which no client of a loopback server sends: they name
+/// `localhost` (or a `*.localhost` name), `127.x.x.x` or `[::1]`.
+enum LoopbackHost {
+    /// Whether a `Host` header names a loopback host.
+    static func isLoopback(authority: String) -> Bool {
+        isCommon(authority) || isLoopback(host: hostname(of: authority))
+    }
+
+    /// Whether a `Host` header is `127.0.0.1` or `localhost`, with or without a port, as nearly
+    /// every client sends it: checked without copying, on every request.
+    static func isCommon(_ authority: String) -> Bool {
+        var bytes = authority.utf8[...]
+        for name in ["127.0.0.1", "localhost"] where bytes.starts(with: name.utf8) {
+            bytes = bytes.dropFirst(name.utf8.count)
+            return bytes.isEmpty || bytes.first == UInt8(ascii: ":")
+        }
+        return false
+    }
+
+    /// The host part of a `Host` header: without its port, and an IPv6 address without brackets.
+    static func hostname(of authority: String) -> String {
+        if authority.hasPrefix("[") {
+            return String(authority.dropFirst().prefix { $0 != "]" })
+        }
+        return String(authority.prefix { $0 != ":" })
+    }
+
+    /// Whether a host name or address always means this machine's loopback interface.
+    static func isLoopback(host: String) -> Bool {
+        var name = host.lowercased()
+        if name.hasSuffix(".") { name.removeLast() }
+        if name == "localhost" || name.hasSuffix(".localhost") || name == "::1" { return true }
+        let octets = name.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
+    }
+}

@@ -29,6 +29,8 @@ struct BusState: Sendable {
     /// until the observer has heard about everything that happened.
     var reportsInProgress = 0
     var deadLetters: [DeadLetter] = []
+    /// The ids of dead letters the observer has not heard of yet: not listed nor replayable.
+    var unlistedDeadLetters: Set<String> = []
     /// How many deliveries of each accepted event are not finished yet (kept only for an observer).
     var unfinished: [CloudEvent.Key: Int] = [:]
     let deadLetterCapacity: Int
@@ -43,5 +45,10 @@ struct BusState: Sendable {
         if deadLetters.count > deadLetterCapacity {
             deadLetters.removeFirst(deadLetters.count - deadLetterCapacity)
         }
+    }
+
+    /// The dead letters listed: those the observer has heard of.
+    var listedDeadLetters: [DeadLetter] {
+        unlistedDeadLetters.isEmpty ? deadLetters : deadLetters.filter { !unlistedDeadLetters.contains($0.id) }
     }
 }

@@ -14,8 +14,6 @@ struct BusEffects {
     var waiters: [CheckedContinuation<Void, Never>] = []
     /// Parked drainers to wake because work arrived.
     var wakeups: [CheckedContinuation<Bool, Never>] = []
-    /// Deliveries given up on, listed (and so replayable) once the observer has heard of them.
-    var deadLetters: [DeadLetter] = []
 
     /// Reports and finished events, each of which the observer is still to hear.
     var toObserve: Int { reports.count + finished.count }
@@ -403,16 +401,18 @@ extension EventBus {
         effects: inout BusEffects
     ) {
         let error = reason == .expired ? "the event is older than the function's maximum event age" : delivery.lastError
-        // Listed after the observer has heard that the event is finished: a replay then comes
-        // after the observer's record of the give-up, never before it.
-        effects.deadLetters.append(DeadLetter(
+        let letter = DeadLetter(
             function: lanes[index].name,
             event: delivery.event,
             attempts: delivery.machine.attempts,
             lastError: error,
             reason: reason,
             time: now
-        ))
+        )
+        state.addDeadLetter(letter)
+        // Listed once the observer has heard that the event is finished (``finishEffects(_:)``):
+        // a replay then comes after the observer's record of the give-up, never before it.
+        if observer != nil { state.unlistedDeadLetters.insert(letter.id) }
         effects.reports.append(report(delivery, lane: index, status: .deadLettered(reason), error: error, now: now))
         if observed { finishDelivery(of: delivery.event, in: &state, effects: &effects) }
     }
@@ -469,7 +469,12 @@ extension EventBus {
                 }
             }
             state.withLock { state in
-                for letter in effects.deadLetters { state.addDeadLetter(letter) }
+                if !state.unlistedDeadLetters.isEmpty {
+                    for report in effects.reports {
+                        guard case .deadLettered = report.status else { continue }
+                        state.unlistedDeadLetters.remove("\(report.function) \(report.eventSource) \(report.eventId)")
+                    }
+                }
                 state.reportsInProgress -= effects.toObserve
                 takeIdleWaitersIfIdle(&state, now: clock.now, into: &waiters)
             }

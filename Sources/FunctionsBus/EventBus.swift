@@ -247,7 +247,7 @@ public final class EventBus: Sendable {
 
     /// The events given up on, oldest first.
     public var deadLetters: [DeadLetter] {
-        state.withLock { $0.deadLetters }
+        state.withLock { $0.listedDeadLetters }
     }
 
     /// Keeps the dead letters of another bus (the one a redeploy replaces) for the functions
@@ -271,7 +271,8 @@ public final class EventBus: Sendable {
         var effects = BusEffects()
         defer { finishEffects(effects) }
         return withBusLock(&effects) { state, effects in
-            guard !state.shuttingDown, let index = state.deadLetters.firstIndex(where: { $0.id == id }),
+            guard !state.shuttingDown, !state.unlistedDeadLetters.contains(id),
+                let index = state.deadLetters.firstIndex(where: { $0.id == id }),
                 let lane = lanes.firstIndex(where: { $0.name == state.deadLetters[index].function })
             else { return false }
             let letter = state.deadLetters.remove(at: index)

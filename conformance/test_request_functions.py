@@ -177,3 +177,26 @@ def test_streaming_request_and_unknown_functions(app, emulator):
                               headers={"Origin": "http://localhost:5173", "Access-Control-Request-Method": "POST"})
     assert status == 204
     assert headers["Access-Control-Allow-Origin"] == "http://localhost:5173"
+
+
+def test_function_urls_refuse_other_host_names(app, emulator):
+    """Function URLs take the emulator's unsigned tokens: a page that points its own domain at
+    127.0.0.1 must not reach them, nor learn the functions' names from a 404."""
+    import http.client
+    host, port = emulator.host.rsplit(":", 1)
+    for name, path, expected in [("attacker.example", f"/{PROJECT}/us-central1/submitScore", 403),
+                                 (f"attacker.example:{port}", f"/{PROJECT}/us-central1/noSuchFunction", 403),
+                                 (f"[::1]evil:{port}", f"/{PROJECT}/us-central1/submitScore", 403),
+                                 (f"localhost:{port}", f"/{PROJECT}/us-central1/noSuchFunction", 404)]:
+        connection = http.client.HTTPConnection(host, int(port), timeout=30)
+        connection.putrequest("POST", path, skip_host=True)
+        connection.putheader("Host", name)
+        connection.putheader("Content-Type", "application/json")
+        connection.putheader("Content-Length", "11")
+        connection.endheaders(b'{"data": 1}')
+        response = connection.getresponse()
+        text = response.read().decode()
+        connection.close()
+        assert response.status == expected, (name, text)
+        if expected == 403:
+            assert "submitScore" not in text and "localhost" in text, text

@@ -44,10 +44,7 @@ struct AdminOnlyMiddleware: RouterMiddleware {
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         let database = DatabaseRequest.isDatabasePath(request.uri.path)
-        if checksHostNames, let authority = request.head.authority, !LoopbackHost.isLoopback(authority: authority) {
-            let refusal = ServiceError(.permissionDenied,
-                "The emulator listens on \(listeningHost) only and answers requests for localhost, 127.0.0.1 or "
-                    + "[::1], not for '\(authority)'; start it with --host to serve other names.")
+        if let refusal = LoopbackHost.refusal(of: request, listeningHost: listeningHost, checks: checksHostNames) {
             if database { throw DatabaseHTTPError(error: refusal) }
             throw refusal
         }

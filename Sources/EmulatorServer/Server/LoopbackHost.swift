@@ -1,3 +1,6 @@
+import FirebaseEmulator
+import Hummingbird
+
 /// Which `Host` names mean this machine's loopback interface.
 ///
 /// A web page can point a domain of its own at 127.0.0.1 (DNS rebinding) and then read, as its
@@ -5,6 +8,15 @@
 /// the page's domain in `Host`, which no client of a loopback server sends: they name
 /// `localhost` (or a `*.localhost` name), `127.x.x.x` or `[::1]`.
 enum LoopbackHost {
+    /// The refusal of a request to an emulator listening on `listeningHost` whose `Host`
+    /// names another host, while that address is a loopback one (`checks`); `nil` to go on.
+    static func refusal(of request: Request, listeningHost: String, checks: Bool) -> ServiceError? {
+        guard checks, let authority = request.head.authority, !isLoopback(authority: authority) else { return nil }
+        return ServiceError(.permissionDenied,
+            "The emulator listens on \(listeningHost) only and answers requests for localhost, 127.0.0.1 or "
+                + "[::1], not for '\(authority)'; start it with --host to serve other names.")
+    }
+
     /// Whether a `Host` header names a loopback host.
     static func isLoopback(authority: String) -> Bool {
         isCommon(authority) || isLoopback(host: hostname(of: authority))
@@ -24,7 +36,11 @@ enum LoopbackHost {
     /// The host part of a `Host` header: without its port, and an IPv6 address without brackets.
     static func hostname(of authority: String) -> String {
         if authority.hasPrefix("[") {
-            return String(authority.dropFirst().prefix { $0 != "]" })
+            // `[address]` or `[address]:port`; anything else after the bracket is no address.
+            let inside = authority.dropFirst().prefix { $0 != "]" }
+            let rest = authority.dropFirst(inside.count + 2)
+            guard authority.dropFirst(inside.count + 1).first == "]", rest.isEmpty || rest.first == ":" else { return "" }
+            return String(inside)
         }
         return String(authority.prefix { $0 != ":" })
     }

@@ -195,7 +195,7 @@ struct BlockingFunctionRoutesTests {
         try await emulator.deploy(functions)
         try await Application(router: EmulatorServer(emulator: emulator).router()).test(.router) { client in
             @Sendable func signIn() async throws -> (HTTPResponse.Status, JSONValue) {
-                let postBody = "id_token=\(JSONWebToken.unsigned(["sub": "g-7", "name": "Twin"]))&providerId=google.com"
+                let postBody = "id_token=\(JSONWebToken.unsigned(["sub": "g-7", "name": "Twin", "email": "twin@example.com"]))&providerId=google.com"
                 return try await Self.call(client, "accounts:signInWithIdp?key=k",
                     ["postBody": .string(postBody), "requestUri": "http://localhost", "returnSecureToken": true])
             }

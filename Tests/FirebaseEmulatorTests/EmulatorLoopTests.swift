@@ -149,8 +149,14 @@ struct EmulatorLoopTests {
         for index in 200..<260 { try emulator.database.set(namespace: namespace, path: "late/\(index)", value: .number(Double(index))) }
         await emulator.waitUntilIdle()
         let letter = try #require(bus.deadLetters.first)
+        #expect(try emulator.store.eventLog(limit: 1000).allSatisfy { $0.entry.event.id != letter.event.id })
         #expect(try await emulator.dispatcher.replayDeadLetter(id: letter.id))
         await emulator.waitUntilIdle()
+        await emulator.dispatcher.waitUntilRecorded()
+        // Stored again for its replay, whose attempt the event log records.
+        let replayed = try #require(try emulator.store.eventLog(limit: 1).last)
+        #expect(replayed.entry.event.id == letter.event.id && replayed.done)
+        #expect(replayed.deliveries.map(\.status) == ["dead-letter:failed"])
     }
 
     @Test("a redeploy right after an event was delivered does not deliver it again")

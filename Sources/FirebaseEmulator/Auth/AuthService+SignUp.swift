@@ -182,6 +182,15 @@ extension AuthService {
         if !replacing, try AuthUserStorage.user(db, project: project, uid: user.localId) != nil {
             throw ServiceError(.invalidArgument, "DUPLICATE_LOCAL_ID")
         }
+        // A federated account belongs to one user. Checked before the email, which the same
+        // account's other user usually has too: two first sign-ins with it then meet here.
+        for provider in user.providerData where !["password", "phone"].contains(provider.providerId) {
+            if let other = try AuthUserStorage.user(db, project: project, providerId: provider.providerId,
+                rawId: provider.rawId), other.localId != user.localId
+            {
+                throw ServiceError(.invalidArgument, Self.federatedIdTaken)
+            }
+        }
         if let email = user.email, let other = try AuthUserStorage.user(db, project: project, email: email),
             other.localId != user.localId
         {
@@ -191,14 +200,6 @@ extension AuthService {
             other.localId != user.localId
         {
             throw ServiceError(.invalidArgument, "PHONE_NUMBER_EXISTS")
-        }
-        // A federated account belongs to one user (emails and phone numbers are checked above).
-        for provider in user.providerData where !["password", "phone"].contains(provider.providerId) {
-            if let other = try AuthUserStorage.user(db, project: project, providerId: provider.providerId,
-                rawId: provider.rawId), other.localId != user.localId
-            {
-                throw ServiceError(.invalidArgument, Self.federatedIdTaken)
-            }
         }
     }
 

@@ -63,12 +63,25 @@ extension EmulatorStore {
         }
     }
 
-    /// Makes an event done before pending again (a dead letter replayed): it is published
-    /// again after a restart, until it is done once more.
-    func markPending(_ sequence: Int64) throws {
-        _ = try write { transaction in
-            try transaction.db.execute(sql: "UPDATE outbox SET done_at = NULL WHERE seq = ?", arguments: [sequence])
+    /// Makes an event done before pending again (a dead letter replayed): its newest outbox
+    /// entry, or, when the event log no longer has it, a new entry (not published: the replay
+    /// delivers it). Either way it is published again after a restart, until it is done once more.
+    ///
+    /// - Returns: the sequence of the pending entry.
+    func reopen(_ event: CloudEvent) throws -> Int64 {
+        let (sequence, _) = try write { transaction -> Int64 in
+            let db = transaction.db
+            if let sequence = try Int64.fetchOne(db,
+                sql: "SELECT seq FROM outbox WHERE source = ? AND event_id = ? ORDER BY seq DESC LIMIT 1",
+                arguments: [event.source, event.id])
+            {
+                try db.execute(sql: "UPDATE outbox SET done_at = NULL WHERE seq = ?", arguments: [sequence])
+                return sequence
+            }
+            try transaction.emit(event)
+            return db.lastInsertedRowID
         }
+        return sequence
     }
 
     /// Deletes the events that are done and older than the newest `count` events of the

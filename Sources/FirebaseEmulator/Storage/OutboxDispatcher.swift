@@ -69,8 +69,9 @@ package final class OutboxDispatcher: DeliveryObserver {
         bus.publish(contentsOf: entries.map(\.event))
     }
 
-    /// Replays a dead letter of the attached bus, tracking its event again (found in the outbox)
-    /// so that the new attempts reach the event log. Its outbox entry is pending again until
+    /// Replays a dead letter of the attached bus, tracking its event again (found in the outbox,
+    /// or stored again when the event log has pruned it) so that the new attempts reach the
+    /// event log. Its outbox entry is pending again until
     /// the replay is done: if the emulator stops (or is redeployed) first, the event is
     /// published again, as any event not done is.
     ///
@@ -87,8 +88,9 @@ package final class OutboxDispatcher: DeliveryObserver {
         guard let letter = bus.deadLetters.first(where: { $0.id == id }) else { return false }
         let key = letter.event.key
         var tracked = false
-        if state.withLock({ $0.inFlight[key] == nil }), let sequence = try store.latestSequence(of: key) {
-            try store.markPending(sequence)
+        if state.withLock({ $0.inFlight[key] == nil }) {
+            // In one transaction, so that pruning the event log cannot come in between.
+            let sequence = try store.reopen(letter.event)
             state.withLock { $0.inFlight[key] = [sequence] }
             tracked = true
         }

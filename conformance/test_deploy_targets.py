@@ -428,3 +428,22 @@ def test_dockerfile_quotes_a_package_path_with_spaces(tmp_path):
     # The build step's command is one valid shell command once the mount flag is taken off.
     lines = text.split("RUN --mount=type=cache,target=/cache/build \\\n", 1)[1].split("\n\n", 1)[0]
     subprocess.run(["bash", "-n", "-c", lines.replace("\\\n", " ")], check=True)
+
+
+def test_cloud_run_redeploy_puts_back_what_changed(tmp_path):
+    manifest = manifest_file(tmp_path, {"configChanged": endpoint(RC, retry=True)})
+    out = tmp_path / "out"
+    result = deploy("--target", "cloud-run", "--project", "my-proj", "--out", str(out), "--manifest", manifest)
+    assert result.returncode == 0, result.stderr
+    script = (out / "deploy.sh").read_text()
+    commands = {" ".join(words[:4]): flags for words, flags in gcloud_commands(script)}
+    update, create = commands["gcloud eventarc triggers update"], commands["gcloud eventarc triggers create"]
+    # Without --service-account, an existing trigger goes back to the default account.
+    assert update.pop("--clear-service-account") == [""] and update == create
+    # A retried function's subscription gets every setting, Eventarc's defaults included.
+    assert commands["gcloud pubsub subscriptions update"] == {
+        "--project": ["$PROJECT"], "--min-retry-delay": ["10s"], "--max-retry-delay": ["600s"],
+        "--message-retention-duration": ["86400s"], "--clear-dead-letter-policy": [""]}
+    # A trigger deployed before without retries keeps a limit of 1 that no update lifts: said.
+    assert "was deployed without retries, which an update cannot turn back on" in script
+    subprocess.run(["bash", "-n", str(out / "deploy.sh")], check=True)

@@ -78,7 +78,10 @@ extension ParseSync {
 
     /// For a write that a newer one replaced: that one is mirrored by its own event, which
     /// sends the new value and deletes the fields it removed, but not those this write removed
-    /// (its `before` no longer had them). Those still absent are deleted here.
+    /// (its `before` no longer had them). Those still absent are deleted here. (A still newer
+    /// write that adds one of them back between the read and this call is mirrored by its own
+    /// event, which may reach Parse first: the field is then missing in Parse until it changes
+    /// again. The window is the length of one REST call.)
     private func deleteRemovedFields(
         change: Change<DataSnapshot>, current: JSONValue, at resource: String, context: JSONValue, logger: Logger
     ) async throws {

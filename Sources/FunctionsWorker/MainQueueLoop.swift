@@ -16,8 +16,9 @@ import Musl
 /// single item of a worker's idle memory that is not code it needs. Here the main thread waits
 /// on the main queue's wake-up descriptor instead, and drains the queue when woken, as
 /// Foundation's `RunLoop` does on Linux (without the run loop's own code). Where libdispatch
-/// does not export the two functions this needs (a statically linked binary), ``run()`` falls
-/// back to `dispatch_main()`.
+/// does not export the two functions this needs to `dlsym` (a binary built with
+/// `--static-swift-stdlib`, as the container images are), ``run()`` falls back to
+/// `dispatch_main()`: `@MainActor` code then runs on libdispatch's threads, as before.
 enum MainQueueLoop {
     /// Serves the main queue on the calling thread, the main thread, until the process exits.
     static func run() -> Never {
@@ -30,7 +31,10 @@ enum MainQueueLoop {
                     // Jobs queued before the descriptor existed woke nothing: drain first, then wait.
                     // Draining an empty queue is harmless, so a signal's EINTR just goes round again.
                     queue.drain(nil)
-                    while poll(&wakeUp, 1, -1) < 0 {}
+                    // A signal (EINTR) goes round again; another failure waits a little first.
+                    while poll(&wakeUp, 1, -1) < 0 {
+                        if errno != EINTR { usleep(10_000) }
+                    }
                     // An eventfd reads as its 8-byte count, which the read resets.
                     var count: UInt64 = 0
                     _ = read(descriptor, &count, MemoryLayout<UInt64>.size)

@@ -72,12 +72,22 @@ struct CloudRunTarget {
                 continue
             }
             // A trigger deployed before takes this deployment's filters, destination, account and
-            // retries (Eventarc cannot change a trigger's event type: that takes deleting it).
-            lines += [
-                "if gcloud eventarc triggers describe \(function.serviceName) --project=\"$PROJECT\" "
-                    + "--location=\(trigger.location) >/dev/null 2>&1; then",
-            ]
-            lines += Self.command(["gcloud", "eventarc", "triggers", "update", function.serviceName], trigger.flags)
+            // retries. Eventarc cannot change a trigger's event type, nor lift a retry limit of 1
+            // (what a function without retries gets): those take deleting the trigger.
+            let describe = "gcloud eventarc triggers describe \(function.serviceName) --project=\"$PROJECT\" "
+                + "--location=\(trigger.location)"
+            lines += ["if \(describe) >/dev/null 2>&1; then"]
+            if function.options.retry {
+                lines += [
+                    "  if [ \"$(\(describe) --format='value(retryPolicy.maxAttempts)')\" = 1 ]; then",
+                    "    echo \"warning: trigger \(function.serviceName) was deployed without retries, which an update "
+                        + "cannot turn back on: delete it (gcloud eventarc triggers delete \(function.serviceName) "
+                        + "--project=$PROJECT --location=\(trigger.location)) and run this script again\" >&2",
+                    "  fi",
+                ]
+            }
+            let update = trigger.flags + (serviceAccount == nil ? ["--clear-service-account"] : [])
+            lines += Self.command(["gcloud", "eventarc", "triggers", "update", function.serviceName], update)
                 .map { "  " + $0 }
             lines.append("else")
             lines += Self.command(["gcloud", "eventarc", "triggers", "create", function.serviceName], trigger.flags)
@@ -245,38 +255,32 @@ struct CloudRunTarget {
         return EventarcTrigger(location: location, flags: flags, subscriptionFlags: subscription, summary: summary)
     }
 
-    /// The Pub/Sub subscription settings a retried function needs beyond Eventarc's defaults.
+    /// The Pub/Sub subscription settings of a retried function, all of them: Eventarc's
+    /// defaults (10 s to 600 s, 24 hours, no dead-letter topic) when the function keeps them, so
+    /// that a trigger deployed before with other settings goes back to them.
     private func subscriptionFlags(_ function: DeployableFunction) throws -> [String] {
         let options = function.options
-        let defaults = FunctionOptions()
-        var flags: [String] = []
         let initial = options.backoff.initial, maximum = options.backoff.maximum
-        if initial != defaults.backoff.initial || maximum != defaults.backoff.maximum {
-            guard maximum <= .seconds(600) else {
-                throw CLIError("function '\(function.name)': Pub/Sub waits at most 600 s between retries, "
-                    + "not \(maximum.secondsText) s: lower the backoff's maximum")
-            }
-            flags += ["--min-retry-delay=\(initial.secondsText)s", "--max-retry-delay=\(maximum.secondsText)s"]
+        guard maximum <= .seconds(600) else {
+            throw CLIError("function '\(function.name)': Pub/Sub waits at most 600 s between retries, "
+                + "not \(maximum.secondsText) s: lower the backoff's maximum")
         }
-        if options.maxEventAge != defaults.maxEventAge {
-            let seconds = options.maxEventAge.seconds
-            guard (600...(7 * 24 * 3600)).contains(seconds) else {
-                throw CLIError("function '\(function.name)': Pub/Sub keeps events from 10 minutes to 7 days, "
-                    + "not \(options.maxEventAge.secondsText) s: change maxEventAge")
-            }
-            flags.append("--message-retention-duration=\(Int(seconds))s")
+        var flags = ["--min-retry-delay=\(initial.secondsText)s", "--max-retry-delay=\(maximum.secondsText)s"]
+        let seconds = options.maxEventAge.seconds
+        guard (600...(7 * 24 * 3600)).contains(seconds) else {
+            throw CLIError("function '\(function.name)': Pub/Sub keeps events from 10 minutes to 7 days, "
+                + "not \(options.maxEventAge.secondsText) s: change maxEventAge")
         }
-        if let attempts = options.maxAttempts {
-            guard let deadLetterTopic else {
-                throw CLIError("function '\(function.name)': on Cloud Run, maxAttempts needs a dead-letter topic "
-                    + "(--dead-letter-topic) to send events to after their last attempt")
-            }
-            guard (5...100).contains(attempts) else {
-                throw CLIError("function '\(function.name)': Pub/Sub allows 5 to 100 delivery attempts, not \(attempts)")
-            }
-            flags += ["--dead-letter-topic=" + ShellWord.quoted(deadLetterTopic), "--max-delivery-attempts=\(attempts)"]
+        flags.append("--message-retention-duration=\(Int(seconds))s")
+        guard let attempts = options.maxAttempts else { return flags + ["--clear-dead-letter-policy"] }
+        guard let deadLetterTopic else {
+            throw CLIError("function '\(function.name)': on Cloud Run, maxAttempts needs a dead-letter topic "
+                + "(--dead-letter-topic) to send events to after their last attempt")
         }
-        return flags
+        guard (5...100).contains(attempts) else {
+            throw CLIError("function '\(function.name)': Pub/Sub allows 5 to 100 delivery attempts, not \(attempts)")
+        }
+        return flags + ["--dead-letter-topic=" + ShellWord.quoted(deadLetterTopic), "--max-delivery-attempts=\(attempts)"]
     }
 
     /// A grant of a role: setting IAM policies takes more than an Editor may, so one that fails

@@ -28,8 +28,8 @@ enum MainQueueLoop {
             if descriptor >= 0 {
                 var wakeUp = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
                 while true {
-                    // Jobs queued before the descriptor existed woke nothing: drain first, then wait.
-                    // Draining an empty queue is harmless, so a signal's EINTR just goes round again.
+                    // Jobs queued before the descriptor existed woke nothing: drain first, then wait
+                    // (draining an empty queue is harmless).
                     queue.drain(nil)
                     // A signal (EINTR) goes round again; another failure waits a little first.
                     while poll(&wakeUp, 1, -1) < 0 {

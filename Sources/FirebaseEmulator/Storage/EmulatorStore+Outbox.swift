@@ -71,10 +71,7 @@ extension EmulatorStore {
     func reopen(_ event: CloudEvent) throws -> Int64 {
         let (sequence, _) = try write { transaction -> Int64 in
             let db = transaction.db
-            if let sequence = try Int64.fetchOne(db,
-                sql: "SELECT seq FROM outbox WHERE source = ? AND event_id = ? ORDER BY seq DESC LIMIT 1",
-                arguments: [event.source, event.id])
-            {
+            if let sequence = try Self.latestSequence(of: event.key, in: db) {
                 try db.execute(sql: "UPDATE outbox SET done_at = NULL WHERE seq = ?", arguments: [sequence])
                 return sequence
             }
@@ -204,10 +201,12 @@ extension EmulatorStore {
 
     /// The outbox sequence of the newest event with this source and id, if the outbox has one.
     func latestSequence(of key: CloudEvent.Key) throws -> Int64? {
-        try read { db in
-            try Int64.fetchOne(db, sql: "SELECT seq FROM outbox WHERE source = ? AND event_id = ? ORDER BY seq DESC LIMIT 1",
-                arguments: [key.source, key.id])
-        }
+        try read { db in try Self.latestSequence(of: key, in: db) }
+    }
+
+    private static func latestSequence(of key: CloudEvent.Key, in db: GRDB.Database) throws -> Int64? {
+        try Int64.fetchOne(db, sql: "SELECT seq FROM outbox WHERE source = ? AND event_id = ? ORDER BY seq DESC LIMIT 1",
+            arguments: [key.source, key.id])
     }
 
     /// The newest stored event with this id, if the outbox has one.

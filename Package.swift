@@ -40,6 +40,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "CloudEvents", swiftSettings: swiftSettings),
+        .target(name: "ProcessMemory", swiftSettings: swiftSettings),
         .target(
             name: "CloudFunctions",
             dependencies: [
@@ -113,7 +114,7 @@ let package = Package(
         .target(
             name: "FunctionsWorker",
             dependencies: [
-                "CloudFunctions", "CloudEvents", "FirebaseHTTP",
+                "CloudFunctions", "CloudEvents", "FirebaseHTTP", "ProcessMemory",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -140,7 +141,7 @@ let package = Package(
             name: "functions",
             dependencies: [
                 "EmulatorServer", "FirebaseEmulator", "CloudFunctions", "CloudEvents", "RemoteConfigClient",
-                "FunctionsWorker", "FirebaseHTTP",
+                "FunctionsWorker", "FirebaseHTTP", "ProcessMemory",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -184,6 +185,7 @@ let package = Package(
         .executableTarget(
             name: "bare-route",
             dependencies: [
+                "ProcessMemory",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
@@ -217,7 +219,7 @@ let package = Package(
             name: "FunctionsWorkerTests",
             dependencies: [
                 "FunctionsWorker", "CloudFunctions", "CloudEvents", "CloudFunctionsTesting", "FunctionsBuiltins",
-                "FirebaseHTTP",
+                "FirebaseHTTP", "ProcessMemory",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),

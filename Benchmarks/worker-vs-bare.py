@@ -8,8 +8,10 @@ same state (these machines are shared and drift by ±10 % within minutes):
 
 - launch → first 2xx: from exec to the first answered POST (polled every millisecond), over
   LAUNCHES launches, median;
-- idle RSS once it has answered (the mappings' resident pages, which add up to VmRSS), and where it lies: the binary's own pages, the shared
-  libraries', anonymous memory (/proc/PID/smaps);
+- idle RSS once it has answered (the mappings' resident pages, which add up to VmRSS), and where
+  it lies: the binary's own pages, the shared libraries', anonymous memory (/proc/PID/smaps); and
+  the bare route's once more, releasing the loader's relocation tables at start as the worker does
+  (like for like);
 - under wrk (2 threads, 16 and 64 connections, DURATION seconds, RUNS runs, medians) POSTing the
   same binary-mode Remote Config CloudEvent: requests/s, p50 and p99 latency, and the server's
   CPU time per request (utime + stime from /proc/PID/stat over the run ÷ requests).
@@ -71,10 +73,11 @@ def post(port):
         connection.close()
 
 
-def launch(binary):
+def launch(binary, extra={}):
     """Starts the server on a free port; returns (process, port, seconds to the first 2xx)."""
     port = free_port()
-    environment = {**os.environ, "PORT": str(port), "MALLOC_ARENA_MAX": os.environ.get("MALLOC_ARENA_MAX", "")}
+    environment = {**os.environ, "PORT": str(port), "MALLOC_ARENA_MAX": os.environ.get("MALLOC_ARENA_MAX", ""),
+                   **extra}
     environment = {key: value for key, value in environment.items() if value != ""}
     begin = time.perf_counter()
     process = subprocess.Popen([str(binary)], env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -159,6 +162,11 @@ def measure(servers, arguments, script):
     figures = {name: {"launch_ms": statistics.median(launches[name]),
                       "rss_by_kind": rss_by_kind(process.pid, servers[name])}
                for name, (process, _) in running.items()}
+    # Like for like: the bare route releasing the loader's relocation tables at start, as the worker does.
+    process, _, _ = launch(servers["bare route"], {"BARE_ROUTE_RELEASE_RELOCATION_TABLES": "1"})
+    time.sleep(1)
+    figures["bare route, tables released"] = {"rss_by_kind": rss_by_kind(process.pid, servers["bare route"])}
+    stop(process)
     for server in figures.values():
         # The mappings' resident pages add up to VmRSS.
         server["rss_mb"] = sum(server["rss_by_kind"].values())
@@ -213,10 +221,10 @@ def main():
           f"launch → first 2xx over {arguments.launches} launches, alternating (median)")
     print(f"{'server':<48} {'req/s @16':>10} {'p50 ms':>7} {'p99 ms':>7} {'req/s @64':>10} {'p99 ms':>7} "
           f"{'CPU µs/event':>13} {'launch ms':>10} {'idle RSS MB':>12}")
-    for name, figures in (("bare Hummingbird 2 route (the ceiling)", bare), ("our worker, typed RemoteConfig.onUpdate", worker)):
-        print(f"{name:<48} {figures['rps@16']:>10,.0f} {figures['p50@16']:>7.2f} {figures['p99@16']:>7.2f} "
-              f"{figures['rps@64']:>10,.0f} {figures['p99@64']:>7.2f} {figures['cpu_us@16']:>13.1f} "
-              f"{figures['launch_ms']:>10.1f} {figures['rss_mb']:>12.1f}")
+    for name, server in (("bare Hummingbird 2 route (the ceiling)", bare), ("our worker, typed RemoteConfig.onUpdate", worker)):
+        print(f"{name:<48} {server['rps@16']:>10,.0f} {server['p50@16']:>7.2f} {server['p99@16']:>7.2f} "
+              f"{server['rps@64']:>10,.0f} {server['p99@64']:>7.2f} {server['cpu_us@16']:>13.1f} "
+              f"{server['launch_ms']:>10.1f} {server['rss_mb']:>12.1f}")
     print("idle RSS by where it lies, MB (bare route, worker, difference): " + "; ".join(
         f"{kind} {bare['rss_by_kind'][kind]:.1f}, {worker['rss_by_kind'][kind]:.1f}, "
         f"{worker['rss_by_kind'][kind] - bare['rss_by_kind'][kind]:+.1f}"
@@ -231,6 +239,9 @@ def main():
     ]
     for label, ratio, goal, met in ratios:
         print(f"  {label:<36} {ratio:6.2f}  (goal {goal}: {'met' if met(ratio) else 'NOT met'})")
+    released = figures["bare route, tables released"]["rss_mb"]
+    print(f"idle RSS of the bare route releasing its relocation tables too, as the worker does: {released:.1f} MB; "
+          f"worker ÷ that: {worker['rss_mb'] / released:.2f}")
 
 
 if __name__ == "__main__":

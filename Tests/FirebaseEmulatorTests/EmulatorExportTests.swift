@@ -156,4 +156,65 @@ struct EmulatorExportTests {
             #expect(try target.analytics.events(appInstanceId: "0123456789abcdef0123456789abcdef").map(\.name) == ["level_up"])
         }
     }
+    @Test("two database instances whose names differ only in case get files of their own")
+    func caseOnlyInstances() throws {
+        let exportDirectory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: exportDirectory) }
+        let source = try Emulator(project: "demo-project", directory: nil)
+        try source.database.set(namespace: "Scores", path: "a", value: 1)
+        try source.database.set(namespace: "scores", path: "a", value: 2)
+        try source.export(to: exportDirectory)
+        // On a disk that ignores case (macOS's, usually) the two files would be one.
+        let names = try FileManager.default.contentsOfDirectory(atPath: exportDirectory.appendingPathComponent("database").path)
+        #expect(Set(names.map { $0.lowercased() }).count == 2, "\(names)")
+
+        let target = try Emulator(project: "demo-project", directory: nil)
+        try target.importState(from: exportDirectory)
+        #expect(try target.database.get(namespace: "Scores", path: "a") == 1)
+        #expect(try target.database.get(namespace: "scores", path: "a") == 2)
+
+        // The file an instance is read from must be one of the export's database files.
+        let metadata = exportDirectory.appendingPathComponent("emulator-export.json")
+        var fields = try #require(try JSONValue(parsing: Data(contentsOf: metadata)).objectValue)
+        fields["databaseFiles"] = ["Scores": "database/../remote-config.json", "scores": "database/scores.2.json"]
+        try JSONValue.object(fields).serializedData().write(to: metadata)
+        #expect {
+            try target.importState(from: exportDirectory)
+        } throws: { error in
+            (error as? ServiceError)?.message
+                == "emulator-export.json: 'database/../remote-config.json' is not a database file of the export"
+        }
+    }
+
+    @Test("an export is the state at one point in time, across database instances")
+    func onePointInTime() async throws {
+        let exportDirectory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: exportDirectory) }
+        let emulator = try Emulator(project: "demo-project", directory: nil)
+        try emulator.database.set(namespace: "a-db", path: "n", value: 0)
+        try emulator.database.set(namespace: "b-db", path: "n", value: 0)
+        // Each round writes `a-db` before `b-db`, so at any point in time a = b or a = b + 1.
+        let writer = Task.detached {
+            var round = 1
+            while !Task.isCancelled {
+                try emulator.database.set(namespace: "a-db", path: "n", value: .number(Double(round)))
+                try emulator.database.set(namespace: "b-db", path: "n", value: .number(Double(round)))
+                round += 1
+            }
+        }
+        defer { writer.cancel() }
+        for _ in 0..<50 {
+            try emulator.export(to: exportDirectory)
+            func read(_ instance: String) throws -> Double? {
+                let file = exportDirectory.appendingPathComponent("database/\(instance).json")
+                return try JSONValue(parsing: Data(contentsOf: file))["n"]?.numberValue
+            }
+            let a = try #require(try read("a-db"))
+            let b = try #require(try read("b-db"))
+            #expect(a == b || a == b + 1, "a-db at \(a), b-db at \(b)")
+            await Task.yield()
+        }
+        writer.cancel()
+        try await writer.value
+    }
 }

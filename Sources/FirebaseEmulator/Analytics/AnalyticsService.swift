@@ -136,13 +136,16 @@ extension AnalyticsService {
 
     /// Logged events, event names and user properties of this project (for `emulators:export`).
     public func exportState() throws -> JSONValue {
-        try store.read { db in
-            var tables: [String: JSONValue] = [:]
-            for table in Self.exportedTables {
-                tables[table] = try StoreTableDump.rows(db, table: table, filter: "project = ?", arguments: [project])
-            }
-            return .object(tables)
+        try store.read { db in try exportState(in: db) }
+    }
+
+    /// ``exportState()`` inside a transaction of the store.
+    func exportState(in db: GRDB.Database) throws -> JSONValue {
+        var tables: [String: JSONValue] = [:]
+        for table in Self.exportedTables {
+            tables[table] = try StoreTableDump.rows(db, table: table, filter: "project = ?", arguments: [project])
         }
+        return .object(tables)
     }
 
     /// Replaces this project's analytics state inside an import transaction.

@@ -81,7 +81,13 @@ extension AuthService {
     ///
     /// - Parameter project: the project; this service's project when `nil`.
     public func exportUsers(project: String? = nil) throws -> [AuthUser] {
-        try read { db in try AuthUserStorage.users(db, project: project ?? self.project, after: nil, limit: nil) }
+        try read { db in try exportUsers(in: db, project: project) }
+    }
+
+    /// ``exportUsers(project:)`` inside a transaction of the store (the emulator's export of all
+    /// services at one point in time).
+    func exportUsers(in db: GRDB.Database, project: String? = nil) throws -> [AuthUser] {
+        try AuthUserStorage.users(db, project: project ?? self.project, after: nil, limit: nil)
     }
 
     /// Replaces every user of this project with `users` (for `emulators:import`); emits nothing.

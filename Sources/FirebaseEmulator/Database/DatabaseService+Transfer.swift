@@ -20,23 +20,27 @@ extension DatabaseService {
     public func importTree(namespace: String, value: JSONValue) throws {
         try Self.validate(namespace: namespace)
         let tree = try DatabaseTree(value, now: clock.now)
-        _ = try store.write { transaction in
-            let sequence = state.withLock { ($0.namespaces[namespace]?.log.sequence ?? 0) + 1 }
-            let bytes = try Self.saveSnapshot(tree, namespace: namespace, sequence: sequence, in: transaction.db)
-            // Applied once committed, on the store's writer, before any later write.
-            transaction.afterCommit { [self] in
-                state.withLock { state in
-                    var space = state.namespaces[namespace] ?? Namespace()
-                    let old = space.tree
-                    space.tree = tree
-                    space.log = LogState(sequence: sequence, snapshotBytes: bytes)
-                    state.namespaces[namespace] = space
-                    for listener in state.listeners.values where listener.namespace == namespace {
-                        let after = tree.storedValue(at: listener.path)
-                        guard old.storedValue(at: listener.path) != after else { continue }
-                        listener.continuation.yield(
-                            DatabaseChangeEvent(event: .put, path: "/", data: DatabaseTree.rendered(after)))
-                    }
+        _ = try store.write { transaction in try importTree(namespace: namespace, tree: tree, in: &transaction) }
+    }
+
+    /// Replaces the whole tree of a namespace inside a transaction of the store (the emulator's
+    /// import of all services at once); the namespace's name is already checked.
+    func importTree(namespace: String, tree: DatabaseTree, in transaction: inout StoreTransaction) throws {
+        let sequence = state.withLock { ($0.namespaces[namespace]?.log.sequence ?? 0) + 1 }
+        let bytes = try Self.saveSnapshot(tree, namespace: namespace, sequence: sequence, in: transaction.db)
+        // Applied once committed, on the store's writer, before any later write.
+        transaction.afterCommit { [self] in
+            state.withLock { state in
+                var space = state.namespaces[namespace] ?? Namespace()
+                let old = space.tree
+                space.tree = tree
+                space.log = LogState(sequence: sequence, snapshotBytes: bytes)
+                state.namespaces[namespace] = space
+                for listener in state.listeners.values where listener.namespace == namespace {
+                    let after = tree.storedValue(at: listener.path)
+                    guard old.storedValue(at: listener.path) != after else { continue }
+                    listener.continuation.yield(
+                        DatabaseChangeEvent(event: .put, path: "/", data: DatabaseTree.rendered(after)))
                 }
             }
         }

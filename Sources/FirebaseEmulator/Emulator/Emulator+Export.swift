@@ -11,24 +11,42 @@ extension Emulator {
     /// version), `database/<instance>.json` (one tree per database instance), `auth/users.json`
     /// (with bcrypt hashes, so imported users can still sign in), `messaging.json` (devices,
     /// subscription history, messages, inboxes) and `analytics.json`.
+    ///
+    /// The state is read at one point in time: between two commits, with writes held back while
+    /// it is read (not while the files are written). Two instances whose names differ only in
+    /// case get files of their own (`database/<instance>.2.json` for the second), so that the
+    /// export also holds on a disk that ignores case, as macOS's usually does.
     public func export(to directory: URL) throws {
         let files = FileManager.default
         try files.createDirectory(at: directory.appendingPathComponent("database"), withIntermediateDirectories: true)
         try files.createDirectory(at: directory.appendingPathComponent("auth"), withIntermediateDirectories: true)
-        let namespaces = database.namespaces()
-        for namespace in namespaces {
-            let file = directory.appendingPathComponent("database/\(namespace).json")
-            try write(database.export(namespace: namespace), to: file)
+        // On the store's writer no other write commits, and the database's trees in memory are
+        // those of the last commit (each write updates them before the next one runs).
+        let ((trees, versions, users, messagingState, analyticsState), _) = try store.write { transaction in
+            let trees = try database.namespaces().map { ($0, try database.export(namespace: $0)) }
+            return (trees, try remoteConfig.exportVersions(in: transaction.db), try auth.exportUsers(in: transaction.db),
+                    try messaging.exportState(in: transaction.db), try analytics.exportState(in: transaction.db))
         }
-        try write(remoteConfig.exportVersions(), to: directory.appendingPathComponent("remote-config.json"))
-        try write(JSONValue(encoding: auth.exportUsers()), to: directory.appendingPathComponent("auth/users.json"))
-        try write(messaging.exportState(), to: directory.appendingPathComponent("messaging.json"))
-        try write(analytics.exportState(), to: directory.appendingPathComponent("analytics.json"))
+        var databaseFiles: [String: JSONValue] = [:]
+        var taken: [String: Int] = [:]
+        for (namespace, tree) in trees {
+            let folded = namespace.lowercased()
+            taken[folded, default: 0] += 1
+            // `.` is not allowed in an instance's name, so a suffix after one cannot be another's.
+            let file = taken[folded] == 1 ? "database/\(namespace).json" : "database/\(namespace).\(taken[folded]!).json"
+            try write(tree, to: directory.appendingPathComponent(file))
+            databaseFiles[namespace] = .string(file)
+        }
+        try write(versions, to: directory.appendingPathComponent("remote-config.json"))
+        try write(JSONValue(encoding: users), to: directory.appendingPathComponent("auth/users.json"))
+        try write(messagingState, to: directory.appendingPathComponent("messaging.json"))
+        try write(analyticsState, to: directory.appendingPathComponent("analytics.json"))
         let metadata: JSONValue = [
             "version": .number(Double(Self.exportFormatVersion)),
             "project": .string(project),
             "exportedAt": .string(RFC3339Timestamp.string(from: clock.now)),
-            "databaseInstances": .array(namespaces.map(JSONValue.string)),
+            "databaseInstances": .array(trees.map { .string($0.0) }),
+            "databaseFiles": .object(databaseFiles),
         ]
         try write(metadata, to: directory.appendingPathComponent("emulator-export.json"))
     }
@@ -36,10 +54,9 @@ extension Emulator {
     /// Replaces the state with an export written by ``export(to:)`` (for
     /// `emulators:start --import`). Emits no events.
     ///
-    /// Every file is read and checked before anything changes, so a malformed export leaves
-    /// the current state as it was: Remote Config, messaging, analytics and the users are then
-    /// replaced in one transaction (colliding users refuse it whole), and the database
-    /// instances after it, each in its own.
+    /// Every file is read and checked before anything changes, and everything is then replaced
+    /// in one transaction: a malformed export, or users that collide, leave the current state
+    /// as it was.
     /// - Throws: `INVALID_ARGUMENT` naming the file at fault.
     public func importState(from directory: URL) throws {
         let metadata = try read(directory, "emulator-export.json")
@@ -49,21 +66,24 @@ extension Emulator {
             )
         }
         let instances = metadata["databaseInstances"]?.arrayValue?.compactMap(\.stringValue) ?? []
-        var trees: [(String, JSONValue)] = []
+        var trees: [(String, DatabaseTree)] = []
         for instance in instances {
             do {
                 try DatabaseService.validate(namespace: instance)
             } catch {
                 throw ServiceError(.invalidArgument, "emulator-export.json: '\(instance)' is not a database instance name")
             }
-            let file = "database/\(instance).json"
+            // Exports written before instances had their files listed name them after the instance.
+            let file = metadata["databaseFiles"]?[instance]?.stringValue ?? "database/\(instance).json"
+            guard file.hasPrefix("database/"), !file.contains(".."), file.hasSuffix(".json") else {
+                throw ServiceError(.invalidArgument, "emulator-export.json: '\(file)' is not a database file of the export")
+            }
             let tree = try read(directory, file)
             do {
-                _ = try DatabaseTree(tree, now: clock.now)
+                trees.append((instance, try DatabaseTree(tree, now: clock.now)))
             } catch {
                 throw ServiceError(.invalidArgument, "\(file): \(error.message)")
             }
-            trees.append((instance, tree))
         }
         let versions = try read(directory, "remote-config.json")
         let messagingState = try read(directory, "messaging.json")
@@ -82,12 +102,13 @@ extension Emulator {
             try messaging.importState(messagingState, file: "messaging.json", in: transaction.db)
             try analytics.importState(analyticsState, file: "analytics.json", in: transaction.db)
             try auth.importExported(users, in: transaction.db)
-        }
-        for instance in database.namespaces() where !instances.contains(instance) {
-            try database.importTree(namespace: instance, value: .null)
-        }
-        for (instance, tree) in trees {
-            try database.importTree(namespace: instance, value: tree)
+            let empty = try DatabaseTree(.null, now: clock.now)
+            for instance in database.namespaces() where !instances.contains(instance) {
+                try database.importTree(namespace: instance, tree: empty, in: &transaction)
+            }
+            for (instance, tree) in trees {
+                try database.importTree(namespace: instance, tree: tree, in: &transaction)
+            }
         }
         try remoteConfig.reloadFromStore()
         try messaging.reloadFromStore()

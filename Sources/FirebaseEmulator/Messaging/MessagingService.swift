@@ -135,11 +135,14 @@ extension MessagingService {
 
     /// Devices, subscription history, messages and inboxes (for `emulators:export`).
     public func exportState() throws -> JSONValue {
-        try store.read { db in
-            var tables: [String: JSONValue] = [:]
-            for table in Self.exportedTables { tables[table] = try StoreTableDump.rows(db, table: table) }
-            return .object(tables)
-        }
+        try store.read { db in try exportState(in: db) }
+    }
+
+    /// ``exportState()`` inside a transaction of the store.
+    func exportState(in db: GRDB.Database) throws -> JSONValue {
+        var tables: [String: JSONValue] = [:]
+        for table in Self.exportedTables { tables[table] = try StoreTableDump.rows(db, table: table) }
+        return .object(tables)
     }
 
     /// Replaces the messaging state inside an import transaction.

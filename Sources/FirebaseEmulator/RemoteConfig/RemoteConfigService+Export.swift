@@ -7,19 +7,23 @@ extension RemoteConfigService {
     /// Every stored version of every namespace of this project, oldest first, as
     /// `[{"namespace": ..., "template": {...}}]` (for `emulators:export`).
     public func exportVersions() throws -> JSONValue {
-        try store.read { db in
-            .array(try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT namespace, template FROM remote_config_versions WHERE project = ?
-                    ORDER BY namespace, version_number
-                    """,
-                arguments: [project]
-            ).map { row in
-                let template: Data = row["template"]
-                return ["namespace": .string(row["namespace"]), "template": try JSONValue(parsing: template)]
-            })
-        }
+        try store.read { db in try exportVersions(in: db) }
+    }
+
+    /// ``exportVersions()`` inside a transaction of the store (the emulator's export of all
+    /// services at one point in time).
+    func exportVersions(in db: GRDB.Database) throws -> JSONValue {
+        .array(try Row.fetchAll(
+            db,
+            sql: """
+                SELECT namespace, template FROM remote_config_versions WHERE project = ?
+                ORDER BY namespace, version_number
+                """,
+            arguments: [project]
+        ).map { row in
+            let template: Data = row["template"]
+            return ["namespace": .string(row["namespace"]), "template": try JSONValue(parsing: template)]
+        })
     }
 
     /// Replaces every stored version of this project (for `emulators:import`); emits nothing.

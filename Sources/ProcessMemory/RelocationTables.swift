@@ -1,7 +1,5 @@
 #if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
 #endif
 
 /// Gives back the pages of the relocation tables the dynamic loader read at start-up.
@@ -19,11 +17,11 @@ import Musl
 public enum RelocationTables {
     /// Releases the relocation tables of every object loaded so far.
     ///
-    /// - Returns: the bytes released (0 where this is not Linux on a 64-bit machine, or the loader's
-    ///   `dl_iterate_phdr` cannot be found).
+    /// - Returns: the bytes released (0 where this is not Linux with glibc on a 64-bit machine, or
+    ///   the loader's `dl_iterate_phdr` cannot be found).
     @discardableResult
     public static func release() -> Int {
-        #if (canImport(Glibc) || canImport(Musl)) && _pointerBitWidth(_64)
+        #if canImport(Glibc) && _pointerBitWidth(_64)
         loaded().reduce(0) { released, table in
             let done = madvise(UnsafeMutableRawPointer(bitPattern: table.lowerBound), table.count, MADV_DONTNEED) == 0
             return released + (done ? table.count : 0)
@@ -36,7 +34,7 @@ public enum RelocationTables {
     /// The address ranges of the whole pages of the loaded objects' relocation tables, for
     /// ``release()`` (empty where that does nothing).
     static func loaded() -> [Range<UInt>] {
-        #if (canImport(Glibc) || canImport(Musl)) && _pointerBitWidth(_64)
+        #if canImport(Glibc) && _pointerBitWidth(_64)
         typealias Visit = @convention(c) (UnsafeMutableRawPointer?, Int, UnsafeMutableRawPointer?) -> Int32
         typealias Iterate = @convention(c) (Visit, UnsafeMutableRawPointer?) -> Int32
         guard let symbol = dlsym(nil, "dl_iterate_phdr") else { return [] }
@@ -57,7 +55,7 @@ public enum RelocationTables {
     }
 }
 
-#if (canImport(Glibc) || canImport(Musl)) && _pointerBitWidth(_64)
+#if canImport(Glibc) && _pointerBitWidth(_64)
 /// One object the loader mapped, as `dl_iterate_phdr` describes it (`struct dl_phdr_info`, whose
 /// first four fields are the load address, the name, the program headers and their count).
 private struct LoadedObject {

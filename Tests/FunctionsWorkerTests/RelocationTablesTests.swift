@@ -1,7 +1,5 @@
 #if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
 #endif
 @testable import ProcessMemory
 import Testing
@@ -9,7 +7,7 @@ import Testing
 /// What a worker gives back at start: the pages of the loader's relocation tables.
 @Suite("Releasing the loader's relocation tables")
 struct RelocationTablesTests {
-    #if (canImport(Glibc) || canImport(Musl)) && _pointerBitWidth(_64)
+    #if canImport(Glibc) && _pointerBitWidth(_64)
     /// Whether each page is in the process's page tables (`/proc/self/pagemap`, bit 63).
     static func present(_ pages: Range<UInt>) throws -> [Bool] {
         let page = UInt(sysconf(Int32(_SC_PAGESIZE)))

@@ -4,6 +4,7 @@ import CloudFunctionsTesting
 import FirebaseEmulator
 import Foundation
 import FunctionsBuiltins
+import Synchronization
 import Testing
 
 @Suite("Emulator export and import")
@@ -186,24 +187,37 @@ struct EmulatorExportTests {
         }
     }
 
-    @Test("an export is the state at one point in time, across database instances")
-    func onePointInTime() async throws {
+    @Test("an export is the state at one point in time, across database instances", arguments: [false, true])
+    func onePointInTime(onDisk: Bool) throws {
         let exportDirectory = Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: exportDirectory) }
-        let emulator = try Emulator(project: "demo-project", directory: nil)
+        let dataDirectory = Self.temporaryDirectory()
+        defer {
+            try? FileManager.default.removeItem(at: exportDirectory)
+            try? FileManager.default.removeItem(at: dataDirectory)
+        }
+        let emulator = try Emulator(project: "demo-project", directory: onDisk ? dataDirectory : nil)
         try emulator.database.set(namespace: "a-db", path: "n", value: 0)
         try emulator.database.set(namespace: "b-db", path: "n", value: 0)
-        // Each round writes `a-db` before `b-db`, so at any point in time a = b or a = b + 1.
-        let writer = Task.detached {
+        // Each round writes `a-db` before `b-db`, so at any point in time a = b or a = b + 1. The
+        // writer is a thread of its own: its blocking writes must not hold a thread of the
+        // tasks' shared pool.
+        let stop = Atomic<Bool>(false)
+        let stopped = DispatchSemaphore(value: 0)
+        let writer = Thread {
             var round = 1
-            while !Task.isCancelled {
-                try emulator.database.set(namespace: "a-db", path: "n", value: .number(Double(round)))
-                try emulator.database.set(namespace: "b-db", path: "n", value: .number(Double(round)))
+            while !stop.load(ordering: .relaxed), round <= 100_000 {
+                try? emulator.database.set(namespace: "a-db", path: "n", value: .number(Double(round)))
+                try? emulator.database.set(namespace: "b-db", path: "n", value: .number(Double(round)))
                 round += 1
             }
+            stopped.signal()
         }
-        defer { writer.cancel() }
-        for _ in 0..<50 {
+        writer.start()
+        defer {
+            stop.store(true, ordering: .relaxed)
+            stopped.wait()
+        }
+        for _ in 0..<30 {
             try emulator.export(to: exportDirectory)
             func read(_ instance: String) throws -> Double? {
                 let file = exportDirectory.appendingPathComponent("database/\(instance).json")
@@ -212,9 +226,6 @@ struct EmulatorExportTests {
             let a = try #require(try read("a-db"))
             let b = try #require(try read("b-db"))
             #expect(a == b || a == b + 1, "a-db at \(a), b-db at \(b)")
-            await Task.yield()
         }
-        writer.cancel()
-        try await writer.value
     }
 }

@@ -11,6 +11,19 @@ extension DatabaseService {
         try get(namespace: namespace, path: "/")
     }
 
+    /// The trees of the namespaces that hold data, by name, as they are now (values: cheap to
+    /// take), for an export that renders them later with ``rendered(_:)``.
+    func trees() -> [(namespace: String, tree: DatabaseTree)] {
+        state.withLock { state in
+            state.namespaces.filter { !$0.value.tree.isEmpty }.sorted { $0.key < $1.key }.map { ($0.key, $0.value.tree) }
+        }
+    }
+
+    /// A whole tree, rendered as a root read returns it.
+    static func rendered(_ tree: DatabaseTree) -> JSONValue {
+        DatabaseTree.rendered(tree.storedValue(at: .root))
+    }
+
     /// Replaces the whole tree of a namespace (for `emulators:import`); emits no events.
     ///
     /// The new tree is stored as a snapshot in one transaction. Change feeds on the namespace

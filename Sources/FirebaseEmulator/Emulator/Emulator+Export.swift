@@ -12,8 +12,8 @@ extension Emulator {
     /// (with bcrypt hashes, so imported users can still sign in), `messaging.json` (devices,
     /// subscription history, messages, inboxes) and `analytics.json`.
     ///
-    /// The state is read at one point in time: between two commits, with writes held back while
-    /// it is read (not while the files are written). Two instances whose names differ only in
+    /// The state is read at one point in time, between two commits: the database's trees on the
+    /// store's writer, the rest from a snapshot of that commit (writes go on meanwhile). Two instances whose names differ only in
     /// case get files of their own (`database/<instance>.2.json` for the second), so that the
     /// export also holds on a disk that ignores case, as macOS's usually does.
     public func export(to directory: URL) throws {
@@ -22,14 +22,16 @@ extension Emulator {
         try files.createDirectory(at: directory.appendingPathComponent("auth"), withIntermediateDirectories: true)
         // On the store's writer no other write commits, and the database's trees in memory are
         // those of the last commit (each write updates them before the next one runs).
-        let ((trees, versions, users, messagingState, analyticsState), _) = try store.write { transaction in
-            let trees = try database.namespaces().map { ($0, try database.export(namespace: $0)) }
-            return (trees, try remoteConfig.exportVersions(in: transaction.db), try auth.exportUsers(in: transaction.db),
-                    try messaging.exportState(in: transaction.db), try analytics.exportState(in: transaction.db))
+        let (trees, (versions, users, messagingState, analyticsState)) = try store.readAtOneCommit(
+            capture: database.trees
+        ) { [remoteConfig, auth, messaging, analytics] db in
+            (try remoteConfig.exportVersions(in: db), try auth.exportUsers(in: db), try messaging.exportState(in: db),
+             try analytics.exportState(in: db))
         }
         var databaseFiles: [String: JSONValue] = [:]
         var taken: [String: Int] = [:]
-        for (namespace, tree) in trees {
+        for (namespace, snapshot) in trees {
+            let tree = DatabaseService.rendered(snapshot)
             let folded = namespace.lowercased()
             taken[folded, default: 0] += 1
             // `.` is not allowed in an instance's name, so a suffix after one cannot be another's.
@@ -45,7 +47,7 @@ extension Emulator {
             "version": .number(Double(Self.exportFormatVersion)),
             "project": .string(project),
             "exportedAt": .string(RFC3339Timestamp.string(from: clock.now)),
-            "databaseInstances": .array(trees.map { .string($0.0) }),
+            "databaseInstances": .array(trees.map { .string($0.namespace) }),
             "databaseFiles": .object(databaseFiles),
         ]
         try write(metadata, to: directory.appendingPathComponent("emulator-export.json"))

@@ -133,3 +133,34 @@ extension EmulatorStore {
         DatabaseService.schema,
     ]
 }
+
+extension EmulatorStore {
+    /// Runs `capture` on the writer between two commits (where in-memory state matches the last
+    /// commit), then `read` on a snapshot of the database as of that same commit. With a store on
+    /// disk, writes go on while `read` runs; in memory, `read` runs at once, on the writer.
+    ///
+    /// - Returns: what `capture` and `read` return.
+    /// - Throws: what either throws, or a database error.
+    package func readAtOneCommit<Captured, Value: Sendable>(
+        capture: () throws -> Captured, read: @escaping @Sendable (GRDB.Database) throws -> Value
+    ) throws -> (Captured, Value) {
+        let outcome = SnapshotRead<Value>()
+        let captured = try writer.writeWithoutTransaction { _ in
+            let captured = try capture()
+            writer.spawnConcurrentRead { database in
+                outcome.result = Result { try read(database.get()) }
+                outcome.done.signal()
+            }
+            return captured
+        }
+        outcome.done.wait()
+        return (captured, try outcome.result!.get())
+    }
+}
+
+/// The result of a read on a snapshot, handed from the reader's queue to the caller (the
+/// semaphore orders the write before the read).
+private final class SnapshotRead<Value>: @unchecked Sendable {
+    var result: Result<Value, any Error>?
+    let done = DispatchSemaphore(value: 0)
+}

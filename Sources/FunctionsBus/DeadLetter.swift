@@ -38,5 +38,10 @@ public struct DeadLetter: Sendable, Hashable, Identifiable {
     }
 
     /// Identifies the dead letter: the function and the event's source and id.
-    public var id: String { "\(function) \(event.source) \(event.id)" }
+    public var id: String { Self.id(function: function, eventSource: event.source, eventId: event.id) }
+
+    /// The ``id`` of the dead letter of `function` for the event of that source and id.
+    static func id(function: String, eventSource: String, eventId: String) -> String {
+        "\(function) \(eventSource) \(eventId)"
+    }
 }

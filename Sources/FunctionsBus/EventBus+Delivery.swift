@@ -472,7 +472,8 @@ extension EventBus {
                 if !state.unlistedDeadLetters.isEmpty {
                     for report in effects.reports {
                         guard case .deadLettered = report.status else { continue }
-                        state.unlistedDeadLetters.remove("\(report.function) \(report.eventSource) \(report.eventId)")
+                        state.unlistedDeadLetters.remove(
+                            DeadLetter.id(function: report.function, eventSource: report.eventSource, eventId: report.eventId))
                     }
                 }
                 state.reportsInProgress -= effects.toObserve

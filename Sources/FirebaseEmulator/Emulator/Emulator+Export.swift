@@ -13,9 +13,10 @@ extension Emulator {
     /// subscription history, messages, inboxes) and `analytics.json`.
     ///
     /// The state is read at one point in time, between two commits: the database's trees on the
-    /// store's writer, the rest from a snapshot of that commit (writes go on meanwhile). Two instances whose names differ only in
-    /// case get files of their own (`database/<instance>.2.json` for the second), so that the
-    /// export also holds on a disk that ignores case, as macOS's usually does.
+    /// store's writer, the rest from a snapshot of that commit (writes go on meanwhile). Two
+    /// instances whose names differ only in case get files of their own
+    /// (`database/<instance>.2.json` for the second), so that the export also holds on a disk
+    /// that ignores case, as macOS's usually does.
     public func export(to directory: URL) throws {
         let files = FileManager.default
         try files.createDirectory(at: directory.appendingPathComponent("database"), withIntermediateDirectories: true)

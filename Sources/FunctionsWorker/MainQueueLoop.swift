@@ -1,5 +1,5 @@
+#if canImport(Glibc) || canImport(Musl)
 import Dispatch
-
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -18,11 +18,11 @@ import Musl
 /// Foundation's `RunLoop` does on Linux (without the run loop's own code). Where libdispatch
 /// does not export the two functions this needs to `dlsym` (a binary built with
 /// `--static-swift-stdlib`, as the container images are), ``run()`` falls back to
-/// `dispatch_main()`: `@MainActor` code then runs on libdispatch's threads, as before.
+/// `dispatch_main()`: `@MainActor` code then runs on libdispatch's threads, as before. (Linux
+/// only: macOS keeps the `async` main, whose main thread serves the main queue already.)
 enum MainQueueLoop {
     /// Serves the main queue on the calling thread, the main thread, until the process exits.
     static func run() -> Never {
-        #if canImport(Glibc) || canImport(Musl)
         if let queue = MainQueueHooks() {
             let descriptor = queue.handle()
             if descriptor >= 0 {
@@ -41,12 +41,10 @@ enum MainQueueLoop {
                 }
             }
         }
-        #endif
         dispatchMain()
     }
 }
 
-#if canImport(Glibc) || canImport(Musl)
 /// The two functions libdispatch exports for a run loop that serves the main queue (Foundation's
 /// `CFRunLoop` uses them), looked up in the process.
 private struct MainQueueHooks {

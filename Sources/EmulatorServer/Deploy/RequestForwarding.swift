@@ -85,14 +85,14 @@ enum RequestForwarding {
 struct FunctionRequestMiddleware: RouterMiddleware {
     typealias Context = EmulatorRequestContext
     let server: EmulatorServer
-    /// Whether the emulator listens on loopback only, so that a function URL called by another
-    /// host name is refused as every other route is (the functions accept the emulator's
-    /// unsigned tokens, so a page that rebinds a domain to 127.0.0.1 must not reach them).
-    let checksHostNames: Bool
+    /// Refuses a function URL called by another host name while the emulator listens on
+    /// loopback only, as every other route is (the functions accept the emulator's unsigned
+    /// tokens, so a page that rebinds a domain to 127.0.0.1 must not reach them).
+    let hostCheck: LoopbackHost
 
     init(server: EmulatorServer) {
         self.server = server
-        checksHostNames = LoopbackHost.isLoopback(host: server.configuration.host)
+        hostCheck = LoopbackHost(listeningHost: server.configuration.host)
     }
 
     func handle(
@@ -104,7 +104,7 @@ struct FunctionRequestMiddleware: RouterMiddleware {
         guard !DatabaseRequest.isDatabasePath(request.uri.path) else { return try await next(request, context) }
         let parts = request.uri.path.split(separator: "/", omittingEmptySubsequences: true)
         guard parts.count >= 3, parts[0] == server.emulator.project else { return try await next(request, context) }
-        if let refusal = LoopbackHost.refusal(of: request, listeningHost: server.configuration.host, checks: checksHostNames) {
+        if let refusal = hostCheck.refusal(of: request) {
             throw refusal
         }
         let region = String(parts[1])

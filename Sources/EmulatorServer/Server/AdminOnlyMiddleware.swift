@@ -24,17 +24,14 @@ import Hummingbird
 struct AdminOnlyMiddleware: RouterMiddleware {
     typealias Context = EmulatorRequestContext
 
-    /// The address the emulator listens on.
-    let listeningHost: String
-    /// Whether that address is a loopback one, and so whether `Host` names are checked.
-    let checksHostNames: Bool
+    /// Refuses other host names while the emulator listens on loopback only.
+    let hostCheck: LoopbackHost
     /// The emulator's own origin (`http://127.0.0.1:PORT`), once it listens; a console served
     /// from it may call these routes.
     let ownOrigins: @Sendable () -> [String]
 
     init(listeningHost: String, ownOrigins: @escaping @Sendable () -> [String]) {
-        self.listeningHost = listeningHost
-        checksHostNames = LoopbackHost.isLoopback(host: listeningHost)
+        hostCheck = LoopbackHost(listeningHost: listeningHost)
         self.ownOrigins = ownOrigins
     }
 
@@ -44,7 +41,7 @@ struct AdminOnlyMiddleware: RouterMiddleware {
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         let database = DatabaseRequest.isDatabasePath(request.uri.path)
-        if let refusal = LoopbackHost.refusal(of: request, listeningHost: listeningHost, checks: checksHostNames) {
+        if let refusal = hostCheck.refusal(of: request) {
             if database { throw DatabaseHTTPError(error: refusal) }
             throw refusal
         }

@@ -6,12 +6,24 @@ import Hummingbird
 /// A web page can point a domain of its own at 127.0.0.1 (DNS rebinding) and then read, as its
 /// own origin, whatever a loopback server answers without a credential. Such requests carry
 /// the page's domain in `Host`, which no client of a loopback server sends: they name
-/// `localhost` (or a `*.localhost` name), `127.x.x.x` or `[::1]`.
-enum LoopbackHost {
-    /// The refusal of a request to an emulator listening on `listeningHost` whose `Host`
-    /// names another host, while that address is a loopback one (`checks`); `nil` to go on.
-    static func refusal(of request: Request, listeningHost: String, checks: Bool) -> ServiceError? {
-        guard checks, let authority = request.head.authority, !isLoopback(authority: authority) else { return nil }
+/// `localhost` (or a `*.localhost` name), `127.x.x.x` or `[::1]`. A value of this type is the
+/// check of an emulator listening on one address: it checks names only when that address is a
+/// loopback one (listening elsewhere, the emulator is meant to be reached by other names).
+struct LoopbackHost: Sendable {
+    /// The address the emulator listens on.
+    let listeningHost: String
+    /// Whether that address is a loopback one, and so whether `Host` names are checked.
+    let checks: Bool
+
+    init(listeningHost: String) {
+        self.listeningHost = listeningHost
+        checks = Self.isLoopback(host: listeningHost)
+    }
+
+    /// The refusal of a request whose `Host` names another host while the emulator listens on
+    /// loopback only; `nil` to go on.
+    func refusal(of request: Request) -> ServiceError? {
+        guard checks, let authority = request.head.authority, !Self.isLoopback(authority: authority) else { return nil }
         return ServiceError(.permissionDenied,
             "The emulator listens on \(listeningHost) only and answers requests for localhost, 127.0.0.1 or "
                 + "[::1], not for '\(authority)'; start it with --host to serve other names.")

@@ -58,6 +58,13 @@ def find(driver, css):
     return wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, css))
 
 
+def type_into(driver, css, text):
+    """Types into an element of a part the page redraws live: found and typed into in one step,
+    again if the redraw replaced it in between."""
+    from selenium.webdriver.common.by import By
+    return wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, css).send_keys(text) or True)
+
+
 def click(driver, css):
     """Clicks an element of a part the page redraws live: found and clicked in one step, again if
     the redraw replaced it in between."""
@@ -135,8 +142,10 @@ def test_publish_on_the_remote_config_page_reaches_a_device_inbox_live(app, emul
     value.send_keys(welcome + "-2")
     browser.find_element(By.ID, "publish-button").click()
     wait(browser, lambda d: d.find_element(By.ID, "publish").text == f"Published version {version + 1}.")
-    find(browser, "#diff-left").send_keys(f"version {version}")
-    find(browser, "#diff-right").send_keys(f"version {version + 1}")
+    # The version list is drawn again once the publish is known: wait until it offers the new one.
+    wait(browser, lambda d: f"version {version + 1}" in d.find_element(By.ID, "diff-right").text)
+    type_into(browser, "#diff-left", f"version {version}")
+    type_into(browser, "#diff-right", f"version {version + 1}")
     browser.find_element(By.ID, "diff-button").click()
     diff = wait(browser, lambda d: d.find_element(By.ID, "diff-result").text)
     assert "1 changed line." in diff, diff

@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "EmulatorServer", targets: ["EmulatorServer"]),
         .library(name: "FunctionsWorker", targets: ["FunctionsWorker"]),
         .library(name: "FirebaseHTTP", targets: ["FirebaseHTTP"]),
+        .library(name: "GoogleAuth", targets: ["GoogleAuth"]),
         .executable(name: "functions", targets: ["functions"]),
     ],
     dependencies: [
@@ -34,6 +35,8 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.5.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.24.0"),
+        // NIOHTTPCompression, already in the graph through AsyncHTTPClient: the limit of inflated answers.
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.20.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.1.0"),
         // Portable bcrypt (the same on Linux and macOS).
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.0.0"),
@@ -106,15 +109,25 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
                 .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "GoogleAuth",
+            dependencies: [
+                "CloudFunctions", "FirebaseHTTP",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "FunctionsWorker",
             dependencies: [
-                "CloudFunctions", "CloudEvents", "FirebaseHTTP", "ProcessMemory",
+                "CloudFunctions", "CloudEvents", "FirebaseHTTP", "GoogleAuth", "ProcessMemory",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -224,6 +237,17 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "GoogleAuthTests",
+            dependencies: [
+                "GoogleAuth", "FirebaseHTTP", "CloudFunctions", "CloudFunctionsTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings
         ),

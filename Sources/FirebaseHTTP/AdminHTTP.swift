@@ -1,8 +1,12 @@
 import CloudFunctions
 import Foundation
 
-/// Admin calls to an emulator (or any Firebase-compatible base URL): what the Admin clients of a
-/// functions binary and the `functions` CLI send.
+/// Admin calls to an emulator or to Google's services: what the Admin clients of a functions
+/// binary and the `functions` CLI send.
+///
+/// Every request carries `Authorization: Bearer` with the credentials' token (and
+/// `x-goog-user-project` when the token names a quota project). A request answered 401 is sent
+/// once more with a renewed token, when the credentials give a different one.
 public struct AdminHTTP: Sendable {
     /// An answer with a 2xx status.
     public struct Answer: Sendable {
@@ -15,17 +19,20 @@ public struct AdminHTTP: Sendable {
         public func json() throws -> JSONValue { body.isEmpty ? .null : try JSONValue(parsing: body) }
     }
 
-    /// The base URL, e.g. `http://127.0.0.1:4400`.
+    /// The base URL, e.g. `http://127.0.0.1:4400` or `https://fcm.googleapis.com`.
     public let baseURL: URL
-    /// The bearer token sent; the emulator's admin credential is `owner`.
-    public let bearerToken: String
+    /// Who the calls act as.
+    public let credentials: any AdminCredentials
+    /// Whether answers may come gzipped (`Accept-Encoding: gzip`), and are then inflated.
+    public let acceptsGzip: Bool
     /// `baseURL` without query, fragment or trailing slash: every request's URL begins with it.
     private let prefix: String
 
-    /// Creates a client of `baseURL`.
-    public init(baseURL: URL, bearerToken: String = "owner") {
+    /// Creates a client of `baseURL` acting as `credentials`.
+    public init(baseURL: URL, credentials: any AdminCredentials, acceptsGzip: Bool = false) {
         self.baseURL = baseURL
-        self.bearerToken = bearerToken
+        self.credentials = credentials
+        self.acceptsGzip = acceptsGzip
         var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false)
         components?.query = nil
         components?.fragment = nil
@@ -34,8 +41,15 @@ public struct AdminHTTP: Sendable {
         self.prefix = prefix
     }
 
+    /// Creates a client of an emulator at `baseURL`, sending a fixed token (the emulator's
+    /// administrator is `owner`).
+    public init(baseURL: URL, bearerToken: String = "owner") {
+        self.init(baseURL: baseURL, credentials: FixedCredentials(project: nil, token: bearerToken))
+    }
+
     /// Sends a request to `path` under the base URL; an answer outside 2xx throws
-    /// ``AdminHTTPError`` with the service's message; no answer at all throws the transport's error.
+    /// ``AdminHTTPError`` with the service's message; no answer at all throws the transport's
+    /// error, and credentials that cannot give a token throw their error.
     @discardableResult
     public func send(
         _ method: String,
@@ -52,22 +66,39 @@ public struct AdminHTTP: Sendable {
             if let value = item.value { text += "=" + Self.percentEncoded(value) }
         }
         guard let url = URL(string: text) else { throw AdminHTTPError(status: 0, message: "malformed URL for \(path)") }
-        var fieldsSent = [("Authorization", "Bearer \(bearerToken)")]
-        if json != nil { fieldsSent.append(("Content-Type", "application/json")) }
-        fieldsSent += headers.map { ($0.key, $0.value) }
-        let response = try await HTTPExchange.send(method, url, headers: fieldsSent, body: json?.serializedData(),
-            timeout: .milliseconds(Int64(timeout * 1000)))
-        let status = response.status
-        let fields = response.headers
-        let data = response.body
-        guard (200..<300).contains(status) else {
-            let body = try? JSONValue(parsing: data)
+        let body = json?.serializedData()
+        var token = try await credentials.accessToken()
+        var response = try await exchange(method, url, token: token, json: body, headers: headers, timeout: timeout)
+        if response.status == 401 {
+            // An expired or revoked token: one renewal, one more try.
+            await credentials.refused(token)
+            let renewed = try await credentials.accessToken()
+            if renewed.value != token.value {
+                token = renewed
+                response = try await exchange(method, url, token: token, json: body, headers: headers, timeout: timeout)
+            }
+        }
+        guard (200..<300).contains(response.status) else {
+            let body = try? JSONValue(parsing: response.body)
             // Google APIs answer {"error": {"message"}}; the Realtime Database {"error": "..."}.
             let message = body?["error"]?["message"]?.stringValue ?? body?["error"]?.stringValue
-                ?? String(decoding: data.prefix(500), as: UTF8.self)
-            throw AdminHTTPError(status: status, message: message, answer: Answer(headers: fields, body: data))
+                ?? String(decoding: response.body.prefix(500), as: UTF8.self)
+            throw AdminHTTPError(status: response.status, message: message,
+                answer: Answer(headers: response.headers, body: response.body))
         }
-        return Answer(headers: fields, body: data)
+        return Answer(headers: response.headers, body: response.body)
+    }
+
+    private func exchange(
+        _ method: String, _ url: URL, token: AccessToken, json: Data?, headers: [String: String], timeout: TimeInterval
+    ) async throws -> HTTPExchange.Response {
+        var fields = [("Authorization", "Bearer \(token.value)")]
+        if let quotaProject = token.quotaProject { fields.append(("x-goog-user-project", quotaProject)) }
+        if json != nil { fields.append(("Content-Type", "application/json")) }
+        if acceptsGzip { fields.append(("Accept-Encoding", "gzip")) }
+        fields += headers.map { ($0.key, $0.value) }
+        return try await HTTPExchange.send(method, url, headers: fields, body: json,
+            timeout: .milliseconds(Int64(timeout * 1000)), inflatesGzip: acceptsGzip)
     }
 }
 

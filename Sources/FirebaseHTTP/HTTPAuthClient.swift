@@ -2,17 +2,24 @@ import CloudFunctions
 import Foundation
 
 /// `context.auth` for a functions binary: the Identity Toolkit admin API
-/// (`{base}/identitytoolkit.googleapis.com/v1/projects/{project}/accounts...`) of an emulator, as an
-/// administrator, the way the Admin SDKs call it.
+/// (`{base}/v1/projects/{project}/accounts...`) of Google (``productionBaseURL``) or of an
+/// emulator, as an administrator, the way the Admin SDKs call it.
 public struct HTTPAuthClient: AuthClient {
-    let http: AdminHTTP
-    /// The project in the request paths.
-    public let project: String
+    /// Google's Identity Toolkit API.
+    public static let productionBaseURL = URL(string: "https://identitytoolkit.googleapis.com")!
 
-    /// Creates a client; `baseURL` is e.g. `http://127.0.0.1:4400`.
-    public init(baseURL: URL, project: String, bearerToken: String = "owner") {
-        http = AdminHTTP(baseURL: baseURL, bearerToken: bearerToken)
-        self.project = project
+    let http: AdminHTTP
+
+    /// Creates a client of `baseURL` (where `/v1/projects/...` goes) acting as `credentials`.
+    public init(baseURL: URL, credentials: any AdminCredentials) {
+        http = AdminHTTP(baseURL: baseURL, credentials: credentials)
+    }
+
+    /// Creates a client of an emulator at `emulator`, e.g. `http://127.0.0.1:4400`: the API is
+    /// served under `/identitytoolkit.googleapis.com` there.
+    public init(emulator: URL, project: String, bearerToken: String = "owner") {
+        self.init(baseURL: emulator.appendingPathComponent("identitytoolkit.googleapis.com"),
+            credentials: FixedCredentials(project: project, token: bearerToken))
     }
 
     public func getUser(_ uid: String) async throws -> UserRecord {
@@ -52,7 +59,8 @@ public struct HTTPAuthClient: AuthClient {
     }
 
     private func call(_ path: String, _ body: JSONValue) async throws -> JSONValue {
-        try await http.send("POST", "/identitytoolkit.googleapis.com/v1/projects/\(project)\(path)", json: body).json()
+        let project = try await http.credentials.projectID()
+        return try await http.send("POST", "/v1/projects/\(project)\(path)", json: body).json()
     }
 
     private func lookUp(_ body: JSONValue, describing what: String) async throws -> UserRecord {

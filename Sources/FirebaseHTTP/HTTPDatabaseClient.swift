@@ -3,33 +3,71 @@ import CloudFunctions
 import Foundation
 
 /// `context.database` for a functions binary: the Realtime Database REST API
-/// (`{base}/{path}.json?ns={instance}`) of an emulator, as an administrator.
+/// (`{base}/{path}.json`), of a database instance at Google or of an emulator (which names the
+/// instance with `?ns={instance}`).
 ///
 /// Writes made while handling an event send `X-Functions-Chain-Depth`, so the emulator stops a
 /// function that keeps writing where it listens, as it does in process.
 public struct HTTPDatabaseClient: DatabaseClient {
     let http: AdminHTTP
-    /// The database instance (`ns`), e.g. `demo-project-default-rtdb`.
-    public let namespace: String
+    /// The database instance named by `?ns=`, e.g. `demo-project-default-rtdb`; `nil` where the
+    /// host names it (`https://NS.firebaseio.com`).
+    public let namespace: String?
     let chainDepth: Int
     /// Coalesces concurrent reads, when the client was made with `batchesReads`.
     let reads: DatabaseReadBatcher?
 
-    /// Creates a client of one database instance; `baseURL` is e.g. `http://127.0.0.1:4400`.
+    /// Creates a client of one database instance at `baseURL`, acting as `credentials`.
     ///
     /// With `batchesReads`, reads made while another is on its way go together in one request
     /// to the emulator's `POST /emulator/v1/databases/{namespace}:batchGet` (see
     /// `DatabaseReadBatcher`); only this repository's emulator serves that route.
-    public init(baseURL: URL, namespace: String, bearerToken: String = "owner", batchesReads: Bool = false) {
-        let http = AdminHTTP(baseURL: baseURL, bearerToken: bearerToken)
+    public init(baseURL: URL, namespace: String?, credentials: any AdminCredentials, batchesReads: Bool = false) {
+        let http = AdminHTTP(baseURL: baseURL, credentials: credentials)
         // The batcher sends through a client without one.
         let plain = HTTPDatabaseClient(http: http, namespace: namespace, chainDepth: 0, reads: nil)
-        self.init(http: http, namespace: namespace, chainDepth: 0, reads: batchesReads ? DatabaseReadBatcher(
-            single: { read in try await plain.readAlone(read.path, versioned: read.versioned) },
-            batch: { reads in try await plain.readTogether(reads) }) : nil)
+        self.init(http: http, namespace: namespace, chainDepth: 0, reads: batchesReads && namespace != nil
+            ? DatabaseReadBatcher(
+                single: { read in try await plain.readAlone(read.path, versioned: read.versioned) },
+                batch: { reads in try await plain.readTogether(reads) })
+            : nil)
     }
 
-    init(http: AdminHTTP, namespace: String, chainDepth: Int, reads: DatabaseReadBatcher?) {
+    /// Creates a client of one database instance of an emulator at `baseURL`, e.g.
+    /// `http://127.0.0.1:4400`.
+    public init(baseURL: URL, namespace: String, bearerToken: String = "owner", batchesReads: Bool = false) {
+        self.init(baseURL: baseURL, namespace: namespace, credentials: FixedCredentials(project: nil, token: bearerToken),
+            batchesReads: batchesReads)
+    }
+
+    /// Creates a client of the instance a database URL names, as `FIREBASE_CONFIG`'s
+    /// `databaseURL` gives it: `https://NS.firebaseio.com`, `https://NS.REGION.firebasedatabase.app`,
+    /// or any other URL with the instance in `?ns=NS` (an emulator's form).
+    ///
+    /// - Throws: ``AdminHTTPError`` (status 0) for a URL that is none of these.
+    public init(databaseURL: URL, credentials: any AdminCredentials) throws {
+        guard let scheme = databaseURL.scheme?.lowercased(), ["http", "https"].contains(scheme),
+            let host = databaseURL.host?.lowercased(), !host.isEmpty
+        else {
+            throw AdminHTTPError(status: 0, message: "the database URL '\(databaseURL.absoluteString)' is not an http(s) URL")
+        }
+        let components = URLComponents(url: databaseURL, resolvingAgainstBaseURL: false)
+        let named = components?.queryItems?.first { $0.name == "ns" }?.value.flatMap { $0.isEmpty ? nil : $0 }
+        if named == nil, !(host.hasSuffix(".firebaseio.com") || host.hasSuffix(".firebasedatabase.app")) {
+            throw AdminHTTPError(status: 0, message: "the database URL '\(databaseURL.absoluteString)' names no "
+                + "instance: use https://NS.firebaseio.com, https://NS.REGION.firebasedatabase.app, or a URL with ?ns=NS")
+        }
+        var base = URLComponents()
+        base.scheme = scheme
+        base.host = components?.host
+        base.port = components?.port
+        guard let baseURL = base.url else {
+            throw AdminHTTPError(status: 0, message: "the database URL '\(databaseURL.absoluteString)' is not an http(s) URL")
+        }
+        self.init(baseURL: baseURL, namespace: named, credentials: credentials)
+    }
+
+    init(http: AdminHTTP, namespace: String?, chainDepth: Int, reads: DatabaseReadBatcher?) {
         self.http = http
         self.namespace = namespace
         self.chainDepth = chainDepth
@@ -88,7 +126,7 @@ public struct HTTPDatabaseClient: DatabaseClient {
     /// the emulator refused (a bad path, say) fails alone.
     func readTogether(_ reads: [DatabaseReadBatcher.Read]) async throws -> [Result<VersionedValue, AdminHTTPError>] {
         let body: JSONValue = ["reads": .array(reads.map { ["path": .string($0.path), "etag": .bool($0.versioned)] })]
-        let name = AdminHTTP.percentEncoded(namespace)
+        let name = AdminHTTP.percentEncoded(namespace ?? "")
         let answer = try await http.send("POST", "/emulator/v1/databases/\(name):batchGet", json: body).json()
         guard let results = answer["reads"]?.arrayValue, results.count == reads.count else {
             throw AdminHTTPError(status: 200,
@@ -125,8 +163,9 @@ public struct HTTPDatabaseClient: DatabaseClient {
     ) async throws -> AdminHTTP.Answer {
         var headers = headers
         if chainDepth > 0 { headers["X-Functions-Chain-Depth"] = String(chainDepth) }
-        var query = [URLQueryItem(name: "ns", value: namespace)]
-        if silent { query.insert(URLQueryItem(name: "print", value: "silent"), at: 0) }
+        var query: [URLQueryItem] = []
+        if silent { query.append(URLQueryItem(name: "print", value: "silent")) }
+        if let namespace { query.append(URLQueryItem(name: "ns", value: namespace)) }
         let segments = path.split(separator: "/").map {
             AdminHTTP.percentEncoded($0, keeping: AdminHTTP.segmentCharacters)
         }

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOFoundationEssentialsCompat
 import NIOHTTP1
+import NIOHTTPCompression
 import Tracing
 
 /// One HTTP request and its whole answer, over one AsyncHTTPClient for the process: its
@@ -25,8 +26,16 @@ public enum HTTPExchange {
     }
 
     /// The client every exchange goes through; it lives as long as the process.
-    static let client: HTTPClient = {
+    static let client = makeClient(decompression: .disabled)
+
+    /// The client of exchanges whose answers may come gzipped (Google's APIs answer gzip when
+    /// asked); made on first use. The other does not inflate: the emulator passes a worker's
+    /// gzipped answer on as it is.
+    static let inflatingClient = makeClient(decompression: .enabled(limit: .size(maximumBodySize)))
+
+    private static func makeClient(decompression: HTTPClient.Decompression) -> HTTPClient {
         var configuration = HTTPClient.Configuration()
+        configuration.decompression = decompression
         configuration.connectionPool.retryConnectionEstablishment = false
         // At least as many requests at once to one peer as a function instance takes events
         // (`concurrency`, at most 1,000): AsyncHTTPClient's default of 8 connections queued the
@@ -39,7 +48,7 @@ public enum HTTPExchange {
         // cost a span and its attributes on every call.
         if InstrumentationSystem.tracer is NoOpTracer { configuration.tracing.tracer = nil }
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-    }()
+    }
 
     /// The most connections kept to one host and port: requests beyond them wait for one.
     public static let connectionsPerPeer = 1_000
@@ -47,7 +56,8 @@ public enum HTTPExchange {
     /// The largest answer body read.
     public static let maximumBodySize = 64 * 1024 * 1024
 
-    /// Sends a request and reads the answer.
+    /// Sends a request and reads the answer; with `inflatesGzip`, a gzipped answer's body is
+    /// inflated (up to ``maximumBodySize``).
     ///
     /// - Throws: AsyncHTTPClient's error when there is no answer (refused, reset, timed out).
     public static func send(
@@ -55,10 +65,11 @@ public enum HTTPExchange {
         _ url: URL,
         headers: [(String, String)] = [],
         body: Data? = nil,
-        timeout: Duration = .seconds(60)
+        timeout: Duration = .seconds(60),
+        inflatesGzip: Bool = false
     ) async throws -> Response {
         let response = try await execute(method, url, headers: headers, body: body, timeout: timeout,
-            keepsRepeatedHeaders: false)
+            keepsRepeatedHeaders: false, client: inflatesGzip ? inflatingClient : client)
         let buffer = try await response.body.collect(upTo: maximumBodySize)
         var fields: [String: String] = [:]
         for field in response.headers { fields[field.name.lowercased()] = field.value }
@@ -73,7 +84,8 @@ public enum HTTPExchange {
         headers: [(String, String)],
         body: Data?,
         timeout: Duration,
-        keepsRepeatedHeaders: Bool
+        keepsRepeatedHeaders: Bool,
+        client: HTTPClient = client
     ) async throws -> HTTPClientResponse {
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = HTTPMethod(rawValue: method)

@@ -1,20 +1,26 @@
 import CloudFunctions
 import Foundation
 
-/// `context.messaging` for a functions binary talking to an emulator (or any FCM
-/// HTTP v1-compatible endpoint) over HTTP: `POST {base}/v1/projects/{project}/messages:send`.
+/// `context.messaging` for a functions binary: `POST {base}/v1/projects/{project}/messages:send`,
+/// of FCM (`https://fcm.googleapis.com`, ``productionBaseURL``) or of an emulator.
 public struct HTTPMessagingClient: MessagingClient {
-    let http: AdminHTTP
-    /// The project in the send path.
-    public let project: String
+    /// FCM's HTTP v1 API.
+    public static let productionBaseURL = URL(string: "https://fcm.googleapis.com")!
 
-    /// Creates a client; `baseURL` is e.g. `http://127.0.0.1:4400`.
+    let http: AdminHTTP
+
+    /// Creates a client of `baseURL` acting as `credentials`.
+    public init(baseURL: URL, credentials: any AdminCredentials) {
+        http = AdminHTTP(baseURL: baseURL, credentials: credentials)
+    }
+
+    /// Creates a client of an emulator at `baseURL`, e.g. `http://127.0.0.1:4400`.
     public init(baseURL: URL, project: String, bearerToken: String = "owner") {
-        http = AdminHTTP(baseURL: baseURL, bearerToken: bearerToken)
-        self.project = project
+        self.init(baseURL: baseURL, credentials: FixedCredentials(project: project, token: bearerToken))
     }
 
     public func send(_ message: Message, validateOnly: Bool) async throws -> String {
+        let project = try await http.credentials.projectID()
         let body: JSONValue = ["message": try JSONValue(encoding: message), "validateOnly": .bool(validateOnly)]
         let answer = try await http.send("POST", "/v1/projects/\(project)/messages:send", json: body).json()
         guard let name = answer["name"]?.stringValue else {

@@ -1,21 +1,27 @@
 import CloudFunctions
 import Foundation
 
-/// `context.remoteConfig` for a functions binary: the Remote Config admin REST API
-/// (`{base}/v1/projects/{project}/remoteConfig`) of an emulator, as an administrator.
+/// `context.remoteConfig` for a functions binary: the Remote Config REST API
+/// (`{base}/v1/projects/{project}/remoteConfig`), of Google (``productionBaseURL``) or of an
+/// emulator. Answers may come gzipped: Google's API sends the ETag reliably only then.
 public struct HTTPRemoteConfigClient: RemoteConfigAdminClient {
-    let http: AdminHTTP
-    /// The project in the request paths.
-    public let project: String
+    /// Google's Remote Config API.
+    public static let productionBaseURL = URL(string: "https://firebaseremoteconfig.googleapis.com")!
 
-    /// Creates a client; `baseURL` is e.g. `http://127.0.0.1:4400`.
+    let http: AdminHTTP
+
+    /// Creates a client of `baseURL` acting as `credentials`.
+    public init(baseURL: URL, credentials: any AdminCredentials) {
+        http = AdminHTTP(baseURL: baseURL, credentials: credentials, acceptsGzip: true)
+    }
+
+    /// Creates a client of an emulator at `baseURL`, e.g. `http://127.0.0.1:4400`.
     public init(baseURL: URL, project: String, bearerToken: String = "owner") {
-        http = AdminHTTP(baseURL: baseURL, bearerToken: bearerToken)
-        self.project = project
+        self.init(baseURL: baseURL, credentials: FixedCredentials(project: project, token: bearerToken))
     }
 
     public func getTemplate() async throws -> RemoteConfigTemplateSnapshot {
-        snapshot(try await http.send("GET", "/v1/projects/\(project)/remoteConfig"))
+        snapshot(try await http.send("GET", try await path()))
     }
 
     public func publishTemplate(_ template: JSONValue, etag: String?) async throws -> RemoteConfigTemplateSnapshot {
@@ -24,13 +30,24 @@ public struct HTTPRemoteConfigClient: RemoteConfigAdminClient {
             members["version"] = nil
             body = .object(members)
         }
-        return snapshot(try await http.send("PUT", "/v1/projects/\(project)/remoteConfig", json: body,
-            headers: ["If-Match": etag ?? "*"]))
+        return snapshot(try await http.send("PUT", try await path(), json: body, headers: ["If-Match": etag ?? "*"]))
     }
 
     public func rollback(to versionNumber: Int64) async throws -> RemoteConfigTemplateSnapshot {
-        snapshot(try await http.send("POST", "/v1/projects/\(project)/remoteConfig:rollback",
+        snapshot(try await http.send("POST", try await path(":rollback"),
             json: ["versionNumber": .string(String(versionNumber))]))
+    }
+
+    public func listVersions(pageSize: Int?, pageToken: String?) async throws -> RemoteConfigVersionList {
+        var query: [URLQueryItem] = []
+        if let pageSize { query.append(URLQueryItem(name: "pageSize", value: String(pageSize))) }
+        if let pageToken { query.append(URLQueryItem(name: "pageToken", value: pageToken)) }
+        let answer = try await http.send("GET", try await path(":listVersions"), query: query)
+        return try JSONDecoder().decode(RemoteConfigVersionList.self, from: answer.body.isEmpty ? Data("{}".utf8) : answer.body)
+    }
+
+    private func path(_ suffix: String = "") async throws -> String {
+        "/v1/projects/\(try await http.credentials.projectID())/remoteConfig\(suffix)"
     }
 
     private func snapshot(_ answer: AdminHTTP.Answer) -> RemoteConfigTemplateSnapshot {

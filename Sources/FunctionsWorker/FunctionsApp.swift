@@ -36,14 +36,17 @@ public protocol FunctionsApp {
     /// Adds the app's functions.
     static func register(_ functions: inout FunctionRegistry)
 
-    /// The Admin clients handlers get. By default, with `FUNCTIONS_EMULATOR_URL` (the
-    /// emulator's base URL) and `GCLOUD_PROJECT` set, every client talks to that emulator over HTTP.
-    static func adminClients(environment: [String: String]) -> AdminClients
+    /// The Admin clients handlers get: by default those of
+    /// ``FunctionsWorker/adminClients(environment:)``, an emulator's when an emulator variable
+    /// is set, else Google's services with application default credentials.
+    ///
+    /// - Throws: an error that stops the binary (one line on stderr, exit 1), for invalid settings.
+    static func adminClients(environment: [String: String]) throws -> AdminClients
 }
 
 extension FunctionsApp {
-    public static func adminClients(environment: [String: String]) -> AdminClients {
-        FunctionsWorker.adminClients(environment: environment)
+    public static func adminClients(environment: [String: String]) throws -> AdminClients {
+        try FunctionsWorker.adminClients(environment: environment)
     }
 
     #if canImport(Glibc) || canImport(Musl)
@@ -80,46 +83,16 @@ extension FunctionsApp {
         }
         var functions = FunctionRegistry()
         register(&functions)
-        return (functions, adminClients(environment: environment), environment)
+        do {
+            return (functions, try adminClients(environment: environment), environment)
+        } catch {
+            try? FileHandle.standardError.write(contentsOf: Data("error: \(error)\n".utf8))
+            exit(1)
+        }
     }
 }
 
 extension FunctionsWorker {
-    /// The Admin clients the environment points to (see ``FunctionsApp/adminClients(environment:)``).
-    ///
-    /// `FUNCTIONS_EMULATOR_URL` (set by the emulator for the workers it runs) serves every service;
-    /// `FIREBASE_DATABASE_EMULATOR_HOST` and `FIREBASE_AUTH_EMULATOR_HOST` (`host:port`, as the
-    /// Admin SDKs read them) point the database and auth clients elsewhere. The project comes from
-    /// `GCLOUD_PROJECT` or `GOOGLE_CLOUD_PROJECT`; the database instance from
-    /// `FIREBASE_DATABASE_NAMESPACE`, else `{project}-default-rtdb`.
-    public static func adminClients(environment: [String: String]) -> AdminClients {
-        guard let project = project(environment) else { return AdminClients() }
-        let emulator = environment["FUNCTIONS_EMULATOR_URL"].flatMap(URL.init(string:))
-        func host(_ name: String) -> URL? {
-            environment[name].flatMap { $0.isEmpty || $0.contains("//") ? nil : URL(string: "http://\($0)") }
-        }
-        var clients = AdminClients()
-        if let emulator {
-            clients.messaging = HTTPMessagingClient(baseURL: emulator, project: project)
-            clients.remoteConfig = HTTPRemoteConfigClient(baseURL: emulator, project: project)
-        }
-        if let base = host("FIREBASE_DATABASE_EMULATOR_HOST") ?? emulator {
-            let namespace = environment["FIREBASE_DATABASE_NAMESPACE"] ?? "\(project)-default-rtdb"
-            // This repository's emulator (the database at FUNCTIONS_EMULATOR_URL) serves batched reads.
-            let ours = emulator.map { $0.host == base.host && $0.port == base.port } ?? false
-            clients.database = HTTPDatabaseClient(baseURL: base, namespace: namespace, batchesReads: ours)
-        }
-        if let base = host("FIREBASE_AUTH_EMULATOR_HOST") ?? emulator {
-            clients.auth = HTTPAuthClient(baseURL: base, project: project)
-        }
-        return clients
-    }
-
-    /// The Google Cloud project of the environment (`GCLOUD_PROJECT`, else `GOOGLE_CLOUD_PROJECT`).
-    static func project(_ environment: [String: String]) -> String? {
-        (environment["GCLOUD_PROJECT"] ?? environment["GOOGLE_CLOUD_PROJECT"]).flatMap { $0.isEmpty ? nil : $0 }
-    }
-
     /// Whether logs are Cloud Logging JSON lines: in a serverless container (`K_SERVICE`) unless
     /// `LOG_FORMAT` says otherwise, or wherever `LOG_FORMAT=json`.
     static func logsAsJSON(_ environment: [String: String]) -> Bool {

@@ -20,7 +20,7 @@ struct HTTPAdminClientsTests {
         try await EmulatorServer(emulator: emulator).withRunning { base in
             let environment = ["FUNCTIONS_EMULATOR_URL": base.absoluteString, "GCLOUD_PROJECT": "demo"]
                 .merging(extra.mapValues { $0.replacingOccurrences(of: "PORT", with: String(base.port ?? 0)) }) { $1 }
-            try await body(FunctionsWorker.adminClients(environment: environment), base.port ?? 0)
+            try await body(try FunctionsWorker.adminClients(environment: environment), base.port ?? 0)
         }
     }
 
@@ -180,7 +180,7 @@ struct HTTPAdminClientsTests {
         try await EmulatorServer(emulator: main).withRunning { mainBase in
             try await EmulatorServer(emulator: other).withRunning { otherBase in
                 let host = "127.0.0.1:\(otherBase.port ?? 0)"
-                let admin = FunctionsWorker.adminClients(environment: [
+                let admin = try FunctionsWorker.adminClients(environment: [
                     "FUNCTIONS_EMULATOR_URL": mainBase.absoluteString, "GCLOUD_PROJECT": "demo",
                     "FIREBASE_AUTH_EMULATOR_HOST": host, "FIREBASE_DATABASE_EMULATOR_HOST": host,
                     "FIREBASE_DATABASE_NAMESPACE": "elsewhere-ns",

@@ -16,7 +16,7 @@ struct HTTPMessagingClientTests {
         let token = try emulator.messaging.registerDevice(platform: "ios")
         _ = try emulator.messaging.subscribe(tokens: [token], to: "PUSH_RC")
         try await EmulatorServer(emulator: emulator).withRunning { base in
-            let admin = FunctionsWorker.adminClients(environment: [
+            let admin = try FunctionsWorker.adminClients(environment: [
                 "FUNCTIONS_EMULATOR_URL": base.absoluteString, "GCLOUD_PROJECT": "demo",
             ])
             let name = try await admin.messaging.send(PushConfig().message)
@@ -30,9 +30,9 @@ struct HTTPMessagingClientTests {
         }
     }
 
-    @Test("without the environment, the clients say what is missing")
-    func unconfigured() async {
-        let admin = FunctionsWorker.adminClients(environment: [:])
+    @Test("an emulator without a project: the clients say what is missing")
+    func unconfigured() async throws {
+        let admin = try FunctionsWorker.adminClients(environment: ["FUNCTIONS_EMULATOR_URL": "http://127.0.0.1:1"])
         await #expect(throws: AdminClientError.self) { try await admin.messaging.send(PushConfig().message) }
     }
 }

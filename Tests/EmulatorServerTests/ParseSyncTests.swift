@@ -73,7 +73,7 @@ struct ParseSyncTests {
                     try await emulator.deploy(functions)
                     let worker = try FunctionsWorker(
                         functions: functions,
-                        admin: FunctionsWorker.adminClients(environment: [
+                        admin: try FunctionsWorker.adminClients(environment: [
                             "FUNCTIONS_EMULATOR_URL": base.absoluteString, "GCLOUD_PROJECT": "demo",
                         ]),
                         tokens: EmulatorTokenVerifier(project: "demo")

@@ -28,9 +28,17 @@ public struct AdminClients: Sendable {
 public struct AdminClientError: Error, Sendable, CustomStringConvertible {
     /// The service, e.g. `messaging`.
     public var service: String
+    /// What would configure one, when the runtime knows.
+    public var remedy: String?
+
+    /// Creates an error.
+    public init(service: String, remedy: String? = nil) {
+        self.service = service
+        self.remedy = remedy
+    }
 
     public var description: String {
-        "no \(service) backend is configured: pass one in AdminClients when creating the runtime"
+        "no \(service) backend is configured: " + (remedy ?? "pass one in AdminClients when creating the runtime")
     }
 }
 
@@ -46,22 +54,26 @@ public struct UnavailableMessaging: MessagingClient {
 
 /// The database client of a runtime without a database backend: every call fails.
 public struct UnavailableDatabase: DatabaseClient {
-    /// Creates the client.
-    public init() {}
+    let error: AdminClientError
 
-    public func get(_ path: String) async throws -> JSONValue { throw AdminClientError(service: "database") }
-    public func set(_ path: String, _ value: JSONValue) async throws { throw AdminClientError(service: "database") }
+    /// Creates the client; its errors say `remedy` when given.
+    public init(remedy: String? = nil) {
+        error = AdminClientError(service: "database", remedy: remedy)
+    }
+
+    public func get(_ path: String) async throws -> JSONValue { throw error }
+    public func set(_ path: String, _ value: JSONValue) async throws { throw error }
     public func update(_ path: String, _ values: [String: JSONValue]) async throws {
-        throw AdminClientError(service: "database")
+        throw error
     }
     public func push(_ path: String, _ value: JSONValue) async throws -> String {
-        throw AdminClientError(service: "database")
+        throw error
     }
-    public func delete(_ path: String) async throws { throw AdminClientError(service: "database") }
+    public func delete(_ path: String) async throws { throw error }
     public func getVersioned(_ path: String) async throws -> VersionedValue {
-        throw AdminClientError(service: "database")
+        throw error
     }
     public func set(_ path: String, _ value: JSONValue, ifMatch etag: String) async throws -> VersionedValue? {
-        throw AdminClientError(service: "database")
+        throw error
     }
 }

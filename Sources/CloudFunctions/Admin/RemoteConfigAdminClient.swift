@@ -7,6 +7,16 @@ public protocol RemoteConfigAdminClient: Sendable {
     func publishTemplate(_ template: JSONValue, etag: String?) async throws -> RemoteConfigTemplateSnapshot
     /// Publishes a new version with the content of an earlier one.
     func rollback(to versionNumber: Int64) async throws -> RemoteConfigTemplateSnapshot
+    /// The published versions, newest first, `pageSize` (1...300, all kept ones by default) at a
+    /// time; pass a page's `nextPageToken` to get the next.
+    func listVersions(pageSize: Int?, pageToken: String?) async throws -> RemoteConfigVersionList
+}
+
+extension RemoteConfigAdminClient {
+    /// The published versions, newest first: the first page of up to 300.
+    public func listVersions() async throws -> RemoteConfigVersionList {
+        try await listVersions(pageSize: nil, pageToken: nil)
+    }
 }
 
 /// A Remote Config template as the admin API returns it.
@@ -66,6 +76,9 @@ public struct UnavailableRemoteConfig: RemoteConfigAdminClient {
         throw AdminClientError(service: "remoteConfig")
     }
     public func rollback(to versionNumber: Int64) async throws -> RemoteConfigTemplateSnapshot {
+        throw AdminClientError(service: "remoteConfig")
+    }
+    public func listVersions(pageSize: Int?, pageToken: String?) async throws -> RemoteConfigVersionList {
         throw AdminClientError(service: "remoteConfig")
     }
 }

@@ -23,6 +23,10 @@ package struct EmulatorRemoteConfigClient: RemoteConfigAdminClient {
         Self.snapshot(try service.rollback(to: versionNumber, origin: .adminSDKNode))
     }
 
+    public func listVersions(pageSize: Int?, pageToken: String?) async throws -> RemoteConfigVersionList {
+        try service.listVersions(pageSize: pageSize, pageToken: pageToken)
+    }
+
     static func snapshot(_ response: RemoteConfigTemplateResponse) -> RemoteConfigTemplateSnapshot {
         RemoteConfigTemplateSnapshot(template: response.template.jsonValue, etag: response.etag)
     }

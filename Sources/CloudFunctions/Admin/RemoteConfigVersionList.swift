@@ -1,8 +1,7 @@
-import CloudFunctions
 import Foundation
 
-/// The answer of `remoteConfig:listVersions`: versions newest first, and where to go on.
-package struct RemoteConfigVersionList: Sendable, Hashable, Codable {
+/// A page of `remoteConfig:listVersions`: versions newest first, and where to go on.
+public struct RemoteConfigVersionList: Sendable, Hashable, Codable {
     /// The versions of this page, newest first (metadata only, no template content).
     public var versions: [TemplateVersion]
     /// The token of the next page, absent on the last page.

@@ -26,6 +26,10 @@ conformance() {
         "$venv/bin/python" -m pytest -q -p no:cacheprovider conformance
 }
 
+# No test may reach a real metadata server (169.254.169.254, the default of production Admin
+# clients): a worker that finds no credentials asks this address instead, where nothing listens.
+export GCE_METADATA_HOST="${GCE_METADATA_HOST:-127.0.0.1:9}"
+
 # Every module must declare what it imports (an undeclared import builds here by luck of the
 # build order and breaks elsewhere).
 step "build (debug, with tests)" swift build --build-tests --explicit-target-dependency-import-check error

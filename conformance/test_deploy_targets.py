@@ -72,8 +72,13 @@ def test_knative_sample_services_and_triggers(sample_knative):
     (callable_service,) = documents(sample_knative / "submitscore.yaml")
     env = callable_service["spec"]["template"]["spec"]["containers"][0]["env"]
     # The project, which Cloud Run sets and Knative does not: the callable checks its ID tokens.
-    assert env == [{"name": "FUNCTION_TARGET", "value": "submitScore"}, {"name": "FUNCTION_SIGNATURE_TYPE", "value": "http"},
-                   {"name": "GOOGLE_CLOUD_PROJECT", "value": "my-proj"}]
+    assert env[:3] == [{"name": "FUNCTION_TARGET", "value": "submitScore"},
+                       {"name": "FUNCTION_SIGNATURE_TYPE", "value": "http"}, {"name": "GOOGLE_CLOUD_PROJECT", "value": "my-proj"}]
+    # The Firebase app's configuration, for the Admin calls: the project and its default database.
+    assert env[3]["name"] == "FIREBASE_CONFIG"
+    assert json.loads(env[3]["value"]) == {"projectId": "my-proj",
+                                           "databaseURL": "https://my-proj-default-rtdb.firebaseio.com"}
+    assert len(env) == 4
     (blocking_service,) = documents(sample_knative / "checksignup.yaml")
     assert blocking_service["spec"]["template"]["spec"]["timeoutSeconds"] == 7
     service, trigger = documents(sample_knative / "onscorewrite.yaml")
@@ -86,9 +91,11 @@ def test_knative_sample_services_and_triggers(sample_knative):
     (container,) = spec["containers"]
     assert container["image"] == "registry.example/fns:1"
     assert container["ports"] == [{"containerPort": 8080}]
-    assert container["env"] == [{"name": "FUNCTION_TARGET", "value": "onScoreWrite"},
-                                {"name": "FUNCTION_SIGNATURE_TYPE", "value": "cloudevent"},
-                                {"name": "GOOGLE_CLOUD_PROJECT", "value": "my-proj"}]
+    assert container["env"][:3] == [{"name": "FUNCTION_TARGET", "value": "onScoreWrite"},
+                                    {"name": "FUNCTION_SIGNATURE_TYPE", "value": "cloudevent"},
+                                    {"name": "GOOGLE_CLOUD_PROJECT", "value": "my-proj"}]
+    # No credentials wired in unless asked: on GKE without Workload Identity the node's account is used.
+    assert "serviceAccountName" not in spec and "volumes" not in spec and "volumeMounts" not in container
     assert "metadata" not in service["spec"]["template"], "no scale bounds unless the function sets them"
     assert trigger["apiVersion"] == "eventing.knative.dev/v1"
     assert trigger["kind"] == "Trigger"
@@ -192,10 +199,11 @@ def gcloud_commands(script):
 def test_cloud_run_script(tmp_path):
     manifest = manifest_file(tmp_path, {
         "onScoreWrite": endpoint(DB, patterns={"instance": "*", "ref": "scores/{scoreId}"}, concurrency=1,
-                                 timeoutSeconds=120, availableMemoryMb=256, minInstances=0, maxInstances=3),
+                                 timeoutSeconds=120, availableMemoryMb=256, minInstances=0, maxInstances=3,
+                                 adminServices=["database"]),
         "pushConfig": endpoint(RC, retry=True,
                                delivery={"maxEventAgeSeconds": 7200, "maxAttempts": 10, "minBackoffSeconds": 5,
-                                         "maxBackoffSeconds": 300}),
+                                         "maxBackoffSeconds": 300}, adminServices=["messaging"]),
     })
     out = tmp_path / "out"
     result = deploy("--target", "cloud-run", "--project", "my-proj", "--out", str(out), "--manifest", manifest,
@@ -210,6 +218,8 @@ def test_cloud_run_script(tmp_path):
     commands = gcloud_commands(script)
     kinds = [" ".join(words[:2] if words[0] == "docker" else words[:4]) for words, _ in commands]
     assert kinds == ["gcloud artifacts repositories describe", "docker build", "docker push",
+                     "gcloud iam service-accounts create",
+                     "gcloud projects add-iam-policy-binding $PROJECT", "gcloud projects add-iam-policy-binding $PROJECT",
                      "gcloud projects add-iam-policy-binding $PROJECT",
                      "gcloud run deploy onscorewrite", "gcloud eventarc triggers update",
                      "gcloud eventarc triggers create",
@@ -219,10 +229,19 @@ def test_cloud_run_script(tmp_path):
                      "gcloud pubsub subscriptions update",
                      "gcloud pubsub topics add-iam-policy-binding", "gcloud pubsub subscriptions add-iam-policy-binding",
                      "gcloud run services add-iam-policy-binding"]
-    (_, (build, _), _, (_, receiver), (_, run), (existing_words, existing), (create_words, create), (_, invoker),
+    (_, (build, _), _, _, (_, messaging), (_, database), (_, receiver), (_, run), (existing_words, existing), (create_words, create), (_, invoker),
      (_, run2), (_, existing2), (_, create2), (update_words, update), (_, publisher), (_, subscriber), _) = commands
     # A trigger deployed before is updated to the same settings a new one is created with.
     assert existing_words[4] == "onscorewrite" and existing == create and existing2 == create2
+    # The functions run as their own account, granted the roles of the services they declare.
+    assert 'RUNTIME_ACCOUNT="${RUNTIME_ACCOUNT:-functions-runtime@$PROJECT.iam.gserviceaccount.com}"' in script
+    assert messaging["--member"] == database["--member"] == ["serviceAccount:$RUNTIME_ACCOUNT"]
+    assert messaging["--role"] == ["roles/firebasecloudmessaging.admin"]
+    assert database["--role"] == ["roles/firebasedatabase.admin"]
+    assert "# pushConfig needs roles/firebasecloudmessaging.admin." in script
+    assert "onScoreWrite (Realtime Database): gcloud projects add-iam-policy-binding my-proj " \
+           "--member=serviceAccount:functions-runtime@my-proj.iam.gserviceaccount.com " \
+           "--role=roles/firebasedatabase.admin --condition=None" in result.stderr
     # The account Eventarc delivers as may receive events and invoke each event service.
     assert 'TRIGGER_ACCOUNT="${TRIGGER_ACCOUNT:-events@my-proj.iam.gserviceaccount.com}"' in script
     assert receiver["--member"] == ["serviceAccount:$TRIGGER_ACCOUNT"]
@@ -233,8 +252,10 @@ def test_cloud_run_script(tmp_path):
     assert publisher["--member"] == ["serviceAccount:$agent"]
     assert build == ["docker", "build", "-f", "Dockerfile", "-t", "$IMAGE", str(ROOT)]
     assert run == {"--project": ["$PROJECT"], "--image": ["$IMAGE"], "--region": ["us-central1"],
-                   "--set-env-vars": ["FUNCTION_TARGET=onScoreWrite,FUNCTION_SIGNATURE_TYPE=cloudevent,"
-                                      "GOOGLE_CLOUD_PROJECT=$PROJECT"],
+                   "--service-account": ["$RUNTIME_ACCOUNT"],
+                   "--set-env-vars": ["^|^FUNCTION_TARGET=onScoreWrite|FUNCTION_SIGNATURE_TYPE=cloudevent|"
+                                      "GOOGLE_CLOUD_PROJECT=$PROJECT|"
+                                      'FIREBASE_CONFIG={"projectId":"$PROJECT","databaseURL":"$DATABASE_URL"}'],
                    "--concurrency": ["1"], "--timeout": ["120s"], "--memory": ["256Mi"],
                    "--min-instances": ["0"], "--max-instances": ["3"], "--no-allow-unauthenticated": [""]}
     assert create_words[4] == "onscorewrite"
@@ -244,8 +265,7 @@ def test_cloud_run_script(tmp_path):
                       "--event-filters-path-pattern": ["instance=*", "ref=scores/{scoreId}"],
                       "--service-account": ["events@my-proj.iam.gserviceaccount.com"],
                       "--max-retry-attempts": ["1"]}
-    assert run2["--set-env-vars"] == ["FUNCTION_TARGET=pushConfig,FUNCTION_SIGNATURE_TYPE=cloudevent,"
-                                      "GOOGLE_CLOUD_PROJECT=$PROJECT"]
+    assert run2["--set-env-vars"][0].startswith("^|^FUNCTION_TARGET=pushConfig|FUNCTION_SIGNATURE_TYPE=cloudevent|")
     assert "--min-instances" not in run2
     # Remote Config is a global service; retried, so no --max-retry-attempts.
     assert create2["--location"] == ["global"]
@@ -290,6 +310,16 @@ def test_cloud_run_script(tmp_path):
      "--dead-letter-sink must be an http(s) URI"),
     (["--target", "cloud-run", "--project", "p", "--broker", "b"], {"config": endpoint(RC)},
      "--broker is for --target knative"),
+    (["--target", "cloud-run", "--project", "p", "--key-secret", "google-key"], {"config": endpoint(RC)},
+     "--key-secret is for --target knative"),
+    (["--target", "cloud-run", "--project", "p", "--database-url", "ftp://x"], {"config": endpoint(RC)},
+     "--database-url must be an http(s) URL"),
+    (["--target", "cloud-run", "--project", "p", "--run-as", "functions"], {"config": endpoint(RC)},
+     "--run-as must be a service account's e-mail address"),
+    (["--target", "knative", "--image", "x:1", "--run-as", "Functions@x"], {"config": endpoint(RC)},
+     "--run-as must be a Kubernetes service account name"),
+    (["--target", "knative", "--image", "x:1", "--run-as", "functions", "--key-secret", "google-key"],
+     {"config": endpoint(RC)}, "--key-secret and --run-as are two ways"),
 ])
 def test_refusals_write_nothing(tmp_path, arguments, endpoints, message):
     out = tmp_path / "out"
@@ -347,8 +377,11 @@ def test_cloud_run_request_functions_are_http_services(tmp_path):
     subprocess.run(["bash", "-n", str(out / "deploy.sh")], check=True)
     commands = gcloud_commands(script)
     kinds = [" ".join(words[:4]) for words, _ in commands if words[0] == "gcloud"]
-    # No Eventarc trigger for any of them; the private one lets its invoker in.
-    assert kinds == ["gcloud artifacts repositories describe", "gcloud run deploy api", "gcloud run services add-iam-policy-binding",
+    # No Eventarc trigger for any of them; the private one lets its invoker in. Functions that
+    # declare no services get the roles of all four.
+    assert kinds == ["gcloud artifacts repositories describe", "gcloud iam service-accounts create"]  \
+        + ["gcloud projects add-iam-policy-binding $PROJECT"] * 4 + [
+                     "gcloud run deploy api", "gcloud run services add-iam-policy-binding",
                      "gcloud run deploy checksignup", "gcloud run deploy hello", "gcloud run deploy submitscore"]
     runs = {words[3]: flags for words, flags in commands if words[:3] == ["gcloud", "run", "deploy"]}
     assert "--no-allow-unauthenticated" in runs["api"]
@@ -356,6 +389,9 @@ def test_cloud_run_request_functions_are_http_services(tmp_path):
         assert "--allow-unauthenticated" in runs[name], name
         assert "FUNCTION_SIGNATURE_TYPE=http" in runs[name]["--set-env-vars"][0]
     assert runs["checksignup"]["--timeout"] == ["7s"]
+    roles = [flags["--role"][0] for words, flags in commands if words[:3] == ["gcloud", "projects", "add-iam-policy-binding"]]
+    assert roles == ["roles/firebasecloudmessaging.admin", "roles/cloudconfig.admin", "roles/firebasedatabase.admin",
+                     "roles/firebaseauth.admin"]
     binding = next(flags for words, flags in commands if words[:4] == ["gcloud", "run", "services", "add-iam-policy-binding"])
     assert binding["--member"] == ["serviceAccount:ops@my-proj.iam.gserviceaccount.com"]
     assert binding["--role"] == ["roles/run.invoker"]
@@ -447,3 +483,74 @@ def test_cloud_run_redeploy_puts_back_what_changed(tmp_path):
     # A trigger deployed before without retries keeps a limit of 1 that no update lifts: said.
     assert "was deployed without retries, which an update cannot turn back on" in script
     subprocess.run(["bash", "-n", str(out / "deploy.sh")], check=True)
+
+
+def test_cloud_run_script_run_with_stand_in_commands_configures_firebase_and_the_runtime_account(tmp_path):
+    """deploy.sh run for real, with stand-ins of gcloud and docker that record their arguments:
+    every service gets FIREBASE_CONFIG as JSON once the shell and gcloud's list escaping are undone,
+    and runs as the runtime account, created first and granted the roles its functions declare."""
+    manifest = manifest_file(tmp_path, {"pushConfig": endpoint(RC, adminServices=["messaging"]),
+                                        "onScoreWrite": endpoint(DB, patterns={"ref": "scores/{id}"},
+                                                                 adminServices=["database"])})
+    out = tmp_path / "out"
+    result = deploy("--target", "cloud-run", "--project", "my-proj", "--out", str(out), "--manifest", manifest,
+                    "--database-url", "https://scores-eu.europe-west1.firebasedatabase.app")
+    assert result.returncode == 0, result.stderr
+    stubs = tmp_path / "bin"
+    stubs.mkdir()
+    log = tmp_path / "commands.jsonl"
+    for name in ("gcloud", "docker"):
+        stub = stubs / name
+        # `describe` finds nothing (so the account and triggers are created), but the project number.
+        stub.write_text("#!/usr/bin/env python3\n"
+                        "import json, os, sys\n"
+                        "open(os.environ['STUB_LOG'], 'a').write(json.dumps(sys.argv) + '\\n')\n"
+                        "if sys.argv[1:3] == ['projects', 'describe']: print('123')\n"
+                        "elif 'describe' in sys.argv and 'artifacts' not in sys.argv: sys.exit(1)\n")
+        stub.chmod(0o755)
+    environment = dict(os.environ, PATH=f"{stubs}:{os.environ['PATH']}", STUB_LOG=str(log))
+    run = subprocess.run(["bash", str(out / "deploy.sh")], capture_output=True, text=True, env=environment, timeout=60)
+    assert run.returncode == 0, run.stderr
+    commands = [json.loads(line)[1:] for line in log.read_text().splitlines()]
+    created = [c for c in commands if c[:3] == ["iam", "service-accounts", "create"]]
+    assert created == [["iam", "service-accounts", "create", "functions-runtime", "--project=my-proj",
+                        "--display-name=Functions runtime"]]
+    bindings = [c for c in commands if c[:2] == ["projects", "add-iam-policy-binding"]
+                and "--member=serviceAccount:functions-runtime@my-proj.iam.gserviceaccount.com" in c]
+    assert [next(a for a in c if a.startswith("--role=")) for c in bindings] == [
+        "--role=roles/firebasecloudmessaging.admin", "--role=roles/firebasedatabase.admin"]
+    deploys = {c[2]: c for c in commands if c[:2] == ["run", "deploy"]}
+    assert set(deploys) == {"pushconfig", "onscorewrite"}
+    for name, command in deploys.items():
+        assert "--service-account=functions-runtime@my-proj.iam.gserviceaccount.com" in command
+        value = next(a for a in command if a.startswith("--set-env-vars="))[len("--set-env-vars="):]
+        assert value.startswith("^|^")
+        variables = dict(item.split("=", 1) for item in value[3:].split("|"))
+        assert json.loads(variables["FIREBASE_CONFIG"]) == {
+            "projectId": "my-proj", "databaseURL": "https://scores-eu.europe-west1.firebasedatabase.app"}
+        assert variables["GOOGLE_CLOUD_PROJECT"] == "my-proj"
+
+
+@pytest.mark.parametrize("credentials", [["--key-secret", "google-key"], ["--run-as", "functions-runtime"]])
+def test_knative_credentials_from_a_secret_or_workload_identity(tmp_path, credentials):
+    manifest = manifest_file(tmp_path, {"pushConfig": endpoint(RC)})
+    out = tmp_path / "out"
+    result = deploy("--target", "knative", "--image", "x:1", "--project", "my-proj", "--out", str(out),
+                    "--manifest", manifest, "--database-url", "https://my-db.firebaseio.com", *credentials)
+    assert result.returncode == 0, result.stderr
+    service, _ = documents(out / "pushconfig.yaml")
+    spec = service["spec"]["template"]["spec"]
+    (container,) = spec["containers"]
+    env = {entry["name"]: entry["value"] for entry in container["env"]}
+    assert json.loads(env["FIREBASE_CONFIG"]) == {"projectId": "my-proj", "databaseURL": "https://my-db.firebaseio.com"}
+    if credentials[0] == "--key-secret":
+        # The key is mounted read-only from the Secret, and named where ADC looks first.
+        assert env["GOOGLE_APPLICATION_CREDENTIALS"] == "/var/secrets/google/key.json"
+        assert container["volumeMounts"] == [{"name": "google-credentials", "mountPath": "/var/secrets/google",
+                                              "readOnly": True}]
+        assert spec["volumes"] == [{"name": "google-credentials", "secret": {"secretName": "google-key"}}]
+        assert "serviceAccountName" not in spec
+    else:
+        # Workload Identity: the pods run as the Kubernetes account; the metadata server gives its tokens.
+        assert spec["serviceAccountName"] == "functions-runtime"
+        assert "GOOGLE_APPLICATION_CREDENTIALS" not in env and "volumes" not in spec

@@ -45,7 +45,8 @@ public struct PushConfig: FunctionsPlugin {
 
     public func register(_ functions: inout FunctionRegistry) {
         let message = message
-        var function = RemoteConfig.onUpdate { version, context in
+        // It sends through Cloud Messaging and calls nothing else.
+        var function = RemoteConfig.onUpdate(.uses(.messaging)) { version, context in
             let name = try await context.messaging.send(message)
             context.logger.info(
                 "config marked stale",

@@ -74,6 +74,25 @@ struct Deploy: AsyncParsableCommand {
     @Option(name: .customLong("dead-letter-topic"), help: "cloud-run: the Pub/Sub topic events go to after their last attempt.")
     var deadLetterTopic: String?
 
+    @Option(name: .customLong("run-as"), help: """
+        cloud-run: the service account the functions run as, whose roles their Firebase calls use (default: \
+        functions-runtime@PROJECT.iam.gserviceaccount.com, created when missing). knative: the Kubernetes \
+        service account the pods run as, bound to a Google service account through Workload Identity.
+        """)
+    var runAs: String?
+
+    @Option(name: .customLong("key-secret"), help: """
+        knative: the Kubernetes Secret holding a service account key as key.json, mounted for the \
+        functions' Firebase calls (GOOGLE_APPLICATION_CREDENTIALS).
+        """)
+    var keySecret: String?
+
+    @Option(name: .customLong("database-url"), help: """
+        cloud-run, knative: the Realtime Database the functions reach (FIREBASE_CONFIG's databaseURL; default: \
+        the instance firebase.json names, else https://PROJECT-default-rtdb.firebaseio.com).
+        """)
+    var databaseURL: String?
+
     @Option(help: "knative: the broker the Triggers subscribe to.")
     var broker: String?
 
@@ -89,13 +108,15 @@ struct Deploy: AsyncParsableCommand {
         let onlyFor: [(String, Any?, Target)] = [
             ("--service-account", serviceAccount, .cloudRun), ("--dead-letter-topic", deadLetterTopic, .cloudRun),
             ("--broker", broker, .knative), ("--dead-letter-sink", deadLetterSink, .knative),
+            ("--key-secret", keySecret, .knative),
         ]
         for (flag, value, only) in onlyFor where value != nil && target != only {
             throw ValidationError("\(flag) is for --target \(only.rawValue)")
         }
         if target == .emulator {
             for (flag, given) in [("--out", out != nil), ("--dry-run", dryRun), ("--image", image != nil),
-                ("--swift-image", swiftImage != nil), ("--manifest", manifest != nil)] where given
+                ("--swift-image", swiftImage != nil), ("--manifest", manifest != nil), ("--run-as", runAs != nil),
+                ("--database-url", databaseURL != nil)] where given
             {
                 throw ValidationError("\(flag) is for --target cloud-run or knative")
             }
@@ -106,7 +127,26 @@ struct Deploy: AsyncParsableCommand {
         if let sink = deadLetterSink, URL(string: sink).map({ ["http", "https"].contains($0.scheme ?? "") && $0.host != nil }) != true {
             throw ValidationError("--dead-letter-sink must be an http(s) URI, not '\(sink)'")
         }
-        if let broker, broker.isEmpty || !broker.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-") }) {
+        if let databaseURL, URL(string: databaseURL).map({ ["http", "https"].contains($0.scheme ?? "") && $0.host != nil }) != true
+            || databaseURL.contains(where: { $0.isWhitespace || "\"'$`\\|".contains($0) })
+        {
+            throw ValidationError("--database-url must be an http(s) URL, such as https://NAME.firebaseio.com, not '\(databaseURL)'")
+        }
+        if target == .knative, let runAs, !Self.isKubernetesName(runAs) {
+            throw ValidationError("--run-as must be a Kubernetes service account name for --target knative, not '\(runAs)'")
+        }
+        if target == .cloudRun, let runAs,
+            runAs.split(separator: "@").count != 2 || runAs.contains(where: { $0.isWhitespace || "\"'$`\\".contains($0) })
+        {
+            throw ValidationError("--run-as must be a service account's e-mail address for --target cloud-run, not '\(runAs)'")
+        }
+        if let keySecret, !Self.isKubernetesName(keySecret) {
+            throw ValidationError("--key-secret must be a Kubernetes Secret's name, not '\(keySecret)'")
+        }
+        if keySecret != nil, runAs != nil {
+            throw ValidationError("--key-secret and --run-as are two ways to give the functions credentials: pick one")
+        }
+        if let broker, !Self.isKubernetesName(broker) {
             throw ValidationError("--broker must be a Kubernetes name (lowercase letters, digits, hyphens), not '\(broker)'")
         }
         for (flag, value) in [("--image", image), ("--swift-image", swiftImage)] {
@@ -202,6 +242,21 @@ struct Deploy: AsyncParsableCommand {
         }
     }
 
+    /// Whether `name` is a Kubernetes object name: lowercase letters, digits and hyphens.
+    static func isKubernetesName(_ name: String) -> Bool {
+        !name.isEmpty && name.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-") }
+    }
+
+    /// The Realtime Database URL for the functions: `--database-url`, else the instance a
+    /// `firebase.json` in the current folder names (`database.instance`), else `nil` (the
+    /// project's default instance).
+    func databaseURLForFunctions() throws -> String? {
+        if let databaseURL { return databaseURL }
+        let file = URL(fileURLWithPath: "firebase.json")
+        guard FileManager.default.fileExists(atPath: file.path) else { return nil }
+        return try FirebaseConfig(contentsOf: file).databaseInstance.map { "https://\($0).firebaseio.com" }
+    }
+
     /// The real Google Cloud project the files are for: `--project`, else `GOOGLE_CLOUD_PROJECT`
     /// or `GCLOUD_PROJECT`; `nil` when none is given or it is an emulator's `demo-` one.
     var cloudProject: String? {
@@ -229,10 +284,15 @@ struct Deploy: AsyncParsableCommand {
                 project: project,
                 image: image ?? "\(region)-docker.pkg.dev/\(project)/functions/\(container.product.lowercased()):latest",
                 serviceAccount: serviceAccount,
-                deadLetterTopic: deadLetterTopic
+                deadLetterTopic: deadLetterTopic,
+                runtimeAccount: runAs,
+                databaseURL: try databaseURLForFunctions()
             )
             files.append(("deploy.sh", try cloudRun.script(image: container, generatedBy: command)))
             for warning in cloudRun.warnings { status("warning: " + warning) }
+            status("the functions run as \(cloudRun.runtimeAccountAddress); deploy.sh grants it the roles their "
+                + "Firebase calls need (declare them with .uses(...) to grant fewer):")
+            for line in cloudRun.bindingLines(account: cloudRun.runtimeAccountAddress) { status("  " + line) }
         case .knative:
             let project = cloudProject
             let checksTokens = functions.filter {
@@ -245,9 +305,10 @@ struct Deploy: AsyncParsableCommand {
                 throw CLIError("--target knative: '\(first.name)' checks the ID tokens of your Firebase project: "
                     + "give --project (or set GOOGLE_CLOUD_PROJECT)")
             }
+            let databaseURL = try databaseURLForFunctions() ?? project.map { "https://\($0)-default-rtdb.firebaseio.com" }
             let knative = KnativeTarget(
                 functions: functions, image: image ?? "", broker: broker ?? "default", deadLetterSink: deadLetterSink,
-                project: project
+                project: project, databaseURL: databaseURL, serviceAccountName: runAs, keySecret: keySecret
             )
             files += try knative.documents()
             for warning in knative.warnings { status("warning: " + warning) }

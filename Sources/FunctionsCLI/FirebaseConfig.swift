@@ -12,6 +12,9 @@ struct FirebaseConfig {
     var remoteConfigTemplate: URL?
     /// The rules file named by `database.rules`, if any.
     var databaseRules: URL?
+    /// The Realtime Database instance `database.instance` names (the first entry's, when
+    /// `database` is a list of instances).
+    var databaseInstance: String?
 
     /// Reads and checks a firebase.json.
     init(contentsOf file: URL) throws {
@@ -39,6 +42,15 @@ struct FirebaseConfig {
                 throw CLIError("\(file.path): remoteconfig.template must be a file name")
             }
             remoteConfigTemplate = URL(fileURLWithPath: path, relativeTo: folder).standardizedFileURL
+        }
+        let database = json["database"]?.arrayValue?.first ?? json["database"]
+        if let instance = database?["instance"] {
+            guard let name = instance.stringValue, !name.isEmpty,
+                name.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-") })
+            else {
+                throw CLIError("\(file.path): database.instance must be an instance name, not \(instance.serialized())")
+            }
+            databaseInstance = name
         }
         databaseRules = json["database"]?["rules"]?.stringValue.map {
             URL(fileURLWithPath: $0, relativeTo: folder).standardizedFileURL

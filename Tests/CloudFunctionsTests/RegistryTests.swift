@@ -115,6 +115,22 @@ struct RegistryTests {
         #expect(older.functionOptions.backoff == BackoffPolicy(initial: .seconds(2), maximum: .seconds(30)))
     }
 
+    @Test("the Admin services a function declares reach the manifest; undeclared, the key is left out")
+    func adminServicesInManifest() throws {
+        var functions = FunctionRegistry()
+        functions.use(PushConfig())
+        functions["quiet"] = Https.onRequest { _, _ in }.options(.uses())
+        functions["plain"] = RemoteConfig.onUpdate { _, _ in }
+        let json = try JSONValue(parsing: functions.manifest().json())
+        #expect(json["endpoints"]?["pushConfig"]?["adminServices"] == ["messaging"])
+        #expect(json["endpoints"]?["quiet"]?["adminServices"] == [])
+        #expect(json["endpoints"]?["plain"]?["adminServices"] == nil)
+        let decoded = try FunctionsManifest(json: functions.manifest().json())
+        #expect(decoded.endpoints["pushConfig"]?.functionOptions.adminServices == [.messaging])
+        #expect(decoded.endpoints["quiet"]?.functionOptions.adminServices == [])
+        #expect(decoded.endpoints["plain"]?.functionOptions.adminServices == nil)
+    }
+
     @Test("reads the Node SDK's manifest, with nulls and 1st-gen event types")
     func readsSDKManifest() throws {
         let manifest = try FunctionsManifest(json: Fixture.data("manifest.v1alpha1.composed.json"))

@@ -25,6 +25,9 @@ public struct FunctionOptions: Sendable, Hashable {
     public var minInstances: Int?
     /// The most instances started, `nil` for the platform's default.
     public var maxInstances: Int?
+    /// The services the function calls through its Admin clients, for the roles a deploy
+    /// target grants; `nil` when not declared (then every service's).
+    public var adminServices: Set<AdminService>?
 
     /// The default options.
     public init() {}
@@ -85,6 +88,11 @@ public struct FunctionOption: Sendable {
     public static func minInstances(_ count: Int) -> FunctionOption { .init { $0.minInstances = count } }
     /// Starts at most this many instances where the function is deployed.
     public static func maxInstances(_ count: Int) -> FunctionOption { .init { $0.maxInstances = count } }
+    /// Declares the services the function calls through its Admin clients (none when empty):
+    /// deployed, it runs as an account granted only their roles. Undeclared, every service's.
+    public static func uses(_ services: AdminService...) -> FunctionOption {
+        .init { $0.adminServices = Set(services) }
+    }
 }
 
 extension FunctionOptions {

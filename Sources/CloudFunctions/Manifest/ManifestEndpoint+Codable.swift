@@ -3,7 +3,7 @@ import Foundation
 extension ManifestEndpoint: Codable {
     enum CodingKeys: String, CodingKey {
         case entryPoint, platform, region, availableMemoryMb, timeoutSeconds, concurrency, minInstances
-        case maxInstances, labels, eventTrigger, deliveryPolicy
+        case maxInstances, labels, eventTrigger, deliveryPolicy, adminServices
     }
 
     public init(from decoder: any Decoder) throws {
@@ -19,6 +19,7 @@ extension ManifestEndpoint: Codable {
         labels = try c.decodeIfPresent([String: String].self, forKey: .labels) ?? [:]
         eventTrigger = try c.decodeIfPresent(EventTriggerSpec.self, forKey: .eventTrigger)
         deliveryPolicy = try c.decodeIfPresent(DeliveryPolicySpec.self, forKey: .deliveryPolicy)
+        adminServices = try c.decodeIfPresent([AdminService].self, forKey: .adminServices)
         let raw = try decoder.container(keyedBy: AnyCodingKey.self)
         otherTriggers = [:]
         for key in ManifestEndpoint.otherTriggerKeys {
@@ -51,6 +52,7 @@ extension ManifestEndpoint: Codable {
         try c.encode(labels, forKey: .labels)
         try c.encodeIfPresent(eventTrigger, forKey: .eventTrigger)
         try c.encodeIfPresent(deliveryPolicy, forKey: .deliveryPolicy)
+        try c.encodeIfPresent(adminServices, forKey: .adminServices)
         var raw = encoder.container(keyedBy: AnyCodingKey.self)
         for (key, value) in otherTriggers {
             try raw.encode(value, forKey: AnyCodingKey(key))

@@ -27,6 +27,9 @@ public struct ManifestEndpoint: Sendable, Hashable {
     public var otherTriggers: [String: JSONValue]
     /// Delivery settings beyond the Firebase format (this runtime's extension).
     public var deliveryPolicy: DeliveryPolicySpec?
+    /// The services the function calls through its Admin clients, when declared (this
+    /// runtime's extension; see ``FunctionOption/uses(_:)``).
+    public var adminServices: [AdminService]?
 
     static let otherTriggerKeys = [
         "httpsTrigger", "callableTrigger", "scheduleTrigger", "blockingTrigger", "taskQueueTrigger",
@@ -75,6 +78,7 @@ public struct ManifestEndpoint: Sendable, Hashable {
         eventTrigger = nil
         otherTriggers = [:]
         deliveryPolicy = nil
+        adminServices = options.adminServices?.sorted()
         switch function.trigger {
         case .event(let trigger):
             eventTrigger = EventTriggerSpec(
@@ -121,6 +125,7 @@ public struct ManifestEndpoint: Sendable, Hashable {
         options.memoryMB = availableMemoryMb
         options.minInstances = minInstances
         options.maxInstances = maxInstances
+        options.adminServices = adminServices.map(Set.init)
         if let deliveryPolicy {
             options.maxEventAge = .seconds(deliveryPolicy.maxEventAgeSeconds)
             options.maxAttempts = deliveryPolicy.maxAttempts

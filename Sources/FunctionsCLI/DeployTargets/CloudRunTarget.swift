@@ -18,6 +18,58 @@ struct CloudRunTarget {
     let serviceAccount: String?
     /// The Pub/Sub topic events go to after their last attempt (needed for `maxAttempts`).
     let deadLetterTopic: String?
+    /// The account the functions run as, whose roles their Admin calls use; `nil` for a
+    /// `functions-runtime` account of the project, created when missing.
+    let runtimeAccount: String?
+    /// The Realtime Database URL given to the functions (`FIREBASE_CONFIG`); `nil` for the
+    /// project's default instance.
+    let databaseURL: String?
+
+    /// The role each Firebase service's Admin calls need.
+    static func role(_ service: AdminService) -> String {
+        switch service {
+        case .messaging: "roles/firebasecloudmessaging.admin"
+        case .remoteConfig: "roles/cloudconfig.admin"
+        case .database: "roles/firebasedatabase.admin"
+        case .auth: "roles/firebaseauth.admin"
+        }
+    }
+
+    /// A service's name in words.
+    static func title(_ service: AdminService) -> String {
+        switch service {
+        case .messaging: "Cloud Messaging"
+        case .remoteConfig: "Remote Config"
+        case .database: "Realtime Database"
+        case .auth: "Authentication"
+        }
+    }
+
+    /// The services a function's Admin calls use: those it declares, else all of them.
+    static func services(_ function: DeployableFunction) -> [AdminService] {
+        function.options.adminServices?.sorted() ?? AdminService.allCases
+    }
+
+    /// Each role the functions need, with the functions that need it, in the services' order.
+    var roles: [(role: String, functions: [String])] {
+        AdminService.allCases.compactMap { service in
+            let users = functions.filter { Self.services($0).contains(service) }.map(\.name)
+            return users.isEmpty ? nil : (Self.role(service), users)
+        }
+    }
+
+    /// One `gcloud` line per function and role it needs, for the account `account`.
+    func bindingLines(account: String) -> [String] {
+        functions.flatMap { function in
+            Self.services(function).map { service in
+                "\(function.name) (\(Self.title(service))): gcloud projects add-iam-policy-binding \(project) "
+                    + "--member=serviceAccount:\(account) --role=\(Self.role(service)) --condition=None"
+            }
+        }
+    }
+
+    /// The runtime account's address: the one given, else the project's `functions-runtime`.
+    var runtimeAccountAddress: String { runtimeAccount ?? "functions-runtime@\(project).iam.gserviceaccount.com" }
 
     /// The script: build and push the image, then deploy each service and create its trigger.
     func script(image container: ContainerImage, generatedBy command: String) throws -> String {
@@ -32,6 +84,11 @@ struct CloudRunTarget {
             "",
             "PROJECT=\"${PROJECT:-\(project)}\"",
             "IMAGE=\"${IMAGE:-\(image)}\"",
+            "# The Realtime Database the functions' Admin calls reach (FIREBASE_CONFIG's databaseURL).",
+            "DATABASE_URL=\"${DATABASE_URL:-" + (databaseURL ?? "https://$PROJECT-default-rtdb.firebaseio.com") + "}\"",
+            "# The account the functions run as: their calls to Firebase carry its tokens, from the metadata server.",
+            "RUNTIME_ACCOUNT=\"${RUNTIME_ACCOUNT:-" + (runtimeAccount ?? "functions-runtime@$PROJECT.iam.gserviceaccount.com")
+                + "}\"",
             "",
             "# An Artifact Registry image's repository is created when it does not exist yet.",
             "if [[ \"$IMAGE\" =~ ^([a-z0-9-]+)-docker\\.pkg\\.dev/([^/]+)/([^/]+)/ ]]; then",
@@ -43,7 +100,20 @@ struct CloudRunTarget {
             "fi",
             "docker build -f Dockerfile -t \"$IMAGE\" \(ShellWord.quoted(container.context.path))",
             "docker push \"$IMAGE\"",
+            "",
+            "# An account of the project is created when it does not exist yet.",
+            "if [[ \"$RUNTIME_ACCOUNT\" == *\"@$PROJECT.iam.gserviceaccount.com\" ]] \\",
+            "  && ! gcloud iam service-accounts describe \"$RUNTIME_ACCOUNT\" --project=\"$PROJECT\" >/dev/null 2>&1; then",
+            "  gcloud iam service-accounts create \"${RUNTIME_ACCOUNT%%@*}\" --project=\"$PROJECT\" "
+                + "--display-name=\"Functions runtime\"",
+            "fi",
         ]
+        for (role, users) in roles {
+            lines.append("# \(users.joined(separator: ", ")) " + (users.count == 1 ? "needs" : "need") + " \(role).")
+            lines += Self.grant(["gcloud", "projects", "add-iam-policy-binding", "\"$PROJECT\""],
+                ["--member=\"serviceAccount:$RUNTIME_ACCOUNT\"", "--role=\(role)", "--condition=None", "--quiet"],
+                what: "\(role) to $RUNTIME_ACCOUNT")
+        }
         if functions.contains(where: { $0.trigger != nil }) {
             // Eventarc calls the event services as this account: it needs to receive events and
             // to invoke them (a project without the default account's Editor role grants neither).
@@ -151,15 +221,18 @@ struct CloudRunTarget {
     /// The flags of `gcloud run deploy` for one function.
     func runFlags(_ function: DeployableFunction) -> [String] {
         let options = function.options
+        // FIREBASE_CONFIG's JSON holds commas, so the list names another delimiter (`^|^`).
         let environment = [
             "FUNCTION_TARGET=\(function.name)", "FUNCTION_SIGNATURE_TYPE=\(function.signatureType)",
             "GOOGLE_CLOUD_PROJECT=$PROJECT",
+            #"FIREBASE_CONFIG={\"projectId\":\"$PROJECT\",\"databaseURL\":\"$DATABASE_URL\"}"#,
         ]
         var flags = [
             "--project=\"$PROJECT\"",
             "--image=\"$IMAGE\"",
             "--region=\(function.region)",
-            "--set-env-vars=\"\(environment.joined(separator: ","))\"",
+            "--service-account=\"$RUNTIME_ACCOUNT\"",
+            "--set-env-vars=\"^|^\(environment.joined(separator: "|"))\"",
             "--concurrency=\(options.concurrency)",
             "--timeout=\(options.timeout.secondsText)s",
         ]

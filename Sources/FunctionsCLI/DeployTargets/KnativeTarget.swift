@@ -11,6 +11,11 @@ import Foundation
 /// exact, so the worker filters them: an event they exclude is acknowledged and not run.
 /// Delivery: without `.retry(true)` no retries; with it `maxAttempts − 1` retries (or as many
 /// exponential ones as fit in `maxEventAge`), from the backoff's first delay.
+///
+/// Credentials for the functions' Firebase calls come one of two ways: Workload Identity on GKE
+/// (the pods run as a Kubernetes service account bound to a Google one, whose tokens the
+/// metadata server gives), or a service account key from a Secret, mounted and named by
+/// `GOOGLE_APPLICATION_CREDENTIALS`.
 struct KnativeTarget {
     let functions: [DeployableFunction]
     let image: String
@@ -20,6 +25,15 @@ struct KnativeTarget {
     /// The Firebase project whose ID tokens callable and blocking functions accept
     /// (`GOOGLE_CLOUD_PROJECT`, which Cloud Run sets and Knative does not).
     let project: String?
+    /// The Realtime Database URL of `FIREBASE_CONFIG`.
+    let databaseURL: String?
+    /// The Kubernetes service account the pods run as (Workload Identity), if given.
+    let serviceAccountName: String?
+    /// The Secret holding a service account key as `key.json`, if given.
+    let keySecret: String?
+
+    /// Where a key Secret is mounted.
+    static let keyFolder = "/var/secrets/google"
 
     /// Knative's default `max-revision-timeout-seconds`: a longer `timeoutSeconds` is refused
     /// unless the cluster's `config-defaults` allows it.
@@ -69,24 +83,44 @@ struct KnativeTarget {
         var annotations: [(String, YAMLNode)] = []
         if let minimum = options.minInstances { annotations.append(("autoscaling.knative.dev/min-scale", .string(String(minimum)))) }
         if let maximum = options.maxInstances { annotations.append(("autoscaling.knative.dev/max-scale", .string(String(maximum)))) }
+        var environment: [(String, String)] = [
+            ("FUNCTION_TARGET", function.name), ("FUNCTION_SIGNATURE_TYPE", function.signatureType),
+        ]
+        if let project {
+            environment.append(("GOOGLE_CLOUD_PROJECT", project))
+            var config: JSONValue = ["projectId": .string(project)]
+            if let databaseURL { config = ["projectId": .string(project), "databaseURL": .string(databaseURL)] }
+            environment.append(("FIREBASE_CONFIG", config.serialized()))
+        }
+        if keySecret != nil { environment.append(("GOOGLE_APPLICATION_CREDENTIALS", Self.keyFolder + "/key.json")) }
         var container: [(String, YAMLNode)] = [
             ("image", .string(image)),
             ("ports", .list([.map([("containerPort", .number(8080))])])),
-            ("env", .list([
-                .map([("name", "FUNCTION_TARGET"), ("value", .string(function.name))]),
-                .map([("name", "FUNCTION_SIGNATURE_TYPE"), ("value", .string(function.signatureType))]),
-            ] + (project.map { [.map([("name", "GOOGLE_CLOUD_PROJECT"), ("value", .string($0))])] } ?? []))),
+            ("env", .list(environment.map { .map([("name", .string($0.0)), ("value", .string($0.1))]) })),
         ]
         if let memory = options.memoryMB {
             container.append(("resources", .map([("limits", .map([("memory", .string("\(memory)Mi"))]))])))
         }
+        if keySecret != nil {
+            container.append(("volumeMounts", .list([.map([
+                ("name", "google-credentials"), ("mountPath", .string(Self.keyFolder)), ("readOnly", .plain("true")),
+            ])])))
+        }
         var template: [(String, YAMLNode)] = []
         if !annotations.isEmpty { template.append(("metadata", .map([("annotations", .map(annotations))]))) }
-        template.append(("spec", .map([
+        var spec: [(String, YAMLNode)] = []
+        if let serviceAccountName { spec.append(("serviceAccountName", .string(serviceAccountName))) }
+        spec += [
             ("containerConcurrency", .number(options.concurrency)),
             ("timeoutSeconds", .number(Int(options.timeout.seconds.rounded(.up)))),
             ("containers", .list([.map(container)])),
-        ])))
+        ]
+        if let keySecret {
+            spec.append(("volumes", .list([.map([
+                ("name", "google-credentials"), ("secret", .map([("secretName", .string(keySecret))])),
+            ])])))
+        }
+        template.append(("spec", .map(spec)))
         return .map([
             ("apiVersion", "serving.knative.dev/v1"),
             ("kind", "Service"),

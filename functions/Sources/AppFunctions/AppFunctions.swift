@@ -20,7 +20,8 @@ struct AppFunctions: FunctionsApp {
     static func register(_ functions: inout FunctionRegistry) {
         functions.use(PushConfig(topic: "PUSH_RC"))
 
-        functions["onUserCreated"] = Auth.user().onCreate { user, context in
+        // `.uses(...)` names the Firebase services a function calls: deployed, it gets only their roles.
+        functions["onUserCreated"] = Auth.user().options(.uses(.database)).onCreate { user, context in
             try await context.database.ref("users/\(user.uid)").set([
                 "email": user.email.map(JSONValue.string) ?? .null,
                 "displayName": user.displayName.map(JSONValue.string) ?? .null,
@@ -31,7 +32,7 @@ struct AppFunctions: FunctionsApp {
         // Clients write Parse-style GameScore objects under /scores: {playerName, score, cheatMode}.
         // A transaction keeps the best score even when invocations run side by side or an event
         // is delivered twice, so no concurrency limit is needed.
-        functions["onScoreWrite"] = Database.ref("/scores/{scoreId}").onWrite { change, context in
+        functions["onScoreWrite"] = Database.ref("/scores/{scoreId}").options(.uses(.database)).onWrite { change, context in
             let entry = change.after
             guard let player = entry.child("playerName").val().stringValue, Self.isValidKey(player),
                 let score = entry.child("score").val().numberValue,
@@ -62,7 +63,7 @@ struct AppFunctions: FunctionsApp {
                 "uid": .string(caller.uid),
             ])
             return ["id": ref.key ?? ""]
-        }
+        }.options(.uses(.database))
 
         functions["checkSignUp"] = Identity.beforeUserCreated { event in
             let domain = event.data.email?.split(separator: "@").last.map { $0.lowercased() } ?? ""
@@ -71,7 +72,7 @@ struct AppFunctions: FunctionsApp {
                     details: ["domain": .string(domain)])
             }
             return BeforeCreateResponse(customClaims: ["role": "player"])
-        }
+        }.options(.uses())
     }
 
     /// The e-mail domains of throwaway inboxes, refused at sign-up.

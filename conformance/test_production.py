@@ -34,6 +34,16 @@ def folder(tmp_path):
     return tmp_path
 
 
+def publish(count, **variables):
+    """Runs pushConfig with `variables` and sends it `count` Remote Config events, each answered 200."""
+    function = Function("pushConfig", **variables)
+    try:
+        for index in range(count):
+            assert function.post(*remote_config_event(f"publish-{index}"))[0] == 200
+    finally:
+        assert function.stop() == 0
+
+
 def failures(function, count=1):
     """The ERROR lines of failed events, once there are `count`."""
     failed = lambda entries: [e for e in entries if e.get("severity") == "ERROR" and e.get("message") == "function failed"]
@@ -41,13 +51,7 @@ def failures(function, count=1):
 
 
 def test_a_key_file_sends_twenty_pings_with_one_token(google, folder):
-    function = Function("pushConfig", GOOGLE_APPLICATION_CREDENTIALS=google.key_file(folder),
-                        FIREBASE_MESSAGING_URL_BASE=google.base)
-    try:
-        for index in range(20):
-            assert function.post(*remote_config_event(f"publish-{index}"))[0] == 200
-    finally:
-        assert function.stop() == 0
+    publish(20, GOOGLE_APPLICATION_CREDENTIALS=google.key_file(folder), FIREBASE_MESSAGING_URL_BASE=google.base)
     assert google.refusals == []
     assert google.token_requests == 1
     assert [project for project, _ in google.messages] == ["key-project"] * 20
@@ -56,12 +60,7 @@ def test_a_key_file_sends_twenty_pings_with_one_token(google, folder):
 
 def test_on_cloud_run_the_metadata_server_gives_the_project_and_tokens(google):
     google.metadata_project = "run-project"
-    function = Function("pushConfig", GCE_METADATA_HOST=google.host, FIREBASE_MESSAGING_URL_BASE=google.base)
-    try:
-        for index in range(3):
-            assert function.post(*remote_config_event(f"publish-{index}"))[0] == 200
-    finally:
-        function.stop()
+    publish(3, GCE_METADATA_HOST=google.host, FIREBASE_MESSAGING_URL_BASE=google.base)
     assert google.refusals == []
     assert (google.metadata_token_requests, google.token_requests) == (1, 0)
     assert [project for project, _ in google.messages] == ["run-project"] * 3
@@ -69,13 +68,8 @@ def test_on_cloud_run_the_metadata_server_gives_the_project_and_tokens(google):
 
 def test_a_token_shorter_than_the_renewal_margin_is_renewed_before_each_call(google, folder):
     google.lifetime = 30
-    function = Function("pushConfig", GOOGLE_APPLICATION_CREDENTIALS=google.key_file(folder),
-                        FIREBASE_MESSAGING_URL_BASE=google.base, GOOGLE_CLOUD_PROJECT="named-project")
-    try:
-        for index in range(3):
-            assert function.post(*remote_config_event(f"publish-{index}"))[0] == 200
-    finally:
-        function.stop()
+    publish(3, GOOGLE_APPLICATION_CREDENTIALS=google.key_file(folder), FIREBASE_MESSAGING_URL_BASE=google.base,
+            GOOGLE_CLOUD_PROJECT="named-project")
     assert google.refusals == []
     assert google.token_requests == 3
     assert [project for project, _ in google.messages] == ["named-project"] * 3

@@ -21,21 +21,12 @@ public struct AuthorizedUserCredentials: Sendable, CustomStringConvertible, Cust
     ///
     /// - Throws: a reason naming the missing field (never a value).
     package init(_ json: JSONValue) throws(TokenEndpointError) {
-        func field(_ name: String) throws(TokenEndpointError) -> String {
-            guard let value = json[name]?.stringValue, !value.isEmpty else {
-                throw TokenEndpointError("the authorized_user credentials have no \(name)")
-            }
-            return value
-        }
-        clientID = try field("client_id")
-        clientSecret = try field("client_secret")
-        refreshToken = try field("refresh_token")
-        quotaProject = json["quota_project_id"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
-        let uri = json["token_uri"]?.stringValue ?? TokenEndpoint.google.absoluteString
-        guard let tokenURI = URL(string: uri), ["http", "https"].contains(tokenURI.scheme?.lowercased() ?? "") else {
-            throw TokenEndpointError("the authorized_user credentials' token_uri is not an http(s) URL")
-        }
-        self.tokenURI = tokenURI
+        let fields = CredentialFields(json: json, what: "the authorized_user credentials")
+        clientID = try fields.required("client_id")
+        clientSecret = try fields.required("client_secret")
+        refreshToken = try fields.required("refresh_token")
+        quotaProject = fields.optional("quota_project_id")
+        tokenURI = try fields.tokenURI()
     }
 
     /// Exchanges the refresh token for an access token (the refresh-token grant; user

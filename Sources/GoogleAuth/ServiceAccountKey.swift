@@ -23,26 +23,17 @@ public struct ServiceAccountKey: Sendable, CustomStringConvertible, CustomReflec
     ///
     /// - Throws: a reason naming the missing or malformed field (never its value).
     package init(_ json: JSONValue) throws(TokenEndpointError) {
-        func field(_ name: String) throws(TokenEndpointError) -> String {
-            guard let value = json[name]?.stringValue, !value.isEmpty else {
-                throw TokenEndpointError("the service account key has no \(name)")
-            }
-            return value
-        }
-        clientEmail = try field("client_email")
-        privateKeyID = try field("private_key_id")
-        let pem = try field("private_key")
+        let fields = CredentialFields(json: json, what: "the service account key")
+        clientEmail = try fields.required("client_email")
+        privateKeyID = try fields.required("private_key_id")
+        let pem = try fields.required("private_key")
         guard let key = try? _RSA.Signing.PrivateKey(pemRepresentation: pem) else {
             throw TokenEndpointError("the service account key's private_key is not an RSA private key in PEM form "
                 + "(of at least 2048 bits)")
         }
         privateKey = key
-        let uri = json["token_uri"]?.stringValue ?? TokenEndpoint.google.absoluteString
-        guard let tokenURI = URL(string: uri), ["http", "https"].contains(tokenURI.scheme?.lowercased() ?? "") else {
-            throw TokenEndpointError("the service account key's token_uri is not an http(s) URL")
-        }
-        self.tokenURI = tokenURI
-        projectID = json["project_id"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+        tokenURI = try fields.tokenURI()
+        projectID = fields.optional("project_id")
     }
 
     /// The RS256 JWT-bearer assertion for `scopes`: header `{alg, typ, kid}`, claims `iss` (the

@@ -219,6 +219,13 @@ struct HTTPAdminClientsTests {
             #expect(rolledBack.versionNumber == 3)
             #expect(rolledBack.defaultValues == ["welcome": "hi"])
             #expect(try await remoteConfig.getTemplate().etag == rolledBack.etag)
+            // Versions, newest first, a page at a time.
+            let page = try await remoteConfig.listVersions(pageSize: 2, pageToken: nil)
+            #expect(page.versions.map(\.versionNumber) == [3, 2])
+            let rest = try await remoteConfig.listVersions(pageSize: 2, pageToken: page.nextPageToken)
+            #expect(rest.versions.map(\.versionNumber) == [1])
+            #expect(rest.nextPageToken == nil)
+            #expect(try await remoteConfig.listVersions().versions.count == 3)
         }
     }
 }

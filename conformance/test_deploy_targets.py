@@ -316,6 +316,8 @@ def test_cloud_run_script(tmp_path):
      "--database-url must be an http(s) URL"),
     (["--target", "cloud-run", "--project", "p", "--run-as", "functions"], {"config": endpoint(RC)},
      "--run-as must be a service account's e-mail address"),
+    (["--target", "cloud-run", "--project", "p", "--database-url", "https://x.firebaseio.com/}"],
+     {"config": endpoint(RC)}, "--database-url must be an http(s) URL"),
     (["--target", "knative", "--image", "x:1", "--run-as", "Functions@x"], {"config": endpoint(RC)},
      "--run-as must be a Kubernetes service account name"),
     (["--target", "knative", "--image", "x:1", "--run-as", "functions", "--key-secret", "google-key"],
@@ -554,3 +556,16 @@ def test_knative_credentials_from_a_secret_or_workload_identity(tmp_path, creden
         # Workload Identity: the pods run as the Kubernetes account; the metadata server gives its tokens.
         assert spec["serviceAccountName"] == "functions-runtime"
         assert "GOOGLE_APPLICATION_CREDENTIALS" not in env and "volumes" not in spec
+
+
+def test_knative_database_url_without_a_project(tmp_path):
+    """A key from a Secret names the project; the database URL still reaches the function."""
+    manifest = manifest_file(tmp_path, {"pushConfig": endpoint(RC)})
+    out = tmp_path / "out"
+    result = deploy("--target", "knative", "--image", "x:1", "--out", str(out), "--manifest", manifest,
+                    "--database-url", "https://my-db.firebaseio.com", "--key-secret", "google-key")
+    assert result.returncode == 0, result.stderr
+    service, _ = documents(out / "pushconfig.yaml")
+    env = {entry["name"]: entry["value"] for entry in service["spec"]["template"]["spec"]["containers"][0]["env"]}
+    assert "GOOGLE_CLOUD_PROJECT" not in env
+    assert json.loads(env["FIREBASE_CONFIG"]) == {"databaseURL": "https://my-db.firebaseio.com"}

@@ -119,7 +119,8 @@ def test_a_broken_key_or_a_token_endpoint_down_fails_the_event_and_shows_nothing
     broken = google.key_file(folder, private_key=pem[:-300])
     down = Google()
     down.close()
-    unreachable = google.key_file(folder / "..", token_uri=down.base + "/token")
+    (folder / "down").mkdir()
+    unreachable = google.key_file(folder / "down", token_uri=down.base + "/token")
     for key_file, reason in [(broken, "private_key is not an RSA private key"), (unreachable, "no answer")]:
         function = Function("pushConfig", GOOGLE_APPLICATION_CREDENTIALS=key_file,
                             FIREBASE_MESSAGING_URL_BASE=google.base)

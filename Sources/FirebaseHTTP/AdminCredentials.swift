@@ -14,8 +14,8 @@ public protocol AdminCredentials: Sendable {
     func refused(_ token: AccessToken) async
 }
 
-/// An OAuth 2 access token and until when it may be used.
-public struct AccessToken: Sendable, Hashable {
+/// An OAuth 2 access token and until when it may be used. Printed, it shows its expiry only.
+public struct AccessToken: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
     /// The token, sent as `Authorization: Bearer <value>`.
     public var value: String
     /// When the token stops being accepted.
@@ -29,6 +29,10 @@ public struct AccessToken: Sendable, Hashable {
         self.expiresAt = expiresAt
         self.quotaProject = quotaProject
     }
+
+    public var description: String { "access token (expires \(expiresAt))" }
+
+    public var customMirror: Mirror { Mirror(self, children: ["expiresAt": expiresAt, "quotaProject": quotaProject as Any]) }
 }
 
 /// Credentials that never change: an emulator's `owner` token and the project it was given.

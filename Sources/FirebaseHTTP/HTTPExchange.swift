@@ -11,8 +11,9 @@ import Tracing
 /// of event delivery do not each open a connection.
 ///
 /// A connection that cannot be made fails the request at once (refused) or after 5 s, rather
-/// than being retried until the request's deadline: the peers are an emulator and workers on
-/// this machine, and a worker that died must be noticed, not waited for. Redirects are not
+/// than being retried until the request's deadline: a worker that died must be noticed, not
+/// waited for, and a Google API or token endpoint that cannot be reached fails the event, which
+/// its platform delivers again. Redirects are not
 /// followed (they would carry the bearer token elsewhere).
 public enum HTTPExchange {
     /// An answer, whatever its status.

@@ -128,7 +128,7 @@ struct Deploy: AsyncParsableCommand {
             throw ValidationError("--dead-letter-sink must be an http(s) URI, not '\(sink)'")
         }
         if let databaseURL, URL(string: databaseURL).map({ ["http", "https"].contains($0.scheme ?? "") && $0.host != nil }) != true
-            || databaseURL.contains(where: { $0.isWhitespace || "\"'$`\\|".contains($0) })
+            || databaseURL.contains(where: { $0.isWhitespace || "\"'$`\\|{}".contains($0) })
         {
             throw ValidationError("--database-url must be an http(s) URL, such as https://NAME.firebaseio.com, not '\(databaseURL)'")
         }
@@ -136,7 +136,7 @@ struct Deploy: AsyncParsableCommand {
             throw ValidationError("--run-as must be a Kubernetes service account name for --target knative, not '\(runAs)'")
         }
         if target == .cloudRun, let runAs,
-            runAs.split(separator: "@").count != 2 || runAs.contains(where: { $0.isWhitespace || "\"'$`\\".contains($0) })
+            runAs.split(separator: "@").count != 2 || runAs.contains(where: { $0.isWhitespace || "\"'$`\\{}|".contains($0) })
         {
             throw ValidationError("--run-as must be a service account's e-mail address for --target cloud-run, not '\(runAs)'")
         }
@@ -248,13 +248,19 @@ struct Deploy: AsyncParsableCommand {
     }
 
     /// The Realtime Database URL for the functions: `--database-url`, else the instance a
-    /// `firebase.json` in the current folder names (`database.instance`), else `nil` (the
+    /// `firebase.json` in the current folder names (`database.instance`, at `firebaseio.com`,
+    /// where instances in us-central1 are: others need `--database-url`), else `nil` (the
     /// project's default instance).
     func databaseURLForFunctions() throws -> String? {
         if let databaseURL { return databaseURL }
         let file = URL(fileURLWithPath: "firebase.json")
-        guard FileManager.default.fileExists(atPath: file.path) else { return nil }
-        return try FirebaseConfig(contentsOf: file).databaseInstance.map { "https://\($0).firebaseio.com" }
+        guard FileManager.default.fileExists(atPath: file.path),
+            let instance = try FirebaseConfig(contentsOf: file).databaseInstance
+        else { return nil }
+        let url = "https://\(instance).firebaseio.com"
+        status("the functions' database: \(url), the instance firebase.json names (an instance outside us-central1 "
+            + "needs --database-url https://\(instance).REGION.firebasedatabase.app)")
+        return url
     }
 
     /// The real Google Cloud project the files are for: `--project`, else `GOOGLE_CLOUD_PROJECT`

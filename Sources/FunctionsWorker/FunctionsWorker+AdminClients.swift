@@ -7,8 +7,16 @@ extension FunctionsWorker {
     /// The variables that point the Admin clients at an emulator.
     static let emulatorVariables = ["FUNCTIONS_EMULATOR_URL", "FIREBASE_DATABASE_EMULATOR_HOST", "FIREBASE_AUTH_EMULATOR_HOST"]
 
+    /// Whether the environment calls for an emulator's clients: one of ``emulatorVariables`` is
+    /// set, or `FUNCTIONS_EMULATOR=true` (which the emulator sets for every worker it runs, so
+    /// that none of them ever reaches Google, whatever credentials the machine holds).
+    static func isEmulated(_ environment: [String: String]) -> Bool {
+        environment["FUNCTIONS_EMULATOR"] == "true" || emulatorVariables.contains { environment[$0].map { !$0.isEmpty } ?? false }
+    }
+
     /// The Admin clients the environment calls for. One rule picks the mode: an emulator's
-    /// clients when an emulator variable is set, else Google's services, whatever a URL looks like.
+    /// clients when an emulator variable is set (see ``isEmulated(_:)``), else Google's services,
+    /// whatever a URL looks like.
     ///
     /// - Emulator: `FUNCTIONS_EMULATOR_URL` (set by the emulator for the workers it runs) serves
     ///   every service; `FIREBASE_DATABASE_EMULATOR_HOST` and `FIREBASE_AUTH_EMULATOR_HOST`
@@ -25,8 +33,7 @@ extension FunctionsWorker {
     ///
     /// - Throws: ``FirebaseAppConfigError`` for an invalid `FIREBASE_CONFIG` or base URL.
     public static func adminClients(environment: [String: String]) throws(FirebaseAppConfigError) -> AdminClients {
-        let emulated = emulatorVariables.contains { environment[$0].map { !$0.isEmpty } ?? false }
-        return emulated ? emulatorClients(environment) : try productionClients(environment)
+        isEmulated(environment) ? emulatorClients(environment) : try productionClients(environment)
     }
 
     /// The clients of an emulator.

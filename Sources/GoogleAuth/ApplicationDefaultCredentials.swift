@@ -18,7 +18,13 @@ import Foundation
 /// kept for the process; the token is kept and renewed ``TokenCache/defaultMargin`` before it
 /// expires, one renewal at a time. When none can be had, the error lists each source tried and
 /// why it failed, and the next call tries again.
-public struct ApplicationDefaultCredentials: AdminCredentials {
+public struct ApplicationDefaultCredentials: AdminCredentials, CustomStringConvertible, CustomReflectable {
+    /// The variables read; the others are not kept (a printed client shows none of the process's).
+    static let variables: Set<String> = [
+        "GOOGLE_APPLICATION_CREDENTIALS", "CLOUDSDK_CONFIG", "HOME", "GCE_METADATA_HOST", "GOOGLE_CLOUD_PROJECT",
+        "GCLOUD_PROJECT", "CLOUDSDK_CORE_PROJECT", "GOOGLE_CLOUD_QUOTA_PROJECT",
+    ]
+
     /// The scopes asked for: one token serves Cloud Messaging, Remote Config, the Realtime
     /// Database and Authentication (the Admin SDK for Node asks for the same).
     public static let firebaseScopes = [
@@ -52,6 +58,7 @@ public struct ApplicationDefaultCredentials: AdminCredentials {
         scopes: [String] = ApplicationDefaultCredentials.firebaseScopes,
         clock: any BusClock = SystemClock()
     ) {
+        let environment = environment.filter { Self.variables.contains($0.key) }
         self.environment = environment
         self.configuredProject = configuredProject
         let metadata = MetadataServer(environment: environment)
@@ -89,6 +96,10 @@ public struct ApplicationDefaultCredentials: AdminCredentials {
     public func refused(_ token: AccessToken) async {
         tokens.refused(token)
     }
+
+    public var description: String { "application default credentials" }
+
+    public var customMirror: Mirror { Mirror(self, children: []) }
 
     /// The source of the credentials, in ADC's order.
     static func find(_ environment: [String: String], metadata: MetadataServer) async throws -> CredentialSource {

@@ -18,12 +18,18 @@ struct CredentialFields {
         json[name]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    /// `token_uri`: where tokens are got, Google's endpoint when absent.
+    /// `token_uri`: where tokens are got, Google's endpoint when absent. Plain http is taken only
+    /// for this machine (a local stand-in): elsewhere the grant's secrets would cross the network
+    /// in the clear.
     func tokenURI() throws(TokenEndpointError) -> URL {
         let text = json["token_uri"]?.stringValue ?? TokenEndpoint.google.absoluteString
-        guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
-            throw TokenEndpointError("\(what)'s token_uri is not an http(s) URL")
+        guard let url = URL(string: text), let host = url.host?.lowercased() else {
+            throw TokenEndpointError("\(what)'s token_uri is not an https URL")
         }
-        return url
+        switch url.scheme?.lowercased() {
+        case "https": return url
+        case "http" where ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host): return url
+        default: throw TokenEndpointError("\(what)'s token_uri is not an https URL (http only for this machine)")
+        }
     }
 }

@@ -15,7 +15,7 @@ public struct CredentialsError: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    /// What was wanted: `Google credentials`, `an access token`, `the project id`.
+    /// What was wanted: `Google credentials`, `access token`, `Google Cloud project id`.
     public var wanted: String
     /// The sources tried, in order.
     public var attempts: [Attempt]

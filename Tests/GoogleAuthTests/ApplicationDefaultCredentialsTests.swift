@@ -153,6 +153,8 @@ struct ApplicationDefaultCredentialsTests {
                 (Data(pem.utf8), "not a JSON object"),
                 (broken.serializedData(), "private_key is not an RSA private key"),
                 (Data(#"{"type": "external_account", "audience": "x"}"#.utf8), "type 'external_account' are not supported"),
+                (Data(#"{"type": "authorized_user", "client_id": "c", "client_secret": "s", "refresh_token": "r", "token_uri": "http://oauth.example.com/token"}"#.utf8),
+                    "token_uri is not an https URL (http only for this machine)"),
             ]
             for (contents, reason) in cases {
                 let file = folder.appendingPathComponent("key.json")
@@ -170,7 +172,7 @@ struct ApplicationDefaultCredentialsTests {
         }
     }
 
-    @Test("a token endpoint that refuses the assertion or is down: the event's call fails with why")
+    @Test("a token endpoint that refuses the assertion: the call fails with the endpoint's reason")
     func tokenEndpointFailures() async throws {
         try await Self.withStandIn { standIn, base, folder in
             // Signed for another audience than the endpoint expects.

@@ -6,7 +6,7 @@ import GoogleAuth
 import Synchronization
 import Testing
 
-@Suite("Access tokens: renewal margin, one renewal at a time, refusals")
+@Suite("Access tokens: renewal margin, one renewal at a time, refusals", .timeLimit(.minutes(1)))
 struct TokenCacheTests {
     /// A token source that counts its fetches; each token lives `lifetime` on `clock`.
     final class Source: Sendable {
@@ -119,6 +119,55 @@ struct TokenCacheTests {
         }
         await #expect(throws: Down.self) { try await cache.token() }
         #expect(try await cache.token().value == "token-1")
+    }
+
+    @Test("a failed renewal inside the margin leaves the token at hand in use until it expires")
+    func keptThroughFailure() async throws {
+        struct Down: Error {}
+        let clock = ManualClock()
+        let source = Source(clock: clock, lifetime: 3600)
+        let attempts = Counter()
+        let cache = TokenCache(clock: clock) {
+            if attempts.next() > 1 { throw Down() }
+            return source.fetch()
+        }
+        let first = try await cache.token()
+        clock.advance(by: .seconds(3500))
+        #expect(try await cache.token() == first)
+        clock.advance(by: .seconds(101))
+        await #expect(throws: Down.self) { try await cache.token() }
+    }
+
+    @Test("refusals force a renewal at most once in 30 s: a service that refuses every token gets no renewal per call")
+    func refusalInterval() async throws {
+        let clock = ManualClock()
+        let source = Source(clock: clock, lifetime: 3600)
+        let cache = TokenCache(clock: clock) { source.fetch() }
+        cache.refused(try await cache.token())
+        let second = try await cache.token()
+        cache.refused(second)
+        #expect(try await cache.token() == second)
+        clock.advance(by: .seconds(31))
+        cache.refused(second)
+        #expect(try await cache.token().value == "token-3")
+    }
+
+    @Test("a caller cancelled while the renewal is on its way stops waiting; the others get the token")
+    func cancelledCaller() async throws {
+        let clock = ManualClock()
+        let source = Source(clock: clock, lifetime: 3600)
+        let gate = Gate()
+        let cache = TokenCache(clock: clock) {
+            await gate.pass()
+            return source.fetch()
+        }
+        let waiting = Task { try await cache.token() }
+        let cancelled = Task { try await cache.token() }
+        cancelled.cancel()
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        gate.open()
+        #expect(try await waiting.value.value == "token-1")
+        #expect(source.count == 1)
     }
 
     @Test("a refused token is renewed at its next use; refusing an older one changes nothing")

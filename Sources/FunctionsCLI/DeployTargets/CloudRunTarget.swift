@@ -109,10 +109,19 @@ struct CloudRunTarget {
             "fi",
         ]
         for (role, users) in roles {
+            // A new account reaches IAM after a while: the grant is tried again for up to a minute.
             lines.append("# \(users.joined(separator: ", ")) " + (users.count == 1 ? "needs" : "need") + " \(role).")
-            lines += Self.grant(["gcloud", "projects", "add-iam-policy-binding", "\"$PROJECT\""],
-                ["--member=\"serviceAccount:$RUNTIME_ACCOUNT\"", "--role=\(role)", "--condition=None", "--quiet"],
-                what: "\(role) to $RUNTIME_ACCOUNT")
+            lines.append("for attempt in 1 2 3 4 5 6; do")
+            lines += Self.command(["gcloud", "projects", "add-iam-policy-binding", "\"$PROJECT\""],
+                ["--member=\"serviceAccount:$RUNTIME_ACCOUNT\"", "--role=\(role)", "--condition=None", "--quiet",
+                    ">/dev/null && break"]).map { "  " + $0 }
+            lines += [
+                "  if [ \"$attempt\" = 6 ]; then",
+                "    echo \"warning: could not grant \(role) to $RUNTIME_ACCOUNT; grant it with an account that may set "
+                    + "IAM policies, or the functions' calls will be refused\" >&2",
+                "  else sleep 10; fi",
+                "done",
+            ]
         }
         if functions.contains(where: { $0.trigger != nil }) {
             // Eventarc calls the event services as this account: it needs to receive events and

@@ -86,11 +86,10 @@ struct KnativeTarget {
         var environment: [(String, String)] = [
             ("FUNCTION_TARGET", function.name), ("FUNCTION_SIGNATURE_TYPE", function.signatureType),
         ]
-        if let project {
-            environment.append(("GOOGLE_CLOUD_PROJECT", project))
-            var config: JSONValue = ["projectId": .string(project)]
-            if let databaseURL { config = ["projectId": .string(project), "databaseURL": .string(databaseURL)] }
-            environment.append(("FIREBASE_CONFIG", config.serialized()))
+        if let project { environment.append(("GOOGLE_CLOUD_PROJECT", project)) }
+        let config = ["projectId": project, "databaseURL": databaseURL].compactMapValues { $0 }
+        if !config.isEmpty {
+            environment.append(("FIREBASE_CONFIG", JSONValue.object(config.mapValues(JSONValue.string)).serialized()))
         }
         if keySecret != nil { environment.append(("GOOGLE_APPLICATION_CREDENTIALS", Self.keyFolder + "/key.json")) }
         var container: [(String, YAMLNode)] = [

@@ -23,7 +23,7 @@ conformance() {
     fi
     "$venv/bin/pip" install -q --disable-pip-version-check -r conformance/requirements.txt
     FUNCTIONS_BIN=.build/debug/functions SCRATCH_PATH=.build CONFIGURATION=debug \
-        "$venv/bin/python" -m pytest -q -p no:cacheprovider conformance
+        "$venv/bin/python" -m pytest -q -rs --durations=15 -p no:cacheprovider conformance
 }
 
 # No test may reach a real metadata server (169.254.169.254, the default of production Admin

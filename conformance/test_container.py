@@ -9,7 +9,6 @@ K_SERVICE set it logs Cloud Logging JSON lines on stdout, which is how the test 
 import json
 import os
 import signal
-import socket
 import subprocess
 import threading
 import time
@@ -34,19 +33,13 @@ def vector(name):
     return headers, json.loads((FIXTURES / f"{name}.json").read_text())
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class Container:
     """The worker process with a serverless platform's environment."""
 
     def __init__(self, target, grace=None):
-        self.port = free_port()
         environment = {key: value for key, value in os.environ.items() if not key.startswith("FUNCTIONS_")}
-        environment.update(PORT=str(self.port), K_SERVICE=target.lower(), K_REVISION=f"{target.lower()}-00001",
+        # PORT=0: the worker binds a free port itself and names it in its ready line.
+        environment.update(PORT="0", K_SERVICE=target.lower(), K_REVISION=f"{target.lower()}-00001",
                            FUNCTION_TARGET=target, FUNCTION_SIGNATURE_TYPE="cloudevent",
                            GOOGLE_CLOUD_PROJECT="rehearsal")
         if grace is not None:
@@ -66,6 +59,7 @@ class Container:
         for line in self.process.stdout:
             with self.read_more:
                 if line.startswith("ready: "):
+                    self.port = int(line.strip().rsplit(":", 1)[1])
                     self.ready.set()
                 else:
                     self.lines.append(line)

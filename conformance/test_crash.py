@@ -162,6 +162,7 @@ def test_sigkill_under_load_loses_no_acknowledged_write_or_event(tmp_path):
     acknowledged = {}
     lock = threading.Lock()
     worker_restarted = 0
+    per_round = []
     for round_number in range(ROUNDS):
         process, host, port = start(binary, data)
         if round_number == 0:
@@ -191,6 +192,10 @@ def test_sigkill_under_load_loses_no_acknowledged_write_or_event(tmp_path):
             thread.join(timeout=30)
         process.wait(timeout=30)
         assert worker_url
+        # Every round wrote before its kill: a round that acknowledged nothing tested nothing.
+        with lock:
+            per_round.append(len(acknowledged) - sum(per_round))
+        assert per_round[-1] >= 10, f"round {round_number} acknowledged {per_round[-1]} writes before the kill"
 
     events, scores, leaderboard = drain(binary, data)
     score_events = check_nothing_lost(acknowledged, events, scores, leaderboard)
@@ -198,6 +203,8 @@ def test_sigkill_under_load_loses_no_acknowledged_write_or_event(tmp_path):
               or e["deliveries"][0]["function"] != "onScoreWrite"]
     assert not failed, f"{len(failed)} events not delivered to onScoreWrite, e.g. {failed[:2]}"
     resent = sum(1 for e in events if e["recoveries"] > 0)
+    # The kills landed mid-delivery: some events were still pending and a restart sent them again.
+    assert resent > 0, "no kill found an event still being delivered: the rounds tested no recovery"
     extra_attempts = sum(d["attempts"] - 1 for e in events for d in e["deliveries"])
     print(f"crash: seed {SEED}, {ROUNDS} rounds of SIGKILL, {len(acknowledged)} acknowledged writes "
           f"({len(scores)} stored), {len(events)} events all done; {resent} sent again by a restart's recovery, "
@@ -236,6 +243,7 @@ def test_sigterm_under_load_stops_in_order_and_loses_nothing(tmp_path):
         for thread in threads:
             thread.join(timeout=30)
 
+    assert len(acknowledged) >= rounds * 10, f"only {len(acknowledged)} writes acknowledged in {rounds} rounds"
     events, scores, leaderboard = drain(binary, data)
     score_events = check_nothing_lost(acknowledged, events, scores, leaderboard)
     not_once = [e for e in score_events

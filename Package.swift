@@ -43,7 +43,6 @@ let package = Package(
     ],
     targets: [
         .target(name: "CloudEvents", swiftSettings: swiftSettings),
-        .target(name: "ProcessMemory", swiftSettings: swiftSettings),
         .target(
             name: "CloudFunctions",
             dependencies: [
@@ -127,7 +126,7 @@ let package = Package(
         .target(
             name: "FunctionsWorker",
             dependencies: [
-                "CloudFunctions", "CloudEvents", "FirebaseHTTP", "GoogleAuth", "ProcessMemory",
+                "CloudFunctions", "CloudEvents", "FirebaseHTTP", "GoogleAuth",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -154,7 +153,7 @@ let package = Package(
             name: "functions",
             dependencies: [
                 "EmulatorServer", "FirebaseEmulator", "CloudFunctions", "CloudEvents", "RemoteConfigClient",
-                "FunctionsWorker", "FirebaseHTTP", "ProcessMemory",
+                "FunctionsWorker", "FirebaseHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -198,7 +197,6 @@ let package = Package(
         .executableTarget(
             name: "bare-route",
             dependencies: [
-                "ProcessMemory",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
@@ -232,7 +230,7 @@ let package = Package(
             name: "FunctionsWorkerTests",
             dependencies: [
                 "FunctionsWorker", "CloudFunctions", "CloudEvents", "CloudFunctionsTesting", "FunctionsBuiltins",
-                "FirebaseHTTP", "ProcessMemory",
+                "FirebaseHTTP",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),

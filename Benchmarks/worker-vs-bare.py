@@ -9,9 +9,7 @@ same state (these machines are shared and drift by ±10 % within minutes):
 - launch → first 2xx: from exec to the first answered POST (polled every millisecond), over
   LAUNCHES launches, median;
 - idle RSS once it has answered (the mappings' resident pages, which add up to VmRSS), and where
-  it lies: the binary's own pages, the shared libraries', anonymous memory (/proc/PID/smaps); and
-  the bare route's once more, releasing the loader's relocation tables at start as the worker does
-  (like for like);
+  it lies: the binary's own pages, the shared libraries', anonymous memory (/proc/PID/smaps);
 - under wrk (2 threads, 16 and 64 connections, DURATION seconds, RUNS runs, medians) POSTing the
   same binary-mode Remote Config CloudEvent: requests/s, p50 and p99 latency, and the server's
   CPU time per request (utime + stime from /proc/PID/stat over the run ÷ requests).
@@ -21,6 +19,10 @@ goals of the performance issue next to them. wrk and the server share the machin
 compare the ratios, not the absolute figures.
 
     python3 Benchmarks/worker-vs-bare.py [--duration 10] [--runs 3] [--launches 20] [--no-build]
+        [--baseline PATH]
+
+With --baseline, that binary (an earlier build of the noop-worker, say) takes the bare route's
+place: the ratios are then this worker's against it, side by side in one run.
 """
 
 import argparse
@@ -162,11 +164,6 @@ def measure(servers, arguments, script):
     figures = {name: {"launch_ms": statistics.median(launches[name]),
                       "rss_by_kind": rss_by_kind(process.pid, servers[name])}
                for name, (process, _) in running.items()}
-    # Like for like: the bare route releasing the loader's relocation tables at start, as the worker does.
-    process, _, _ = launch(servers["bare route"], {"BARE_ROUTE_RELEASE_RELOCATION_TABLES": "1"})
-    time.sleep(1)
-    figures["bare route, tables released"] = {"rss_by_kind": rss_by_kind(process.pid, servers["bare route"])}
-    stop(process)
     for server in figures.values():
         # The mappings' resident pages add up to VmRSS.
         server["rss_mb"] = sum(server["rss_by_kind"].values())
@@ -198,6 +195,7 @@ def main():
     parser.add_argument("--runs", type=int, default=3, help="wrk runs per load, the median is reported")
     parser.add_argument("--launches", type=int, default=20, help="launches timed, the median is reported")
     parser.add_argument("--no-build", action="store_true", help="use the release binaries already built")
+    parser.add_argument("--baseline", help="compare against this binary instead of the bare route")
     arguments = parser.parse_args()
     if subprocess.run(["which", "wrk"], capture_output=True).returncode != 0:
         raise SystemExit("worker-vs-bare: needs wrk (apt-get install wrk)")
@@ -210,7 +208,8 @@ def main():
         for name, value in HEADERS.items():
             script.write(f'wrk.headers["{name}"] = "{value}"\n')
     try:
-        servers = {"bare route": bin_path / "bare-route", "worker": bin_path / "noop-worker"}
+        servers = {"bare route": Path(arguments.baseline) if arguments.baseline else bin_path / "bare-route",
+                   "worker": bin_path / "noop-worker"}
         figures, pairs = measure(servers, arguments, script.name)
         bare, worker = figures["bare route"], figures["worker"]
     finally:
@@ -221,7 +220,8 @@ def main():
           f"launch → first 2xx over {arguments.launches} launches, alternating (median)")
     print(f"{'server':<48} {'req/s @16':>10} {'p50 ms':>7} {'p99 ms':>7} {'req/s @64':>10} {'p99 ms':>7} "
           f"{'CPU µs/event':>13} {'launch ms':>10} {'idle RSS MB':>12}")
-    for name, server in (("bare Hummingbird 2 route (the ceiling)", bare), ("our worker, typed RemoteConfig.onUpdate", worker)):
+    baseline = f"baseline {arguments.baseline}" if arguments.baseline else "bare Hummingbird 2 route (the ceiling)"
+    for name, server in ((baseline[:48], bare), ("our worker, typed RemoteConfig.onUpdate", worker)):
         print(f"{name:<48} {server['rps@16']:>10,.0f} {server['p50@16']:>7.2f} {server['p99@16']:>7.2f} "
               f"{server['rps@64']:>10,.0f} {server['p99@64']:>7.2f} {server['cpu_us@16']:>13.1f} "
               f"{server['launch_ms']:>10.1f} {server['rss_mb']:>12.1f}")
@@ -239,9 +239,6 @@ def main():
     ]
     for label, ratio, goal, met in ratios:
         print(f"  {label:<36} {ratio:6.2f}  (goal {goal}: {'met' if met(ratio) else 'NOT met'})")
-    released = figures["bare route, tables released"]["rss_mb"]
-    print(f"idle RSS of the bare route releasing its relocation tables too, as the worker does: {released:.1f} MB; "
-          f"worker ÷ that: {worker['rss_mb'] / released:.2f}")
 
 
 if __name__ == "__main__":

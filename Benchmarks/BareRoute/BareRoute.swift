@@ -2,14 +2,11 @@ import Foundation
 import Hummingbird
 import NIOCore
 import NIOFoundationEssentialsCompat
-import ProcessMemory
 
 /// The ceiling `worker-vs-bare.py` measures the worker against: a bare Hummingbird 2 route that
 /// reads the same binary-mode Remote Config CloudEvent (its body decoded into the version's
 /// fields with Foundation's JSONDecoder) and answers 200, as the worker does. No CloudEvent
-/// checks, no logger, no timeout, no context: only HTTP and the JSON. With
-/// `BARE_ROUTE_RELEASE_RELOCATION_TABLES=1` it releases the loader's relocation tables at start,
-/// as the worker does, for a like-for-like comparison of idle memory.
+/// checks, no logger, no timeout, no context: only HTTP and the JSON.
 @main
 struct BareRoute {
     struct User: Decodable {
@@ -27,9 +24,6 @@ struct BareRoute {
     }
 
     static func main() async throws {
-        if ProcessInfo.processInfo.environment["BARE_ROUTE_RELEASE_RELOCATION_TABLES"] == "1" {
-            RelocationTables.release()
-        }
         let port = Int(ProcessInfo.processInfo.environment["PORT"] ?? "0") ?? 0
         let router = Router()
         router.post("config") { request, context -> HTTPResponse.Status in

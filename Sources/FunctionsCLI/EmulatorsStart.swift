@@ -7,7 +7,6 @@ import Foundation
 import FunctionsWorker
 import Hummingbird
 import Logging
-import ProcessMemory
 
 /// `functions emulators:start`: serves every emulated service on one port.
 struct EmulatorsStart: AsyncParsableCommand {
@@ -86,8 +85,6 @@ struct EmulatorsStart: AsyncParsableCommand {
     }
 
     func run() async throws {
-        // A long-running process: the loader's tables are read once, at start (see the type).
-        RelocationTables.release()
         // Clients, workers and the workers' Admin calls may hold many connections at once; the
         // workers it starts inherit the raised limit.
         OpenFileLimit.raise()

@@ -126,7 +126,7 @@ let package = Package(
         .target(
             name: "FunctionsWorker",
             dependencies: [
-                "CloudFunctions", "CloudEvents", "FirebaseHTTP", "GoogleAuth",
+                "CloudFunctions", "CloudEvents", "FirebaseHTTP", "FunctionsBuiltins", "GoogleAuth",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -14,11 +14,8 @@ let package = Package(
     targets: [
         .executableTarget(
             name: "AppFunctions",
-            dependencies: [
-                .product(name: "CloudFunctions", package: "swift-cloud-functions"),
-                .product(name: "FunctionsBuiltins", package: "swift-cloud-functions"),
-                .product(name: "FunctionsWorker", package: "swift-cloud-functions"),
-            ],
+            // FunctionsWorker brings the authoring API and the built-in plugins with it.
+            dependencies: [.product(name: "FunctionsWorker", package: "swift-cloud-functions")],
             swiftSettings: [
                 .enableUpcomingFeature("ExistentialAny"),
                 .enableUpcomingFeature("MemberImportVisibility"),

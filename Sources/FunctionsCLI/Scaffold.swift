@@ -65,11 +65,8 @@ struct Scaffold {
             targets: [
                 .executableTarget(
                     name: "\(target)",
-                    dependencies: [
-                        .product(name: "CloudFunctions", package: "swift-cloud-functions"),
-                        .product(name: "FunctionsBuiltins", package: "swift-cloud-functions"),
-                        .product(name: "FunctionsWorker", package: "swift-cloud-functions"),
-                    ]
+                    // FunctionsWorker brings the authoring API and the built-in plugins with it.
+                    dependencies: [.product(name: "FunctionsWorker", package: "swift-cloud-functions")]
                 ),
                 .testTarget(
                     name: "\(target)Tests",
@@ -88,7 +85,7 @@ struct Scaffold {
 
     private var functions: String {
         #"""
-        \#(Self.imports("CloudFunctions", "FunctionsBuiltins", "FunctionsWorker"))
+        \#(Self.imports("FunctionsWorker"))
 
         /// This package's functions, one of each kind. `functions deploy` builds the package and
         /// reads their triggers from its manifest; the same binary serves them in the emulator, on

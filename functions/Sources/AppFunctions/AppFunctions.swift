@@ -1,6 +1,3 @@
-import CloudEvents
-import CloudFunctions
-import FunctionsBuiltins
 import FunctionsWorker
 
 /// The sample app's functions.

@@ -19,11 +19,9 @@ struct AppFunctions: FunctionsApp {
 
         // `.uses(...)` names the Firebase services a function calls: deployed, it gets only their roles.
         functions["onUserCreated"] = Auth.user().options(.uses(.database)).onCreate { user, context in
-            try await context.database.ref("users/\(user.uid)").set([
-                "email": user.email.map(JSONValue.string) ?? .null,
-                "displayName": user.displayName.map(JSONValue.string) ?? .null,
-                "createdAt": .string(RFC3339Timestamp.string(from: user.metadata.creationTime ?? context.timestamp)),
-            ])
+            let created = user.metadata.creationTime ?? context.timestamp
+            try await context.database.ref("users/\(user.uid)").set(encoding: Profile(
+                email: user.email, displayName: user.displayName, createdAt: RFC3339Timestamp.string(from: created)))
         }
 
         // Clients write Parse-style GameScore objects under /scores: {playerName, score, cheatMode}.
@@ -79,6 +77,13 @@ struct AppFunctions: FunctionsApp {
     static func isValidKey(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.count <= 768 && !name.contains(where: { ".#$[]/".contains($0) })
     }
+}
+
+/// What `onUserCreated` keeps at `/users/{uid}` (a field without a value is left out).
+struct Profile: Encodable {
+    var email: String?
+    var displayName: String?
+    var createdAt: String
 }
 
 /// What the app sends `submitScore`.

@@ -51,13 +51,17 @@ extension FunctionsApp {
 
     /// Runs the app as the process environment says.
     public static func main() async {
+        /// Invalid settings stop the binary with one line.
+        func stop(_ error: any Error) -> Never {
+            try? FileHandle.standardError.write(contentsOf: Data("error: \(error)\n".utf8))
+            exit(1)
+        }
         let environment = ProcessInfo.processInfo.environment
         let configuration: WorkerConfiguration
         do {
             configuration = try WorkerConfiguration(environment: environment)
         } catch {
-            try? FileHandle.standardError.write(contentsOf: Data("error: \(error)\n".utf8))
-            exit(1)
+            stop(error)
         }
         // Room for a connection per handler's call and per event in flight.
         OpenFileLimit.raise()
@@ -75,8 +79,7 @@ extension FunctionsApp {
         do {
             admin = try adminClients(environment: environment)
         } catch {
-            try? FileHandle.standardError.write(contentsOf: Data("error: \(error)\n".utf8))
-            exit(1)
+            stop(error)
         }
         exit(await FunctionsWorker.main(functions: functions, admin: admin, configuration: configuration))
     }

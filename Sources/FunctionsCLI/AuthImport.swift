@@ -2,7 +2,6 @@ import ArgumentParser
 import CloudFunctions
 import FirebaseEmulator
 import Foundation
-import FirebaseHTTP
 
 /// `functions auth:import FILE`: imports users, in calls of 1,000, through the Identity Toolkit
 /// `accounts:batchCreate` route, as `firebase auth:import` does.

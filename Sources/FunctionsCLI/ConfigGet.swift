@@ -1,7 +1,6 @@
 import ArgumentParser
 import CloudFunctions
 import Foundation
-import FirebaseHTTP
 
 /// `functions config:get`: the current (or a historic) Remote Config template.
 struct ConfigGet: AsyncParsableCommand {

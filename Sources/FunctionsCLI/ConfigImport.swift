@@ -2,7 +2,6 @@ import ArgumentParser
 import CloudFunctions
 import FirebaseEmulator
 import Foundation
-import FirebaseHTTP
 
 /// `functions config:import FILE --from parse`: a Parse Config as Remote Config parameters.
 struct ConfigImport: AsyncParsableCommand {

@@ -1,7 +1,6 @@
 import ArgumentParser
 import CloudFunctions
 import Foundation
-import FirebaseHTTP
 
 /// `functions config:publish FILE`: publishes a template, guarded by the current ETag.
 struct ConfigPublish: AsyncParsableCommand {

@@ -1,7 +1,6 @@
 import ArgumentParser
 import CloudFunctions
 import Foundation
-import FirebaseHTTP
 
 /// `functions config:rollback N`: publishes an earlier version again, as a new version.
 struct ConfigRollback: AsyncParsableCommand {

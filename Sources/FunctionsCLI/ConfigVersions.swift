@@ -1,7 +1,6 @@
 import ArgumentParser
 import CloudFunctions
 import Foundation
-import FirebaseHTTP
 
 /// `functions config:versions`: the template's versions, newest first.
 struct ConfigVersions: AsyncParsableCommand {

@@ -1,7 +1,6 @@
 import ArgumentParser
 import CloudFunctions
 import Foundation
-import FirebaseHTTP
 
 /// `functions database:get PATH`: reads a Realtime Database location.
 struct DatabaseGet: AsyncParsableCommand {

@@ -2,7 +2,6 @@ import ArgumentParser
 import CloudEvents
 import CloudFunctions
 import Foundation
-import FirebaseHTTP
 import RemoteConfigClient
 
 /// `functions demo:stale-loop`: the STALE loop against a running emulator with `pushConfig`

@@ -2,7 +2,6 @@ import ArgumentParser
 import CloudFunctions
 import Foundation
 import Synchronization
-import FirebaseHTTP
 
 /// `functions deploy`: builds the functions package and reads its manifest; then deploys it to
 /// a running emulator (which starts and supervises the worker and routes events to it), or

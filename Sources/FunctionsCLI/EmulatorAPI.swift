@@ -5,6 +5,17 @@ import FirebaseHTTP
 /// A running emulator, as the CLI's commands call it: admin requests (`Bearer owner`) whose
 /// failures become one clear line.
 struct EmulatorAPI: Sendable {
+    /// A 2xx answer.
+    struct Answer: Sendable {
+        /// The headers, with lower-cased names.
+        var headers: [String: String]
+        /// The body.
+        var body: Data
+
+        /// The body as JSON; `null` when empty.
+        func json() throws -> JSONValue { body.isEmpty ? .null : try JSONValue(parsing: body) }
+    }
+
     let base: URL
     let project: String
 
@@ -17,10 +28,11 @@ struct EmulatorAPI: Sendable {
         json: JSONValue? = nil,
         headers: [String: String] = [:],
         timeout: TimeInterval = 60
-    ) async throws -> AdminHTTP.Answer {
+    ) async throws -> Answer {
         do {
-            return try await AdminHTTP(baseURL: base).send(method, path, query: query, json: json, headers: headers,
-                timeout: timeout)
+            let answer = try await AdminHTTP(baseURL: base).send(method, path, query: query, json: json,
+                headers: headers, timeout: timeout)
+            return Answer(headers: answer.headers, body: answer.body)
         } catch let error as AdminHTTPError {
             throw CLIError("\(method) \(path) failed (HTTP \(error.status)): "
                 + error.message.trimmingCharacters(in: .whitespacesAndNewlines))

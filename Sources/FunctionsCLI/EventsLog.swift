@@ -1,7 +1,6 @@
 import ArgumentParser
 import CloudFunctions
 import Foundation
-import FirebaseHTTP
 
 /// `functions events:log`: the emulator's events, each with its deliveries.
 struct EventsLog: AsyncParsableCommand {

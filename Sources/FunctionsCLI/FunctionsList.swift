@@ -1,7 +1,6 @@
 import ArgumentParser
 import CloudFunctions
 import Foundation
-import FirebaseHTTP
 
 /// `functions functions:list`: what is deployed, each function's trigger, and its instances.
 struct FunctionsList: AsyncParsableCommand {

@@ -1,7 +1,6 @@
 import ArgumentParser
 import CloudFunctions
 import Foundation
-import FirebaseHTTP
 
 /// `functions messaging:import FILE --from parse --application ID`: Parse installations as FCM
 /// devices subscribed to topics named after their channels.

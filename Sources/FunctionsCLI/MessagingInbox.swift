@@ -1,7 +1,6 @@
 import ArgumentParser
 import CloudFunctions
 import Foundation
-import FirebaseHTTP
 
 /// `functions messaging:inbox TOKEN`: the messages delivered to an emulated device.
 struct MessagingInbox: AsyncParsableCommand {

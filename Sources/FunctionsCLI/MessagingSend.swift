@@ -1,7 +1,6 @@
 import ArgumentParser
 import CloudFunctions
 import Foundation
-import FirebaseHTTP
 
 /// `functions messaging:send`: sends an FCM HTTP v1 message through the emulator.
 struct MessagingSend: AsyncParsableCommand {

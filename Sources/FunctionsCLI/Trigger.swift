@@ -1,7 +1,6 @@
 import ArgumentParser
 import CloudFunctions
 import Foundation
-import FirebaseHTTP
 
 /// `functions trigger NAME`: sends one event straight to a deployed function and reports how
 /// that attempt went (no retries).

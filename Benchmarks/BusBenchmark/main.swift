@@ -159,32 +159,27 @@ for scenario in Scenario.allCases where onlyScenario == nil || onlyScenario == s
         await bus.waitUntilIdle()
         let seconds = Double(nanos() - begin) / 1e9
 
-        // Latency, one event at a time.
+        /// Publish → handler start, one event at a time, each `gap` after the last one's start
+        /// (none: back to back); `prefix` names the events anew, so none is a duplicate.
+        func measureLatency(_ events: ArraySlice<CloudEvent>, gap: Duration?, prefix: String) async -> [UInt64] {
+            var samples: [UInt64] = []
+            samples.reserveCapacity(events.count)
+            for event in events {
+                if let gap { try? await Task.sleep(for: gap) }
+                var fresh = event
+                fresh.id = prefix + event.id
+                let published = nanos()
+                bus.publish(fresh)
+                await bus.waitUntilIdle()
+                samples.append(starts.last.load(ordering: .relaxed) &- published)
+            }
+            samples.sort()
+            return samples.isEmpty ? [0] : samples
+        }
         starts.timing.store(true, ordering: .relaxed)
-        var latencies: [UInt64] = []
-        latencies.reserveCapacity(latencySamples)
-        for event in events[total...] {
-            let published = nanos()
-            bus.publish(event)
-            await bus.waitUntilIdle()
-            latencies.append(starts.last.load(ordering: .relaxed) &- published)
-        }
-        latencies.sort()
-        if latencies.isEmpty { latencies = [0] }
+        let latencies = await measureLatency(events[total...], gap: nil, prefix: "")
         // The same, one event every millisecond: what an event arriving alone waits.
-        var spaced: [UInt64] = []
-        spaced.reserveCapacity(spacedSamples)
-        for event in events[total...].prefix(spacedSamples) {
-            try? await Task.sleep(for: .milliseconds(1))
-            var fresh = event
-            fresh.id = "spaced-" + event.id
-            let published = nanos()
-            bus.publish(fresh)
-            await bus.waitUntilIdle()
-            spaced.append(starts.last.load(ordering: .relaxed) &- published)
-        }
-        spaced.sort()
-        if spaced.isEmpty { spaced = [0] }
+        let spaced = await measureLatency(events[total...].prefix(spacedSamples), gap: .milliseconds(1), prefix: "spaced-")
         await bus.shutdown()
         let line = [
             scenario.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0),

@@ -75,11 +75,14 @@ extension FunctionsApp {
         }
         var functions = FunctionRegistry()
         register(&functions)
-        let admin: AdminClients
-        do {
-            admin = try adminClients(environment: environment)
-        } catch {
-            stop(error)
+        // Writing the manifest calls no service: the Admin settings are not read then.
+        var admin = AdminClients()
+        if configuration.manifestOutputPath == nil {
+            do {
+                admin = try adminClients(environment: environment)
+            } catch {
+                stop(error)
+            }
         }
         exit(await FunctionsWorker.main(functions: functions, admin: admin, configuration: configuration))
     }

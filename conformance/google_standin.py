@@ -10,7 +10,7 @@ accept only tokens this token endpoint or metadata server issued and that have n
 
 `Function` starts a functions binary with Cloud Run's environment (K_SERVICE, PORT, FUNCTION_TARGET)
 and nothing else of this machine's: no emulator variable, an empty gcloud folder, and a metadata
-server only where a test names one.
+server only where a test names one (elsewhere an address where nothing listens).
 """
 
 import base64
@@ -291,7 +291,9 @@ class Function:
                                               "K_"))}
         environment.update(K_SERVICE=target.lower(), K_REVISION=f"{target.lower()}-00001", PORT="0",
                            HOST="127.0.0.1", FUNCTION_TARGET=target, FUNCTION_SIGNATURE_TYPE="cloudevent",
-                           CLOUDSDK_CONFIG=self.folder.name)
+                           CLOUDSDK_CONFIG=self.folder.name,
+                           # Where nothing listens: no run ever reaches a real metadata server.
+                           GCE_METADATA_HOST="127.0.0.1:9")
         environment.update(variables)
         self.process = subprocess.Popen([str(BIN_DIR / binary)], env=environment, stdout=subprocess.PIPE,
                                         stderr=subprocess.PIPE, text=True)

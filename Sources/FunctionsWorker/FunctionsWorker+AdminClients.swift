@@ -82,7 +82,7 @@ extension FunctionsWorker {
                 credentials: credentials)
         )
         let databaseURL = config?.databaseURL
-            ?? project(environment).flatMap { URL(string: "https://\($0)-default-rtdb.firebaseio.com") }
+            ?? project(environment, config: config).flatMap { URL(string: "https://\($0)-default-rtdb.firebaseio.com") }
         if let databaseURL {
             do {
                 clients.database = try HTTPDatabaseClient(databaseURL: databaseURL, credentials: credentials)
@@ -100,9 +100,14 @@ extension FunctionsWorker {
     /// else `FIREBASE_CONFIG`'s `projectId`. (In production the metadata server may name it
     /// later; see ``ApplicationDefaultCredentials``.)
     static func project(_ environment: [String: String]) -> String? {
+        project(environment, config: (try? FirebaseAppConfig.from(environment)) ?? nil)
+    }
+
+    /// The same, with `FIREBASE_CONFIG` already read.
+    static func project(_ environment: [String: String], config: FirebaseAppConfig?) -> String? {
         for name in ["GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT"] {
             if let project = environment[name], !project.isEmpty { return project }
         }
-        return (try? FirebaseAppConfig.from(environment))??.projectID
+        return config?.projectID
     }
 }

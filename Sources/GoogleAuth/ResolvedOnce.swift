@@ -29,10 +29,13 @@ package final class ResolvedOnce<Value: Sendable>: Sendable {
     /// The value at hand if `isUsable` says so, else one found now (by the search on its way,
     /// or a new one). The value a search finds goes to its callers as it is.
     package func value(while isUsable: (Value) -> Bool = { _ in true }) async throws -> Value {
-        let id = state.withLock { state in
+        // The usual case, a usable value at hand, takes the lock once and no continuation.
+        let (kept, id) = state.withLock { state -> (Value?, Int) in
+            if let value = state.value, isUsable(value) { return (value, 0) }
             defer { state.nextWaiter += 1 }
-            return state.nextWaiter
+            return (nil, state.nextWaiter)
         }
+        if let kept { return kept }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
                 // One look under the lock: the value, or the search on its way, or a new one.

@@ -32,7 +32,10 @@ struct HTTPMessagingClientTests {
 
     @Test("an emulator without a project: the clients say what is missing")
     func unconfigured() async throws {
-        let admin = try FunctionsWorker.adminClients(environment: ["FUNCTIONS_EMULATOR_URL": "http://127.0.0.1:1"])
+        // GCE_METADATA_HOST: were the mode rule broken, no call would reach a real metadata server.
+        let admin = try FunctionsWorker.adminClients(environment: [
+            "FUNCTIONS_EMULATOR_URL": "http://127.0.0.1:1", "GCE_METADATA_HOST": "127.0.0.1:9",
+        ])
         await #expect(throws: AdminClientError.self) { try await admin.messaging.send(PushConfig().message) }
     }
 }

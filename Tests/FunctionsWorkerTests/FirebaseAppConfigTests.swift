@@ -52,8 +52,9 @@ struct FirebaseAppConfigTests {
 
     @Test("any emulator variable makes every client an emulator's: the others are unavailable, never Google's")
     func emulatorMode() async throws {
+        // GCE_METADATA_HOST: were the mode rule broken, no call would reach a real metadata server.
         let admin = try FunctionsWorker.adminClients(environment: [
-            "FIREBASE_DATABASE_EMULATOR_HOST": "127.0.0.1:9", "GCLOUD_PROJECT": "p",
+            "FIREBASE_DATABASE_EMULATOR_HOST": "127.0.0.1:9", "GCLOUD_PROJECT": "p", "GCE_METADATA_HOST": "127.0.0.1:9",
         ])
         await #expect(throws: AdminClientError.self) { try await admin.messaging.send(PushConfig().message) }
         await #expect(throws: AdminClientError.self) { try await admin.remoteConfig.getTemplate() }

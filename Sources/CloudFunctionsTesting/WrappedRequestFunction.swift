@@ -25,7 +25,7 @@ public struct WrappedRequestFunction: Sendable {
     /// Sends a raw request, as the worker would hand it over.
     public func respond(to request: HTTPSRequest) async -> HTTPSResponse {
         let context = RequestContext(functionName: name, admin: admin, tokens: EmulatorTokenVerifier(project: project),
-            logger: Logger(label: "cloud-functions.test"))
+            region: function.options.deploymentRegion, logger: Logger(label: "cloud-functions.test"))
         return await function.respond(to: request, context: context)
     }
 

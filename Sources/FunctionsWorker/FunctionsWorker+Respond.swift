@@ -31,6 +31,9 @@ extension FunctionsWorker {
             clock: clock,
             admin: admin,
             tokens: tokens,
+            region: function.options.deploymentRegion,
+            // Cloud Run ends TLS in front of the service: the caller addressed https.
+            receivedAt: request.head.authority.map { "https://\($0)\(request.uri.path)" },
             logger: logger
         )
         return response(await function.respond(to: incoming, context: context))

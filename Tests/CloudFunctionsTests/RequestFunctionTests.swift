@@ -94,6 +94,18 @@ struct RequestFunctionTests {
         var expired = claims
         expired["exp"] = .number(Date().timeIntervalSince1970 - 10)
         #expect(try await call(expired).0 == .badRequest)
+        // A token made for another function, region, project or any Cloud Run service is refused.
+        for audience in ["https://us-central1-demo-project.cloudfunctions.net/otherFunction",
+            "https://europe-west1-demo-project.cloudfunctions.net/checkSignUp",
+            "https://us-central1-demo-project.cloudfunctions.net/checkSignUpX",
+            "https://us-central1-demo-other.cloudfunctions.net/checkSignUp", "https://anything-abc-uc.a.run.app"]
+        {
+            var foreign = claims
+            foreign["aud"] = .string(audience)
+            let (status, answer) = try await call(foreign)
+            #expect(status == .badRequest, "\(audience)")
+            #expect(answer["error"]?["message"]?.stringValue?.contains("audience is not this function") == true)
+        }
         var reserved = claims
         reserved["user_record"] = ["uid": "u", "email": "reserved@example.com"]
         let (reservedStatus, reservedAnswer) = try await call(reserved)
@@ -103,6 +115,25 @@ struct RequestFunctionTests {
         crash["user_record"] = ["uid": "u", "email": "crash@example.com"]
         #expect(try await call(crash) == (.internalServerError,
             ["error": ["status": "INTERNAL", "message": "An unexpected error occurred."]]))
+    }
+
+    @Test("a blocking token's audience is the function's production URL or the exact URL the call arrived at")
+    func blockingAudience() throws {
+        let now = Date()
+        let claims = BlockingProtocol.claims(for: UserRecord(uid: "u"), event: .beforeCreate, project: "p",
+            audience: "https://svc-abc-uc.a.run.app", eventId: "e", signInMethod: nil, now: now)
+        func check(_ audience: JSONValue, receivedAt: String?) -> Bool {
+            var claims = claims
+            claims["aud"] = audience
+            let kind = TokenKind.blockingCall(function: "svc", region: "us-central1", receivedAt: receivedAt)
+            return (try? kind.checkClaims(claims, project: "p", now: now)) != nil
+        }
+        #expect(check("https://svc-abc-uc.a.run.app", receivedAt: "https://svc-abc-uc.a.run.app/"))
+        #expect(check("https://svc-abc-uc.a.run.app/", receivedAt: "https://svc-abc-uc.a.run.app"))
+        #expect(check("https://us-central1-p.cloudfunctions.net/svc", receivedAt: "https://svc-abc-uc.a.run.app/"))
+        #expect(!check("https://other-abc-uc.a.run.app", receivedAt: "https://svc-abc-uc.a.run.app/"))
+        #expect(!check("https://svc-abc-uc.a.run.app", receivedAt: nil))
+        #expect(!check(["https://svc-abc-uc.a.run.app", "https://x"], receivedAt: "https://svc-abc-uc.a.run.app"))
     }
 
     @Test("beforeUserSignedIn sees the sign-in method and may add session claims")

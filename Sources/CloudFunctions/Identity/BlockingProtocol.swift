@@ -59,7 +59,8 @@ package enum BlockingProtocol {
         else { throw CallableError(.invalidArgument, "Bad Request") }
         let claims: [String: JSONValue]
         do {
-            claims = try await context.tokens.verify(jwt, as: .blockingCall)
+            claims = try await context.tokens.verify(jwt,
+                as: .blockingCall(function: context.functionName, region: context.region, receivedAt: context.receivedAt))
         } catch {
             context.logger.warning("refused a blocking call's token", metadata: ["reason": "\(error.reason)"])
             throw CallableError(.invalidArgument, "the call's token is not valid: \(error.reason)")

@@ -14,6 +14,11 @@ public struct RequestContext: Sendable {
     public let admin: AdminClients
     /// Checks ID tokens, App Check tokens and the tokens of blocking calls.
     public let tokens: any TokenVerifier
+    /// The region the function runs in.
+    public let region: String
+    /// The URL the request was addressed to (`https://`, its host and path), when it came over
+    /// HTTP: a blocking call's token must name it, or the function's production URL.
+    public let receivedAt: String?
     private let baseLogger: Logger
 
     /// Creates a context.
@@ -23,6 +28,8 @@ public struct RequestContext: Sendable {
         clock: any BusClock = SystemClock(),
         admin: AdminClients = AdminClients(),
         tokens: any TokenVerifier,
+        region: String = "us-central1",
+        receivedAt: String? = nil,
         logger: Logger
     ) {
         self.functionName = functionName
@@ -30,6 +37,8 @@ public struct RequestContext: Sendable {
         self.clock = clock
         self.admin = admin
         self.tokens = tokens
+        self.region = region
+        self.receivedAt = receivedAt
         self.baseLogger = logger
     }
 

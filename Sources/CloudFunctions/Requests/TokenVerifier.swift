@@ -17,8 +17,13 @@ public enum TokenKind: Sendable, Hashable {
     case idToken
     /// A Firebase App Check token (`X-Firebase-AppCheck` on callables).
     case appCheck
-    /// The token Authentication sends a blocking function (`{"data": {"jwt": …}}`).
-    case blockingCall
+    /// The token Authentication sends a blocking function (`{"data": {"jwt": …}}`). Its audience
+    /// is the address Authentication calls: the function's production URL
+    /// (`https://{region}-{project}.cloudfunctions.net/{function}`), or, for a function that runs
+    /// as a Cloud Run service of its own, the service's URL, which is where the call arrives
+    /// (`receivedAt`, `https://` and the request's host and path). A token made for another
+    /// function is refused.
+    case blockingCall(function: String, region: String, receivedAt: String?)
 
     /// Checks the claims every token of this kind must have: issuer, audience, subject and
     /// expiry, for `project` at `now`.
@@ -46,18 +51,28 @@ public enum TokenKind: Sendable, Hashable {
             guard let subject = claims["sub"]?.stringValue, !subject.isEmpty else {
                 throw TokenError("the App Check token has no app id (sub)")
             }
-        case .blockingCall:
+        case .blockingCall(let function, let region, let receivedAt):
             guard issuer == "https://securetoken.google.com/\(project)" else {
                 throw TokenError("the token's issuer '\(issuer)' is not https://securetoken.google.com/\(project)")
             }
-            guard audiences.contains(where: { $0.contains("\(project).cloudfunctions.net/") || $0.contains(".run.app") })
-            else { throw TokenError("the token's audience is not a function of the project '\(project)'") }
+            let production = "https://\(region)-\(project).cloudfunctions.net/\(function)"
+            let addresses = [production, receivedAt].compactMap { $0.map(Self.withoutTrailingSlash) }
+            guard audiences.count == 1, addresses.contains(Self.withoutTrailingSlash(audiences[0])) else {
+                throw TokenError("the token's audience is not this function (\(addresses.joined(separator: " or ")))")
+            }
         }
         guard let expiry = claims["exp"]?.numberValue else { throw TokenError("the token has no expiry (exp)") }
         guard Date(timeIntervalSince1970: expiry) > now else { throw TokenError("the token has expired") }
         if let issued = claims["iat"]?.numberValue, Date(timeIntervalSince1970: issued) > now.addingTimeInterval(300) {
             throw TokenError("the token was issued in the future")
         }
+    }
+}
+
+extension TokenKind {
+    /// A URL compared as an audience: `https://host/` and `https://host` are one address.
+    private static func withoutTrailingSlash(_ url: String) -> String {
+        url.hasSuffix("/") ? String(url.dropLast()) : url
     }
 }
 

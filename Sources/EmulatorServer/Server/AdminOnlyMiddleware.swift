@@ -17,6 +17,9 @@ import Hummingbird
 /// stay open, and so do the routes a device calls for itself (registering for messages,
 /// logging analytics events, fetching config), as client SDK calls carry no credential.
 ///
+/// The console is same-origin wherever it is opened: a page served at the address a request
+/// names is the emulator's own when that address is an IP address or a loopback name.
+///
 /// While the emulator listens on loopback only, it also refuses (403) every request that names
 /// another host than a loopback one (``LoopbackHost``): so a page that points its own domain at
 /// 127.0.0.1 cannot read what the open routes answer. Listening elsewhere (`--host 0.0.0.0`,
@@ -84,7 +87,7 @@ struct AdminOnlyMiddleware: RouterMiddleware {
     /// Why a request sent by a web page of another origin than the emulator's is refused, or
     /// `nil` when no such page sent it (tools send no `Origin`; the console sends its own).
     static func foreignPage(_ request: Request, ownOrigins: [String]) -> ServiceError? {
-        if let origin = request.headers[.origin], !ownOrigins.contains(origin) {
+        if let origin = request.headers[.origin], !ownOrigins.contains(origin), origin != addressedOrigin(of: request) {
             return ServiceError(.permissionDenied,
                 "Requests from web pages of another origin (\(origin)) cannot change the emulator.")
         }
@@ -92,6 +95,19 @@ struct AdminOnlyMiddleware: RouterMiddleware {
             return ServiceError(.permissionDenied, "Cross-site requests cannot change the emulator.")
         }
         return nil
+    }
+
+    /// The origin of a page served at the address `request` names, when no other site can
+    /// claim that address: an IP address or a loopback name, as where the console is opened
+    /// from another machine (`http://192.168.1.20:PORT`). A page of a domain pointed at this
+    /// machine (DNS rebinding) names its domain, and stays foreign.
+    static func addressedOrigin(of request: Request) -> String? {
+        guard let authority = request.head.authority else { return nil }
+        let host = LoopbackHost.hostname(of: authority)
+        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+        let address = (octets.count == 4 && octets.allSatisfy { UInt8($0) != nil }) || host.contains(":")
+        guard address || LoopbackHost.isLoopback(host: host) else { return nil }
+        return "http://\(authority)"
     }
 
     /// Whether a route needs the owner credential.

@@ -10,7 +10,7 @@ import Synchronization
 /// marked done.
 enum DatabaseWriteBenchmark {
     static func run() async throws {
-        try run(count: 20_000)
+        try await run(count: 20_000)
         try await runDelivered(count: 20_000)
     }
 
@@ -27,7 +27,7 @@ enum DatabaseWriteBenchmark {
             let start = ContinuousClock.now
             for index in 0..<count {
                 let value: JSONValue = ["playerName": .string("p\(index % 100)"), "score": .number(Double(index))]
-                try emulator.database.set(namespace: emulator.defaultDatabaseInstance, path: "/scores/\(index)",
+                try await emulator.database.set(namespace: emulator.defaultDatabaseInstance, path: "/scores/\(index)",
                     value: value)
             }
             await emulator.waitUntilIdle()
@@ -45,7 +45,7 @@ enum DatabaseWriteBenchmark {
         }
     }
 
-    static func run(count: Int) throws {
+    static func run(count: Int) async throws {
         print("store      writes   seconds   writes/s   events in outbox")
         for onDisk in [false, true] {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("db-\(UUID().uuidString)")
@@ -58,7 +58,7 @@ enum DatabaseWriteBenchmark {
             let start = ContinuousClock.now
             for index in 0..<count {
                 let value: JSONValue = ["player": .string("p\(index % 100)"), "points": .number(Double(index))]
-                try service.set(namespace: namespace, path: "/scores/\(index)", value: value)
+                try await service.set(namespace: namespace, path: "/scores/\(index)", value: value)
             }
             let elapsed = ContinuousClock.now - start
             let events = try store.pendingEvents(limit: count + 1).count

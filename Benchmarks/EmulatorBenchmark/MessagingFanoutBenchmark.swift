@@ -7,12 +7,12 @@ import Foundation
 /// 1,000,000 by default), send one message to it, and read one device's inbox; in memory and
 /// on disk.
 enum MessagingFanoutBenchmark {
-    static func run() throws {
+    static func run() async throws {
         let subscribers = ProcessInfo.processInfo.environment["FANOUT_SUBSCRIBERS"].flatMap(Int.init) ?? 1_000_000
-        try run(subscribers: subscribers)
+        try await run(subscribers: subscribers)
     }
 
-    static func run(subscribers: Int) throws {
+    static func run(subscribers: Int) async throws {
         print("\(subscribers) subscribers of one topic")
         print("store      register/s   subscribe/s   send ms   recipients   inbox read ms")
         for onDisk in [false, true] {
@@ -27,19 +27,19 @@ enum MessagingFanoutBenchmark {
             var tokens: [String] = []
             tokens.reserveCapacity(subscribers)
             while tokens.count < subscribers {
-                tokens += try service.registerDevices(count: min(10_000, subscribers - tokens.count))
+                await tokens += try service.registerDevices(count: min(10_000, subscribers - tokens.count))
             }
             let register = ContinuousClock().now - clock
             clock = ContinuousClock().now
             var start = 0
             while start < tokens.count {
                 let end = min(tokens.count, start + 1000)
-                _ = try service.subscribe(tokens: Array(tokens[start..<end]), to: "PUSH_RC")
+                _ = try await service.subscribe(tokens: Array(tokens[start..<end]), to: "PUSH_RC")
                 start = end
             }
             let subscribe = ContinuousClock().now - clock
             clock = ContinuousClock().now
-            let result = try service.send(Message(.topic("PUSH_RC"), data: ["CONFIG_STATE": "STALE"]))
+            let result = try await service.send(Message(.topic("PUSH_RC"), data: ["CONFIG_STATE": "STALE"]))
             let send = ContinuousClock().now - clock
             clock = ContinuousClock().now
             let inbox = try service.inbox(token: tokens[subscribers / 2])

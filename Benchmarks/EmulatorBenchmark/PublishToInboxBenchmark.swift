@@ -27,9 +27,9 @@ enum PublishToInboxBenchmark {
             var functions = FunctionRegistry()
             functions.use(PushConfig(topic: "PUSH_RC"))
             try await emulator.deploy(functions)
-            let tokens = try emulator.messaging.registerDevices(count: devices)
+            let tokens = try await emulator.messaging.registerDevices(count: devices)
             for start in stride(from: 0, to: tokens.count, by: 1000) {
-                _ = try emulator.messaging.subscribe(tokens: Array(tokens[start..<min(tokens.count, start + 1000)]), to: "PUSH_RC")
+                _ = try await emulator.messaging.subscribe(tokens: Array(tokens[start..<min(tokens.count, start + 1000)]), to: "PUSH_RC")
             }
             var etag = try emulator.remoteConfig.template().etag
             var latencies: [Double] = []
@@ -48,7 +48,7 @@ enum PublishToInboxBenchmark {
                     }
                     await listening.waitForAll()
                     let start = ContinuousClock.now
-                    etag = try emulator.remoteConfig.publish(template(revision: index), ifMatch: etag).etag
+                    etag = try await emulator.remoteConfig.publish(template(revision: index), ifMatch: etag).etag
                     return try await group.reduce(into: []) { $0.append(($1 - start).secondsValue * 1000) }
                 }
                 latencies += arrivals

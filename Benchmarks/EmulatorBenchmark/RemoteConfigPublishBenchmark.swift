@@ -9,21 +9,21 @@ enum RemoteConfigPublishBenchmark {
     static let publishes = 2_000
     static let parameterCount = 50
 
-    static func run() throws {
-        try measure(label: "in-memory store", directory: nil)
+    static func run() async throws {
+        try await measure(label: "in-memory store", directory: nil)
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("rc-publish-benchmark-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        try measure(label: "on-disk store", directory: directory)
+        try await measure(label: "on-disk store", directory: directory)
     }
 
-    static func measure(label: String, directory: URL?) throws {
+    static func measure(label: String, directory: URL?) async throws {
         let store = try EmulatorStore(directory: directory)
         let service = try RemoteConfigService(store: store, project: "bench", clock: SystemClock(), emit: { _ in })
         var etag = try service.template().etag
         let start = DispatchTime.now().uptimeNanoseconds
         for index in 0..<publishes {
-            etag = try service.publish(template(revision: index), ifMatch: etag).etag
+            etag = try await service.publish(template(revision: index), ifMatch: etag).etag
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         let rate = Double(publishes) / seconds

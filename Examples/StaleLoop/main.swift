@@ -40,10 +40,10 @@ functions["onScoreWrite"] = Database.ref("/scores/{scoreId}").options(.concurren
 try await emulator.deploy(functions)
 step("emulator started in memory for project demo-project; deployed: \(functions.names.joined(separator: ", "))")
 
-let subscribed = try emulator.messaging.registerDevices(count: deviceCount, platform: "ios")
-let others = try emulator.messaging.registerDevices(count: 2, platform: "android")
-_ = try emulator.messaging.subscribe(tokens: subscribed, to: "PUSH_RC")
-_ = try emulator.messaging.subscribe(tokens: others, to: "NEWS")
+let subscribed = try await emulator.messaging.registerDevices(count: deviceCount, platform: "ios")
+let others = try await emulator.messaging.registerDevices(count: 2, platform: "android")
+_ = try await emulator.messaging.subscribe(tokens: subscribed, to: "PUSH_RC")
+_ = try await emulator.messaging.subscribe(tokens: others, to: "NEWS")
 step("registered \(deviceCount) devices subscribed to PUSH_RC and 2 subscribed to NEWS")
 
 /// A simulated app install: drains its inbox, sets a stale flag on a CONFIG_STATE ping, and on
@@ -100,22 +100,22 @@ let v1 = try RemoteConfigTemplate.decode(from: Data(#"""
                     "button_color": {"defaultValue": {"value": "blue"}}},
      "version": {"description": "first template"}}
     """#.utf8))
-let first = try emulator.remoteConfig.publish(v1, ifMatch: "*")
+let first = try await emulator.remoteConfig.publish(v1, ifMatch: "*")
 try await showLoop(after: "published the first template (If-Match: *)")
 
 var v2 = v1
 v2.parameters["button_color"] = try RemoteConfigTemplate.decode(
     from: Data(#"{"parameters": {"c": {"defaultValue": {"value": "green"}}}}"#.utf8)
 ).parameters["c"]
-_ = try emulator.remoteConfig.publish(v2, ifMatch: emulator.remoteConfig.template().etag)
+_ = try await emulator.remoteConfig.publish(v2, ifMatch: emulator.remoteConfig.template().etag)
 try await showLoop(after: "published a change: button_color = green")
 
-_ = try emulator.remoteConfig.rollback(to: first.template.versionNumber)
+_ = try await emulator.remoteConfig.rollback(to: first.template.versionNumber)
 try await showLoop(after: "rolled back to version \(first.template.versionNumber)")
 
 let db = emulator.defaultDatabaseInstance
 for (id, player, points) in [("s1", "ann", 10), ("s2", "bob", 7), ("s3", "ann", 12), ("s4", "bob", 3)] {
-    try emulator.database.set(namespace: db, path: "scores/\(id)",
+    try await emulator.database.set(namespace: db, path: "scores/\(id)",
         value: ["player": .string(player), "points": .number(Double(points))])
 }
 await emulator.waitUntilIdle()

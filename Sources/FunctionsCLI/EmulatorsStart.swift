@@ -103,12 +103,12 @@ struct EmulatorsStart: AsyncParsableCommand {
         }
         if let importDirectory {
             do {
-                try emulator.importState(from: URL(fileURLWithPath: importDirectory, isDirectory: true))
+                try await emulator.importState(from: URL(fileURLWithPath: importDirectory, isDirectory: true))
             } catch {
                 throw CLIError("cannot import \(importDirectory): \(error)")
             }
         }
-        if let file { try Self.apply(file, to: emulator) }
+        if let file { try await Self.apply(file, to: emulator) }
         let rulesFile = databaseRules.map { URL(fileURLWithPath: $0) } ?? file?.databaseRules
         if let rulesFile {
             emulator.database.rules = try Self.rules(rulesFile)
@@ -156,7 +156,7 @@ extension EmulatorsStart {
     }
 
     /// Publishes the config file's template when the emulator has none yet.
-    static func apply(_ config: FirebaseConfig, to emulator: Emulator) throws {
+    static func apply(_ config: FirebaseConfig, to emulator: Emulator) async throws {
         guard let templateFile = config.remoteConfigTemplate, emulator.remoteConfig.latestVersion() == 0 else { return }
         let template: RemoteConfigTemplate
         do {
@@ -165,7 +165,7 @@ extension EmulatorsStart {
             throw CLIError("cannot read the Remote Config template \(templateFile.path): \(error)")
         }
         do {
-            try emulator.remoteConfig.publish(template, ifMatch: "*")
+            try await emulator.remoteConfig.publish(template, ifMatch: "*")
         } catch {
             throw CLIError("the Remote Config template \(templateFile.path) is invalid: \(error)")
         }

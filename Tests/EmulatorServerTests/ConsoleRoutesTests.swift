@@ -54,10 +54,10 @@ struct ConsoleRoutesTests {
     @Test("lists devices with their platform and topics; an inbox answers for a percent-encoded token")
     func devices() async throws {
         let emulator = try Emulator(project: "demo", directory: nil)
-        let ios = try emulator.messaging.registerDevice(platform: "ios")
-        let web = try emulator.messaging.registerDevice(platform: "web")
-        _ = try emulator.messaging.subscribe(tokens: [ios], to: "PUSH_RC")
-        _ = try emulator.messaging.send(Message(.topic("PUSH_RC"), data: ["CONFIG_STATE": "STALE"]))
+        let ios = try await emulator.messaging.registerDevice(platform: "ios")
+        let web = try await emulator.messaging.registerDevice(platform: "web")
+        _ = try await emulator.messaging.subscribe(tokens: [ios], to: "PUSH_RC")
+        _ = try await emulator.messaging.send(Message(.topic("PUSH_RC"), data: ["CONFIG_STATE": "STALE"]))
         try await Application(router: EmulatorServer(emulator: emulator).router()).test(.router) { client in
             try await client.execute(uri: "/emulator/v1/projects/demo/devices", method: .get) { response in
                 let devices = try #require(try JSONValue(parsing: Data(response.body.readableBytesView))["devices"]?.arrayValue)
@@ -89,12 +89,12 @@ struct ConsoleRoutesTests {
                 #expect(head.headers["Content-Type"] == ["text/event-stream"])
                 #expect(try await reader.next() == SSEFrame(event: "", data: ""))  // ": connected"
                 let template = try RemoteConfigTemplate.decode(from: Data(#"{"parameters": {"a": {"defaultValue": {"value": "1"}}}}"#.utf8))
-                _ = try emulator.remoteConfig.publish(template, ifMatch: "*")
+                _ = try await emulator.remoteConfig.publish(template, ifMatch: "*")
                 // The publish and the event it emits, in one commit.
                 #expect(try await reader.next() == SSEFrame(event: "change", data: #"{"areas":["events","remoteConfig"]}"#))
-                _ = try emulator.messaging.registerDevice(platform: "android")
+                _ = try await emulator.messaging.registerDevice(platform: "android")
                 #expect(try await reader.next() == SSEFrame(event: "change", data: #"{"areas":["messaging"]}"#))
-                try emulator.database.set(namespace: emulator.defaultDatabaseInstance, path: "a", value: 1)
+                try await emulator.database.set(namespace: emulator.defaultDatabaseInstance, path: "a", value: 1)
                 let frame = try #require(try await reader.next())
                 #expect(frame.event == "change")
                 #expect(frame.data.contains(#""database""#))

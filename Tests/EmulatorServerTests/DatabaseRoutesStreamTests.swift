@@ -20,7 +20,7 @@ struct DatabaseRoutesStreamTests {
         let server = EmulatorServer(
             emulator: try Emulator(project: "demo-project", directory: nil), configuration: configuration)
         let db = server.emulator.database
-        try db.set(namespace: Self.ns, path: "live", value: ["a": 1])
+        try await db.set(namespace: Self.ns, path: "live", value: ["a": 1])
         try await Application(router: server.router()).test(.live) { client in
             let port = try #require(client.port)
             try await SSETestClient.withStream(port: port, uri: "/live.json?ns=\(Self.ns)", headers: [
@@ -32,16 +32,16 @@ struct DatabaseRoutesStreamTests {
                 #expect(try await reader.nextChange() == SSEFrame(event: "put", data: #"{"path":"/","data":{"a":1}}"#))
                 #expect(db.listenerCount == 1)
 
-                try db.set(namespace: Self.ns, path: "live/b", value: 2)
+                try await db.set(namespace: Self.ns, path: "live/b", value: 2)
                 #expect(try await reader.nextChange() == SSEFrame(event: "put", data: #"{"path":"/b","data":2}"#))
 
-                try db.update(namespace: Self.ns, path: "live", values: ["c/d": 3, "a": nil])
+                try await db.update(namespace: Self.ns, path: "live", values: ["c/d": 3, "a": nil])
                 let patch = try #require(try await reader.nextChange())
                 #expect(patch.event == "patch")
                 #expect(try JSONValue(parsing: Data(patch.data.utf8)) == ["path": "/", "data": ["c/d": 3, "a": nil]])
 
-                try db.set(namespace: Self.ns, path: "elsewhere", value: 1)
-                try db.delete(namespace: Self.ns, path: "live")
+                try await db.set(namespace: Self.ns, path: "elsewhere", value: 1)
+                try await db.delete(namespace: Self.ns, path: "live")
                 #expect(try await reader.nextChange() == SSEFrame(event: "put", data: #"{"path":"/","data":null}"#))
 
                 let keepAlive = try await reader.next()
@@ -59,8 +59,8 @@ struct DatabaseRoutesStreamTests {
         let server = EmulatorServer(emulator: try Emulator(project: "demo-project", directory: nil))
         let db = server.emulator.database
         db.rules = try DatabaseRules(text: #"{"rules": {"live": {".read": "root.child('open').val() == true"}}}"#)
-        try db.set(namespace: Self.ns, path: "open", value: true)
-        try db.set(namespace: Self.ns, path: "live", value: ["a": 1])
+        try await db.set(namespace: Self.ns, path: "open", value: true)
+        try await db.set(namespace: Self.ns, path: "live", value: ["a": 1])
         try await Application(router: server.router()).test(.live) { client in
             let port = try #require(client.port)
             try await SSETestClient.withStream(port: port, uri: "/live.json?ns=\(Self.ns)", headers: [
@@ -68,10 +68,10 @@ struct DatabaseRoutesStreamTests {
             ]) { reader in
                 #expect(try #require(try await reader.head()).status == .ok)
                 #expect(try await reader.nextChange() == SSEFrame(event: "put", data: #"{"path":"/","data":{"a":1}}"#))
-                try db.set(namespace: Self.ns, path: "live/b", value: 2)
+                try await db.set(namespace: Self.ns, path: "live/b", value: 2)
                 #expect(try await reader.nextChange() == SSEFrame(event: "put", data: #"{"path":"/b","data":2}"#))
-                try db.set(namespace: Self.ns, path: "open", value: false)
-                try db.set(namespace: Self.ns, path: "live/c", value: 3)
+                try await db.set(namespace: Self.ns, path: "open", value: false)
+                try await db.set(namespace: Self.ns, path: "live/c", value: 3)
                 #expect(try await reader.next() == SSEFrame(event: "cancel", data: #""Permission denied""#))
             }
         }
@@ -85,7 +85,7 @@ struct DatabaseRoutesStreamTests {
         db.rules = try DatabaseRules(text: """
             {"rules": {"items": {".read": "query.orderByChild == 'owner' && query.equalTo == auth.uid", ".indexOn": ["owner"]}}}
             """)
-        try db.set(namespace: Self.ns, path: "items", value: ["i1": ["owner": "ada", "n": 1], "i2": ["owner": "bob", "n": 2]])
+        try await db.set(namespace: Self.ns, path: "items", value: ["i1": ["owner": "ada", "n": 1], "i2": ["owner": "bob", "n": 2]])
         let token = Self.idToken(uid: "ada", project: "demo-project")
         try await Application(router: server.router()).test(.live) { client in
             let port = try #require(client.port)
@@ -95,9 +95,9 @@ struct DatabaseRoutesStreamTests {
                 #expect(try await reader.nextChange()
                     == SSEFrame(event: "put", data: #"{"path":"/","data":{"i1":{"n":1,"owner":"ada"}}}"#))
                 // Bob's writes change nothing the query returns: no frame for them.
-                try db.set(namespace: Self.ns, path: "items/i2/n", value: 3)
-                try db.set(namespace: Self.ns, path: "items/i3", value: ["owner": "bob", "n": 4])
-                try db.set(namespace: Self.ns, path: "items/i4", value: ["owner": "ada", "n": 5])
+                try await db.set(namespace: Self.ns, path: "items/i2/n", value: 3)
+                try await db.set(namespace: Self.ns, path: "items/i3", value: ["owner": "bob", "n": 4])
+                try await db.set(namespace: Self.ns, path: "items/i4", value: ["owner": "ada", "n": 5])
                 #expect(try await reader.nextChange() == SSEFrame(event: "put",
                     data: #"{"path":"/","data":{"i1":{"n":1,"owner":"ada"},"i4":{"n":5,"owner":"ada"}}}"#))
             }

@@ -81,11 +81,11 @@ struct DatabaseRoutesTests {
     @Test("queries: orderBy child with range and limit, $key with equalTo, $value with limitToLast")
     func queries() async throws {
         let server = try Self.server()
-        try server.emulator.database.set(namespace: Self.ns, path: "users", value: [
+        try await server.emulator.database.set(namespace: Self.ns, path: "users", value: [
             "u1": ["age": 17], "u2": ["age": 18], "u3": ["age": 25], "u4": ["age": 30], "u5": ["age": 31],
         ])
-        try server.emulator.database.set(namespace: Self.ns, path: "scores", value: ["a": 5, "b": 1, "c": 9, "d": 7])
-        try server.emulator.database.set(namespace: Self.ns, path: "people", value: [
+        try await server.emulator.database.set(namespace: Self.ns, path: "scores", value: ["a": 5, "b": 1, "c": 9, "d": 7])
+        try await server.emulator.database.set(namespace: Self.ns, path: "people", value: [
             "p1": ["name": "Ada Lovelace"], "p2": ["name": "Ada+Lovelace"], "p3": ["name": "Grace Hopper"],
         ])
         try await Application(router: server.router()).test(.router) { client in

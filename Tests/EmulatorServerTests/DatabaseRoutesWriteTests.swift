@@ -20,7 +20,7 @@ struct DatabaseRoutesWriteTests {
     func etags() async throws {
         let server = try DatabaseRoutesTests.server()
         let db = server.emulator.database
-        try db.set(namespace: Self.ns, path: "doc", value: ["v": 1])
+        try await db.set(namespace: Self.ns, path: "doc", value: ["v": 1])
         let first = try db.etag(namespace: Self.ns, path: "doc")
         try await Application(router: server.router()).test(.router) { client in
             try await client.execute(uri: "/doc.json?ns=\(Self.ns)", method: .get, headers: Self.etagRequested) {
@@ -75,7 +75,7 @@ struct DatabaseRoutesWriteTests {
     func writes() async throws {
         let server = try DatabaseRoutesTests.server()
         let db = server.emulator.database
-        try db.set(namespace: Self.ns, path: "users/u1", value: ["name": "x", "a": ["b": 1, "c": 2], "keep": true])
+        try await db.set(namespace: Self.ns, path: "users/u1", value: ["name": "x", "a": ["b": 1, "c": 2], "keep": true])
         try await Application(router: server.router()).test(.router) { client in
             try await client.execute(uri: "/users/u1.json?print=silent&ns=\(Self.ns)", method: .patch,
                 headers: Self.owner, body: ByteBuffer(string: #"{"name": "y", "a/b": 3}"#)) { response in
@@ -110,7 +110,7 @@ struct DatabaseRoutesWriteTests {
             try await client.execute(uri: "/msgs.json?print=silent&ns=\(Self.ns)", method: .delete) { response in
                 #expect(response.status == .noContent)
             }
-            try db.set(namespace: Self.ns, path: "p", value: ["a": 1, "b": ["c": [1, 2]]])
+            try await db.set(namespace: Self.ns, path: "p", value: ["a": 1, "b": ["c": [1, 2]]])
             try await client.execute(uri: "/p.json?print=pretty&ns=\(Self.ns)", method: .get) { response in
                 #expect(String(buffer: response.body) == """
                     {

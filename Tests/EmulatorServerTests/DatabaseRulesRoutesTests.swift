@@ -34,20 +34,20 @@ struct DatabaseRulesRoutesTests {
         }
     }
 
-    static func server() throws -> (EmulatorServer, ada: String, bob: String) {
+    static func server() async throws -> (EmulatorServer, ada: String, bob: String) {
         let server = EmulatorServer(emulator: try Emulator(project: "demo-project", directory: nil))
         server.emulator.database.rules = try DatabaseRules(text: rules)
         let auth = server.emulator.auth
-        let ada = try auth.signUp(AuthSignUpRequest(email: "ada@example.com", password: "secret1"), privileged: false)
-        let bob = try auth.signUp(AuthSignUpRequest(email: "bob@example.com", password: "secret1"), privileged: false)
-        try server.emulator.database.set(namespace: ns, path: "scores/s1", value: ["uid": .string(ada.localId),
+        let ada = try await auth.signUp(AuthSignUpRequest(email: "ada@example.com", password: "secret1"), privileged: false)
+        let bob = try await auth.signUp(AuthSignUpRequest(email: "bob@example.com", password: "secret1"), privileged: false)
+        try await server.emulator.database.set(namespace: ns, path: "scores/s1", value: ["uid": .string(ada.localId),
             "score": 10])
         return (server, try #require(ada.idToken), try #require(bob.idToken))
     }
 
     @Test("a denied read or write is 401 {\"error\": \"Permission denied\"} and changes nothing")
     func denied() async throws {
-        let (server, _, bob) = try Self.server()
+        let (server, _, bob) = try await Self.server()
         try await Application(router: server.router()).test(.router) { client in
             var (status, body) = try await Self.send(client, .get, "/scores.json?ns=\(Self.ns)")
             #expect(status == .unauthorized)
@@ -74,7 +74,7 @@ struct DatabaseRulesRoutesTests {
 
     @Test("a signed-in user (ID token in ?auth= or Authorization: Bearer) reads, queries and writes what the rules allow")
     func allowed() async throws {
-        let (server, ada, bob) = try Self.server()
+        let (server, ada, bob) = try await Self.server()
         let bobID = try AuthIDToken(parsing: bob, projectId: "demo-project", now: Date(), checksExpiry: false).uid
         try await Application(router: server.router()).test(.router) { client in
             var (status, body) = try await Self.send(client, .get,
@@ -108,7 +108,7 @@ struct DatabaseRulesRoutesTests {
 
     @Test("Bearer owner is admin; auth_variable_override runs an admin request under the given auth")
     func adminAndOverride() async throws {
-        let (server, _, _) = try Self.server()
+        let (server, _, _) = try await Self.server()
         let owner: HTTPFields = [.authorization: "Bearer owner"]
         try await Application(router: server.router()).test(.router) { client in
             var (status, _) = try await Self.send(client, .put, "/anything.json?ns=\(Self.ns)", "1", headers: owner)
@@ -131,7 +131,7 @@ struct DatabaseRulesRoutesTests {
 
     @Test("rules are read and replaced through /.settings/rules.json; broken rules are refused and the old ones kept")
     func settingsRoute() async throws {
-        let (server, _, _) = try Self.server()
+        let (server, _, _) = try await Self.server()
         let owner: HTTPFields = [.authorization: "Bearer owner"]
         try await Application(router: server.router()).test(.router) { client in
             let text = try await client.execute(uri: "/.settings/rules.json", method: .get, headers: owner) {

@@ -43,8 +43,8 @@ struct DeployRoutesTests {
     @Test("a deployed worker gets Remote Config events over HTTP, and is restarted after it is killed without losing events")
     func deployAndRestart() async throws {
         let emulator = try Emulator(project: "demo", directory: nil)
-        let token = try emulator.messaging.registerDevice(platform: "ios")
-        _ = try emulator.messaging.subscribe(tokens: [token], to: "PUSH_RC")
+        let token = try await emulator.messaging.registerDevice(platform: "ios")
+        _ = try await emulator.messaging.subscribe(tokens: [token], to: "PUSH_RC")
         let server = EmulatorServer(emulator: emulator)
         try await server.withRunning { base in
             let projectURL = base.appendingPathComponent("emulator/v1/projects/demo")
@@ -58,14 +58,14 @@ struct DeployRoutesTests {
                 == "google.firebase.remoteconfig.remoteConfig.v1.updated")
 
             let template = try RemoteConfigTemplate.decode(from: Data(#"{"parameters": {"a": {"defaultValue": {"value": "1"}}}}"#.utf8))
-            try emulator.remoteConfig.publish(template, ifMatch: "*")
+            try await emulator.remoteConfig.publish(template, ifMatch: "*")
             await emulator.waitUntilIdle()
             #expect(try emulator.messaging.inbox(token: token).map(\.data) == [["CONFIG_STATE": "STALE"]])
 
             // Kill the worker: events published while it is down are delivered once it is back.
             let pid = try #require(server.deployments.deployment?.functions["pushConfig"]?.supervisors.first?.processIdentifier)
             kill(pid, SIGKILL)
-            try emulator.remoteConfig.publish(template, ifMatch: "*")
+            try await emulator.remoteConfig.publish(template, ifMatch: "*")
             await emulator.waitUntilIdle()
             let inbox = try emulator.messaging.inbox(token: token)
             let log = try emulator.store.eventLog().map(\.deliveries)

@@ -31,7 +31,7 @@ struct EmulatorDeadLetterRoutesTests {
             if run == 1 { throw Refused() }
         }
         try await emulator.deploy(functions)
-        try emulator.database.set(namespace: emulator.defaultDatabaseInstance, path: "items/a", value: 1)
+        try await emulator.database.set(namespace: emulator.defaultDatabaseInstance, path: "items/a", value: 1)
         await emulator.waitUntilIdle()
         let server = EmulatorServer(emulator: emulator)
         try await Application(router: server.router()).test(.router) { client in

@@ -32,8 +32,8 @@ struct EmulatorRoutesTests {
                 #expect(response.status == .ok)
                 return try #require((try? Self.json(response))?["token"]?.stringValue)
             }
-            _ = try server.emulator.messaging.subscribe(tokens: [token], to: "PUSH_RC")
-            try server.emulator.messaging.send(PushConfig().message)
+            _ = try await server.emulator.messaging.subscribe(tokens: [token], to: "PUSH_RC")
+            try await server.emulator.messaging.send(PushConfig().message)
             try await client.execute(uri: "/emulator/v1/projects/demo-project/devices/\(token)/messages", method: .get) {
                 response in
                 #expect(response.status == .ok)
@@ -79,7 +79,7 @@ struct EmulatorRoutesTests {
         functions.use(PushConfig())
         try await server.emulator.deploy(functions)
         let template = try RemoteConfigTemplate.decode(from: Data(#"{"parameters": {"a": {"defaultValue": {"value": "1"}}}}"#.utf8))
-        try server.emulator.remoteConfig.publish(template, ifMatch: "*")
+        try await server.emulator.remoteConfig.publish(template, ifMatch: "*")
         await server.emulator.waitUntilIdle()
         try await Application(router: server.router()).test(.router) { client in
             try await client.execute(uri: "/emulator/v1/projects/demo-project/events", method: .get) { response in

@@ -38,10 +38,10 @@ struct FunctionInstancesTests {
         return try condition()
     }
 
-    static func publish(_ emulator: Emulator, description: String) throws {
+    static func publish(_ emulator: Emulator, description: String) async throws {
         let template = try RemoteConfigTemplate.decode(
             from: Data(#"{"parameters": {}, "version": {"description": "\#(description)"}}"#.utf8))
-        try emulator.remoteConfig.publish(template, ifMatch: "*")
+        try await emulator.remoteConfig.publish(template, ifMatch: "*")
     }
 
     @Test("every function has its own process; more instances under load, up to maxInstances, fewer when idle")
@@ -66,7 +66,7 @@ struct FunctionInstancesTests {
 
             // Five slow events at once: one instance takes one, so three run (the maximum), two wait.
             // Slow for oneAtATime only: configUpdated, with its 3 s timeout, handles them at once.
-            for _ in 0..<5 { try Self.publish(emulator, description: "slow-one-at-a-time") }
+            for _ in 0..<5 { try await Self.publish(emulator, description: "slow-one-at-a-time") }
             #expect(try await Self.waitUntil { oneAtATime.supervisors.count == 3 })
             #expect(oneAtATime.load.allSatisfy { $0.inFlight <= 1 })
             await emulator.waitUntilIdle()
@@ -136,7 +136,7 @@ struct FunctionInstancesTests {
             let scores = try #require(deployment.functions["scoreWritten"]?.supervisors.first?.processIdentifier)
             #expect(config != scores)
             kill(config, SIGKILL)
-            try emulator.database.set(namespace: emulator.defaultDatabaseInstance, path: "scores/s1", value: ["score": 5])
+            try await emulator.database.set(namespace: emulator.defaultDatabaseInstance, path: "scores/s1", value: ["score": 5])
             await emulator.waitUntilIdle()
             let log = try emulator.store.eventLog()
             let written = try #require(log.first { $0.entry.event.type == FirebaseEventType.databaseWritten })

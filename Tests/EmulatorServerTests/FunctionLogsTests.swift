@@ -54,7 +54,7 @@ struct FunctionLogsTests {
         try await server.withRunning { base in
             _ = try await server.deployments.deploy(binary: FunctionInstancesTests.workerBinary,
                 manifest: FunctionInstancesTests.manifest())
-            try FunctionInstancesTests.publish(emulator, description: "fail-first")
+            try await FunctionInstancesTests.publish(emulator, description: "fail-first")
             await emulator.waitUntilIdle()
             let event = try #require(try emulator.store.eventLog().first).entry.event
 
@@ -88,7 +88,7 @@ struct FunctionLogsTests {
             try await SSETestClient.withStream(port: base.port!, uri: "/emulator/v1/projects/demo/logs?function=scoreWritten",
                 headers: [("Accept", "text/event-stream")]) { reader in
                 #expect(try await reader.head()?.status == .ok)
-                try emulator.database.set(namespace: emulator.defaultDatabaseInstance, path: "scores/s7", value: ["score": 7])
+                try await emulator.database.set(namespace: emulator.defaultDatabaseInstance, path: "scores/s7", value: ["score": 7])
                 // Its earlier lines (the worker's start) come first; then the write's.
                 var entry = JSONValue.null
                 while entry["message"] != "handled" {

@@ -13,8 +13,8 @@ struct HTTPMessagingClientTests {
     @Test("context.messaging over HTTP reaches the emulator's devices; errors carry the service's message")
     func messagingOverHTTP() async throws {
         let emulator = try Emulator(project: "demo", directory: nil)
-        let token = try emulator.messaging.registerDevice(platform: "ios")
-        _ = try emulator.messaging.subscribe(tokens: [token], to: "PUSH_RC")
+        let token = try await emulator.messaging.registerDevice(platform: "ios")
+        _ = try await emulator.messaging.subscribe(tokens: [token], to: "PUSH_RC")
         try await EmulatorServer(emulator: emulator).withRunning { base in
             let admin = try FunctionsWorker.adminClients(environment: [
                 "FUNCTIONS_EMULATOR_URL": base.absoluteString, "GCLOUD_PROJECT": "demo",

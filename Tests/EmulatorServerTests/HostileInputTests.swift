@@ -32,7 +32,7 @@ struct HostileInputTests {
         let server = EmulatorServer(emulator: try Emulator(project: "demo-project", directory: nil))
         let database = server.emulator.database
         let ns = "demo-project-default-rtdb"
-        try database.set(namespace: ns, path: "users", value: ["ada": ["score": 10]])
+        try await database.set(namespace: ns, path: "users", value: ["ada": ["score": 10]])
         try await Application(router: server.router()).test(.router) { client in
             for (method, uri) in [
                 (HTTPRequest.Method.put, "/users.json?ns=\(ns)"), (.patch, "/users.json?ns=\(ns)"),
@@ -94,7 +94,7 @@ struct HostileInputTests {
     ])
     func adminOnly(method: HTTPRequest.Method, uri: String, body: String) async throws {
         let server = EmulatorServer(emulator: try Emulator(project: "demo", directory: nil))
-        _ = try server.emulator.auth.signUp(AuthSignUpRequest(email: "ada@example.com", password: "secret1"),
+        _ = try await server.emulator.auth.signUp(AuthSignUpRequest(email: "ada@example.com", password: "secret1"),
             privileged: true)
         try await Application(router: server.router()).test(.router) { client in
             let (status, answer, _) = try await Self.send(client, method, uri, body,
@@ -113,7 +113,7 @@ struct HostileInputTests {
     @Test("the owner credential is refused from a web page of another origin on every route; client calls from it are not")
     func ownerCredentialNotFromForeignPages() async throws {
         let server = EmulatorServer(emulator: try Emulator(project: "demo", directory: nil))
-        let uid = try server.emulator.auth.signUp(AuthSignUpRequest(email: "ada@example.com", password: "secret1"),
+        let uid = try await server.emulator.auth.signUp(AuthSignUpRequest(email: "ada@example.com", password: "secret1"),
             privileged: true).localId
         let foreign: HTTPFields = [.authorization: "Bearer owner", .contentType: "application/json",
             .origin: "https://evil.example"]

@@ -20,7 +20,7 @@ struct MessagingRoutesErrorTests {
     @Test("sends the Node SDK's camelCase body to a token; validateOnly names a message and delivers nothing")
     func camelCase() async throws {
         let server = EmulatorServer(emulator: try Emulator(project: "demo", directory: nil))
-        let token = try server.emulator.messaging.registerDevice(platform: "android")
+        let token = try await server.emulator.messaging.registerDevice(platform: "android")
         let message = #"{"token": "\#(token)", "data": {"k": "v"}, "fcmOptions": {"analyticsLabel": "l1"}, "#
             + #""android": {"collapseKey": "c", "restrictedPackageName": "com.example"}}"#
         try await Application(router: server.router()).test(.router) { client in
@@ -59,8 +59,8 @@ struct MessagingRoutesErrorTests {
     @Test("IID batchRemove answers index-aligned results; whole-request errors are {\"error\": CODE}")
     func batchRemove() async throws {
         let server = EmulatorServer(emulator: try Emulator(project: "demo", directory: nil))
-        let tokens = try server.emulator.messaging.registerDevices(count: 2)
-        _ = try server.emulator.messaging.subscribe(tokens: tokens, to: "news")
+        let tokens = try await server.emulator.messaging.registerDevices(count: 2)
+        _ = try await server.emulator.messaging.subscribe(tokens: tokens, to: "news")
         try await Application(router: server.router()).test(.router) { client in
             let body = #"{"to": "/topics/news", "registration_tokens": ["\#(tokens[0])", "\#(Self.stranger)"]}"#
             try await client.execute(uri: "/iid/v1:batchRemove", method: .post, headers: Self.owner,
@@ -89,7 +89,7 @@ struct MessagingRoutesErrorTests {
     @Test("per-token errors: no credential 401, no topic 400, unknown token 404, missing subscription 404")
     func perTokenErrors() async throws {
         let server = EmulatorServer(emulator: try Emulator(project: "demo", directory: nil))
-        let token = try server.emulator.messaging.registerDevice()
+        let token = try await server.emulator.messaging.registerDevice()
         let stranger = Self.stranger
         let base = "/v1/projects/demo/registrations"
         try await Application(router: server.router()).test(.router) { client in

@@ -17,7 +17,7 @@ struct MessagingRoutesTests {
     @Test("subscribes with the IID batch form and sends the Python SDK's snake_case body to the topic")
     func batchAndSend() async throws {
         let server = EmulatorServer(emulator: try Emulator(project: "demo", directory: nil))
-        let tokens = try server.emulator.messaging.registerDevices(count: 2)
+        let tokens = try await server.emulator.messaging.registerDevices(count: 2)
         try await Application(router: server.router()).test(.router) { client in
             let batch = #"{"to": "/topics/news", "registration_tokens": ["\#(tokens[0])", "not a token"]}"#
             try await client.execute(uri: "/iid/v1:batchAdd", method: .post, headers: Self.owner,
@@ -74,7 +74,7 @@ struct MessagingRoutesTests {
     @Test("subscribes and unsubscribes one token with the v1 per-token form")
     func perToken() async throws {
         let server = EmulatorServer(emulator: try Emulator(project: "demo", directory: nil))
-        let token = try server.emulator.messaging.registerDevice()
+        let token = try await server.emulator.messaging.registerDevice()
         let encoded = token.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? token
         try await Application(router: server.router()).test(.router) { client in
             try await client.execute(uri: "/v1/projects/demo/registrations/\(encoded)/topicSubscriptions?topic_name=news",

@@ -27,8 +27,8 @@ struct RedeployTests {
     @Test("events published before, during and after a redeploy are all delivered")
     func redeployKeepsEvents() async throws {
         let emulator = try Emulator(project: "demo", directory: nil)
-        let token = try emulator.messaging.registerDevice(platform: "android")
-        _ = try emulator.messaging.subscribe(tokens: [token], to: "PUSH_RC")
+        let token = try await emulator.messaging.registerDevice(platform: "android")
+        _ = try await emulator.messaging.subscribe(tokens: [token], to: "PUSH_RC")
         let server = EmulatorServer(emulator: emulator)
         try await server.withRunning { _ in
             let manifest = try FunctionsManifest(json: DeployRoutesTests.manifest().serializedData())
@@ -36,7 +36,7 @@ struct RedeployTests {
             let first = try #require(server.deployments.deployment?.functions["pushConfig"]?.supervisors.first?.processIdentifier)
 
             let template = try RemoteConfigTemplate.decode(from: Data(#"{"parameters": {}}"#.utf8))
-            for _ in 0..<10 { try emulator.remoteConfig.publish(template, ifMatch: "*") }
+            for _ in 0..<10 { try await emulator.remoteConfig.publish(template, ifMatch: "*") }
             // Publish for as long as the redeploy is under way: the new worker starts, then takes over.
             let finished = Mutex(false)
             let redeploy = Task {
@@ -45,12 +45,12 @@ struct RedeployTests {
             }
             var during = 0
             while !finished.withLock({ $0 }) {
-                try emulator.remoteConfig.publish(template, ifMatch: "*")
+                try await emulator.remoteConfig.publish(template, ifMatch: "*")
                 during += 1
                 await Task.yield()
             }
             try await redeploy.value
-            for _ in 0..<10 { try emulator.remoteConfig.publish(template, ifMatch: "*") }
+            for _ in 0..<10 { try await emulator.remoteConfig.publish(template, ifMatch: "*") }
             let publishes = 20 + during
             await emulator.waitUntilIdle()
 
@@ -72,8 +72,8 @@ struct RedeployTests {
         let token: String
         do {
             let emulator = try Emulator(project: "demo", directory: directory)
-            token = try emulator.messaging.registerDevice(platform: "ios")
-            _ = try emulator.messaging.subscribe(tokens: [token], to: "PUSH_RC")
+            token = try await emulator.messaging.registerDevice(platform: "ios")
+            _ = try await emulator.messaging.subscribe(tokens: [token], to: "PUSH_RC")
             let server = EmulatorServer(emulator: emulator)
             try await server.withRunning { base in
                 let (status, _) = try await DeployRoutesTests.post(
@@ -84,7 +84,7 @@ struct RedeployTests {
         }
         // Nothing runs now: the publish waits in the outbox.
         let emulator = try Emulator(project: "demo", directory: directory)
-        try emulator.remoteConfig.publish(RemoteConfigTemplate.decode(from: Data("{}".utf8)), ifMatch: "*")
+        try await emulator.remoteConfig.publish(RemoteConfigTemplate.decode(from: Data("{}".utf8)), ifMatch: "*")
         let server = EmulatorServer(emulator: emulator)
         try await server.withRunning { _ in
             #expect(server.deployments.deployment?.functions["pushConfig"]?.supervisors.first?.status.status == .running)
@@ -113,9 +113,9 @@ struct RedeployTests {
         try stale.run()
         do {
             let crashed = try Emulator(project: "demo", directory: directory)
-            try crashed.store.saveDeployment(StoredDeployment(binary: script.path, manifest: Data("{}".utf8),
+            try await crashed.store.saveDeployment(StoredDeployment(binary: script.path, manifest: Data("{}".utf8),
                 only: nil, time: Date()))
-            try crashed.store.recordWorkerProcess(stale.processIdentifier, binary: script.path)
+            try await crashed.store.recordWorkerProcess(stale.processIdentifier, binary: script.path)
         }
         var configuration = EmulatorServer.Configuration()
         configuration.restoresDeployment = false

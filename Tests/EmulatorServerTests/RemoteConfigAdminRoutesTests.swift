@@ -82,7 +82,7 @@ struct RemoteConfigAdminRoutesTests {
     func listVersions() async throws {
         let server = EmulatorServer(emulator: try Emulator(project: "demo", directory: nil))
         for _ in 0..<4 {
-            try server.emulator.remoteConfig.publish(RemoteConfigTemplate.decode(from: Data(Self.template.utf8)),
+            try await server.emulator.remoteConfig.publish(RemoteConfigTemplate.decode(from: Data(Self.template.utf8)),
                 ifMatch: "*")
         }
         let list = "/v1/projects/demo/remoteConfig:listVersions"
@@ -118,7 +118,7 @@ struct RemoteConfigAdminRoutesTests {
     func rollbackAndDefaults() async throws {
         let server = EmulatorServer(emulator: try Emulator(project: "demo", directory: nil))
         for _ in 0..<2 {
-            try server.emulator.remoteConfig.publish(RemoteConfigTemplate.decode(from: Data(Self.template.utf8)),
+            try await server.emulator.remoteConfig.publish(RemoteConfigTemplate.decode(from: Data(Self.template.utf8)),
                 ifMatch: "*")
         }
         try await Application(router: server.router()).test(.router) { client in

@@ -32,7 +32,7 @@ struct RemoteConfigFetchRoutesTests {
 
     static func server() async throws -> EmulatorServer {
         let server = EmulatorServer(emulator: try Emulator(project: "demo", directory: nil))
-        try server.emulator.remoteConfig.publish(RemoteConfigTemplate.decode(from: Data(template.utf8)), ifMatch: "*")
+        try await server.emulator.remoteConfig.publish(RemoteConfigTemplate.decode(from: Data(template.utf8)), ifMatch: "*")
         return server
     }
 

@@ -12,9 +12,9 @@ import Testing
 struct RemoteConfigRealtimeRoutesTests {
     static let path = "/v1/projects/123456789012/namespaces/firebase:streamFetchInvalidations?key=k"
 
-    static func publish(_ server: EmulatorServer, value: String) throws {
+    static func publish(_ server: EmulatorServer, value: String) async throws {
         let text = #"{"parameters": {"welcome": {"defaultValue": {"value": "\#(value)"}}}}"#
-        try server.emulator.remoteConfig.publish(RemoteConfigTemplate.decode(from: Data(text.utf8)), ifMatch: "*")
+        try await server.emulator.remoteConfig.publish(RemoteConfigTemplate.decode(from: Data(text.utf8)), ifMatch: "*")
     }
 
     /// The iOS SDK's request (RCNConfigRealtime.m): gzipped lenient JSON.
@@ -66,7 +66,7 @@ struct RemoteConfigRealtimeRoutesTests {
     @Test("a client behind the current version gets it at once, as a chunked 200")
     func currentVersionAtOnce() async throws {
         let server = EmulatorServer(emulator: try Emulator(project: "demo", directory: nil))
-        try Self.publish(server, value: "one")
+        try await Self.publish(server, value: "one")
         try await server.application().test(.live) { client in
             let port = try #require(client.port)
             let received = try await Self.withStream(port: port, request: Self.request(lastKnown: "0")) { readUntil in
@@ -83,7 +83,7 @@ struct RemoteConfigRealtimeRoutesTests {
     @Test("a client at the current version hears of the next publish, and its stream ends when it disconnects")
     func nextPublish() async throws {
         let server = EmulatorServer(emulator: try Emulator(project: "demo", directory: nil))
-        try Self.publish(server, value: "one")
+        try await Self.publish(server, value: "one")
         try await server.application().test(.live) { client in
             let port = try #require(client.port)
             let received = try await Self.withStream(port: port, request: Self.request(lastKnown: "1")) { readUntil in
@@ -91,7 +91,7 @@ struct RemoteConfigRealtimeRoutesTests {
                 let head = try await readUntil("\r\n\r\n")
                 #expect(!head.contains("latestTemplateVersionNumber"))
                 #expect(server.emulator.remoteConfig.versionStreamCount == 1)
-                try Self.publish(server, value: "two")
+                try await Self.publish(server, value: "two")
                 return try await readUntil("}")
             }
             #expect(received.contains(#"{"latestTemplateVersionNumber": "2"}"#))

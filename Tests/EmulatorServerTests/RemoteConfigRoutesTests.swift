@@ -143,8 +143,8 @@ struct RemoteConfigRoutesTests {
         var functions = FunctionRegistry()
         functions.use(PushConfig(topic: "PUSH_RC"))
         try await emulator.deploy(functions)
-        let token = try emulator.messaging.registerDevice(platform: "ios")
-        _ = try emulator.messaging.subscribe(tokens: [token], to: "PUSH_RC")
+        let token = try await emulator.messaging.registerDevice(platform: "ios")
+        _ = try await emulator.messaging.subscribe(tokens: [token], to: "PUSH_RC")
         let server = EmulatorServer(emulator: emulator)
         try await Application(router: server.router()).test(.router) { client in
             try await client.execute(uri: "/v1/projects/demo/remoteConfig", method: .put,

@@ -30,11 +30,11 @@ struct AnalyticsServiceTests {
         AnalyticsMeasurementRequest(appInstanceId: instance, userId: userId, userProperties: properties, events: events)
     }
 
-    func message(_ body: () throws -> Void) -> String? { AuthServiceHarness.error(body)?.message }
+    func message(_ body: () async throws -> Void) async -> String? { await AuthServiceHarness.error(body)?.message }
 
     @Test("logs events and queries them by app instance, name and limit, newest last")
-    func logAndQuery() throws {
-        try service.logEvents(
+    func logAndQuery() async throws {
+        try await service.logEvents(
             request([
                 AnalyticsMeasurementEvent(name: "view_item", params: ["item": "sku1"]),
                 AnalyticsMeasurementEvent(name: "purchase", params: ["value": 9.5, "count": 2]),
@@ -42,7 +42,7 @@ struct AnalyticsServiceTests {
             appId: Self.appId
         )
         clock.advance(by: .seconds(1))
-        try service.logEvents(request([AnalyticsMeasurementEvent(name: "view_item", params: ["item": "sku2"])]),
+        try await service.logEvents(request([AnalyticsMeasurementEvent(name: "view_item", params: ["item": "sku2"])]),
                               appId: Self.appId)
         let all = try service.events(appInstanceId: Self.instance)
         #expect(all.map(\.name) == ["view_item", "purchase", "view_item"])
@@ -55,25 +55,25 @@ struct AnalyticsServiceTests {
     }
 
     @Test("an event's own timestamp wins over the request's and the clock")
-    func timestamps() throws {
+    func timestamps() async throws {
         var body = request([AnalyticsMeasurementEvent(name: "a", timestampMicros: 1_600_000_000_123_456),
                             AnalyticsMeasurementEvent(name: "b")])
         body.timestampMicros = 1_650_000_000_000_000
-        let events = try service.logEvents(body, appId: Self.appId)
+        let events = try await service.logEvents(body, appId: Self.appId)
         #expect(events.map(\.timestamp) == [
             Date(timeIntervalSince1970: 1_600_000_000.123456), Date(timeIntervalSince1970: 1_650_000_000),
         ])
     }
 
     @Test("user properties are set and cleared per app instance and travel with the events")
-    func userProperties() throws {
-        try service.logEvents(request([AnalyticsMeasurementEvent(name: "a")], properties: ["tier": "gold", "age": 30]),
+    func userProperties() async throws {
+        try await service.logEvents(request([AnalyticsMeasurementEvent(name: "a")], properties: ["tier": "gold", "age": 30]),
                               appId: Self.appId)
         #expect(try service.userProperties(appInstanceId: Self.instance)
             == ["tier": AnalyticsUserProperty(value: "gold", setTime: Self.start),
                 "age": AnalyticsUserProperty(value: "30", setTime: Self.start)])
         recorder.reset()
-        try service.logEvents(request([AnalyticsMeasurementEvent(name: "b")], properties: ["tier": nil]),
+        try await service.logEvents(request([AnalyticsMeasurementEvent(name: "b")], properties: ["tier": nil]),
                               appId: Self.appId)
         #expect(try service.userProperties(appInstanceId: Self.instance).keys.sorted() == ["age"])
         let data = try #require(recorder.events.first?.data)
@@ -83,8 +83,8 @@ struct AnalyticsServiceTests {
     }
 
     @Test("each logged event emits google.firebase.analytics.log.v1.written with the legacy wire data")
-    func emittedEvents() throws {
-        try service.logEvents(
+    func emittedEvents() async throws {
+        try await service.logEvents(
             request([
                 AnalyticsMeasurementEvent(name: "purchase", params: ["value": 9.5, "count": 2, "currency": "EUR"]),
                 AnalyticsMeasurementEvent(name: "refund"),
@@ -137,8 +137,8 @@ struct AnalyticsServiceTests {
     ]
 
     @Test("invalid requests throw INVALID_ARGUMENT and store and emit nothing", arguments: invalid)
-    func invalidRequests(body: AnalyticsMeasurementRequest, appId: String, expected: String) throws {
-        let error = AuthServiceHarness.error { try service.logEvents(body, appId: appId) }
+    func invalidRequests(body: AnalyticsMeasurementRequest, appId: String, expected: String) async throws {
+        let error = await AuthServiceHarness.error { try await service.logEvents(body, appId: appId) }
         #expect(error?.message == expected)
         #expect(error?.httpStatus == 400)
         #expect(error?.status == "INVALID_ARGUMENT")
@@ -148,44 +148,44 @@ struct AnalyticsServiceTests {
     }
 
     @Test("an app instance may log at most 500 distinct event names; known names still log")
-    func distinctNameLimit() throws {
+    func distinctNameLimit() async throws {
         for batch in 0..<20 {
             let events = (0..<25).map { AnalyticsMeasurementEvent(name: "event_\(batch * 25 + $0)") }
-            try service.logEvents(request(events), appId: Self.appId)
+            try await service.logEvents(request(events), appId: Self.appId)
         }
         #expect(try service.eventNames(appInstanceId: Self.instance).count == 500)
         recorder.reset()
-        #expect(message { try service.logEvents(request([.init(name: "event_0"), .init(name: "one_more")]),
+        await #expect(message { try await service.logEvents(request([.init(name: "event_0"), .init(name: "one_more")]),
                                                 appId: Self.appId) }
             == "Too many distinct event names at 'events[1].name': an app instance may log at most 500.")
         #expect(recorder.events.isEmpty)
         #expect(try service.events(appInstanceId: Self.instance).count == 500)
-        try service.logEvents(request([.init(name: "event_499")]), appId: Self.appId)
+        try await service.logEvents(request([.init(name: "event_499")]), appId: Self.appId)
         let other = "ffffffffffffffffffffffffffffffff"
-        try service.logEvents(request([.init(name: "one_more")], instance: other), appId: Self.appId)
+        try await service.logEvents(request([.init(name: "one_more")], instance: other), appId: Self.appId)
         #expect(recorder.events.count == 2)
     }
 
     @Test("a project holds at most 25 user property names")
-    func userPropertyLimit() throws {
+    func userPropertyLimit() async throws {
         var properties: [String: JSONValue] = [:]
         for index in 0..<25 { properties["p\(index)"] = "v" }
-        try service.logEvents(request([.init(name: "a")], properties: properties), appId: Self.appId)
+        try await service.logEvents(request([.init(name: "a")], properties: properties), appId: Self.appId)
         let other = "ffffffffffffffffffffffffffffffff"
-        #expect(message { try service.logEvents(request([.init(name: "a")], properties: ["p25": "v"], instance: other),
+        await #expect(message { try await service.logEvents(request([.init(name: "a")], properties: ["p25": "v"], instance: other),
                                                 appId: Self.appId) }
             == "Too many user properties at 'user_properties': 26, the limit is 25 per project.")
-        try service.logEvents(request([.init(name: "a")], properties: ["p0": "w"], instance: other), appId: Self.appId)
+        try await service.logEvents(request([.init(name: "a")], properties: ["p0": "w"], instance: other), appId: Self.appId)
         #expect(try service.userProperties(appInstanceId: other)["p0"]?.value == "w")
     }
 
     @Test("events, names and user properties survive reopening the store")
-    func persistence() throws {
+    func persistence() async throws {
         let directory = AuthServiceHarness.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         do {
             let first = try AnalyticsServiceTests(directory: directory)
-            try first.service.logEvents(first.request([.init(name: "a", params: ["k": 1])], properties: ["tier": "gold"]),
+            try await first.service.logEvents(first.request([.init(name: "a", params: ["k": 1])], properties: ["tier": "gold"]),
                                         appId: Self.appId)
         }
         let second = try AnalyticsServiceTests(directory: directory)

@@ -22,4 +22,16 @@ enum AuthFixtures {
             return "unexpected \(error)"
         }
     }
+
+    /// Runs `body` and returns the `ServiceError` message it throws, or `nil`.
+    static func message(_ body: () async throws -> Void) async -> String? {
+        do {
+            try await body()
+            return nil
+        } catch let error as ServiceError {
+            return error.message
+        } catch {
+            return "unexpected \(error)"
+        }
+    }
 }

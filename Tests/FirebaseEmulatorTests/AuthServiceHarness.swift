@@ -40,9 +40,9 @@ struct AuthServiceHarness {
     }
 
     /// The `ServiceError` a call throws, or `nil`.
-    static func error(_ body: () throws -> Void) -> ServiceError? {
+    static func error(_ body: () async throws -> Void) async -> ServiceError? {
         do {
-            try body()
+            try await body()
             return nil
         } catch let error as ServiceError {
             return error

@@ -12,7 +12,7 @@ struct AuthServiceImportTests {
 
     init() throws { harness = try AuthServiceHarness() }
 
-    func message(_ body: () throws -> Void) -> String? { AuthServiceHarness.error(body)?.message }
+    func message(_ body: () async throws -> Void) async -> String? { await AuthServiceHarness.error(body)?.message }
 
     /// A cost-4 bcrypt hash of `password` with its `$2b$` prefix rewritten.
     func bcrypt(_ password: String, prefix: String) throws -> String {
@@ -20,7 +20,7 @@ struct AuthServiceImportTests {
     }
 
     @Test("a Parse export imports with $2a$/$2b$/$2y$ hashes and every user signs in with the original password")
-    func parseImport() throws {
+    func parseImport() async throws {
         let export: JSONValue = [
             "results": [
                 ["objectId": "pA", "email": "A@Parse.com", "username": "alice",
@@ -33,14 +33,14 @@ struct AuthServiceImportTests {
                  "bcryptPassword": .string(try bcrypt("why-pass", prefix: "$2y$"))],
             ],
         ]
-        let outcome = try service.importUsers(try ParseUserExport.batchCreateRequest(from: export))
+        let outcome = try await service.importUsers(try ParseUserExport.batchCreateRequest(from: export))
         #expect(outcome.failures == [])
         #expect(outcome.imported == ["pA", "pB", "pY"])
         #expect(outcome.json == ["kind": "identitytoolkit#UploadAccountResponse", "error": []])
-        #expect(try service.signInWithPassword(email: "a@parse.com", password: "alice-pass").localId == "pA")
-        #expect(try service.signInWithPassword(email: "bob@parse.com", password: "bob-pass").localId == "pB")
-        #expect(try service.signInWithPassword(email: "y@parse.com", password: "why-pass").localId == "pY")
-        #expect(message { _ = try service.signInWithPassword(email: "y@parse.com", password: "bob-pass") }
+        #expect(try await service.signInWithPassword(email: "a@parse.com", password: "alice-pass").localId == "pA")
+        #expect(try await service.signInWithPassword(email: "bob@parse.com", password: "bob-pass").localId == "pB")
+        #expect(try await service.signInWithPassword(email: "y@parse.com", password: "why-pass").localId == "pY")
+        await #expect(message { _ = try await service.signInWithPassword(email: "y@parse.com", password: "bob-pass") }
             == "INVALID_PASSWORD")
         let alice = try service.user(uid: "pA")
         #expect(alice.displayName == "alice")
@@ -56,9 +56,9 @@ struct AuthServiceImportTests {
     }
 
     @Test("URL-safe base64 hashes (the Python SDK's form) import too")
-    func urlSafeHash() throws {
+    func urlSafeHash() async throws {
         let hash = try bcrypt("pass-word", prefix: "$2a$")
-        let outcome = try service.importUsers([
+        let outcome = try await service.importUsers([
             "hashAlgorithm": "BCRYPT",
             "users": [["localId": "u1", "email": "u1@x.io", "passwordHash": .string(AuthBase64.urlEncoded(Data(hash.utf8))),
                        "createdAt": 1_600_000_000_000, "lastLoginAt": "1600000001000"]],
@@ -66,16 +66,16 @@ struct AuthServiceImportTests {
         #expect(outcome.failures.isEmpty)
         let user = try service.user(uid: "u1")
         #expect(user.lastLoginAt == Date(timeIntervalSince1970: 1_600_000_001))
-        #expect(try service.signInWithPassword(email: "u1@x.io", password: "pass-word").localId == "u1")
+        #expect(try await service.signInWithPassword(email: "u1@x.io", password: "pass-word").localId == "u1")
     }
 
     @Test("per-user failures that need the store; the rest of the batch is imported")
-    func storeFailures() throws {
-        try service.signUp(AuthSignUpRequest(email: "taken@x.io", phoneNumber: "+15550000001", localId: "old"),
+    func storeFailures() async throws {
+        try await service.signUp(AuthSignUpRequest(email: "taken@x.io", phoneNumber: "+15550000001", localId: "old"),
                            privileged: true)
-        try service.importUsers(["users": [["localId": "fb", "providerUserInfo": [["providerId": "facebook.com", "rawId": "9"]]]]])
+        try await service.importUsers(["users": [["localId": "fb", "providerUserInfo": [["providerId": "facebook.com", "rawId": "9"]]]]])
         harness.recorder.reset()
-        let outcome = try service.importUsers([
+        let outcome = try await service.importUsers([
             "users": [
                 ["localId": "old", "displayName": "overwrite?"],
                 ["localId": "e", "email": "TAKEN@x.io"],
@@ -98,38 +98,38 @@ struct AuthServiceImportTests {
     }
 
     @Test("allowOverwrite replaces an existing user without a created event")
-    func overwrite() throws {
-        try service.signUp(AuthSignUpRequest(localId: "old"), privileged: true)
+    func overwrite() async throws {
+        try await service.signUp(AuthSignUpRequest(localId: "old"), privileged: true)
         harness.recorder.reset()
-        let outcome = try service.importUsers(["allowOverwrite": true, "users": [["localId": "old", "displayName": "New"]]])
+        let outcome = try await service.importUsers(["allowOverwrite": true, "users": [["localId": "old", "displayName": "New"]]])
         #expect(outcome.imported == ["old"])
         #expect(try service.user(uid: "old").displayName == "New")
         #expect(harness.recorder.events.isEmpty)
     }
 
     @Test("request-level import errors store and emit nothing")
-    func requestErrors() throws {
-        #expect(message { _ = try service.importUsers(["users": []]) } == "MISSING_USER_ACCOUNT")
-        #expect(message { _ = try service.importUsers(["users": [["localId": "a"], ["localId": "a"]]]) }
+    func requestErrors() async throws {
+        await #expect(message { _ = try await service.importUsers(["users": []]) } == "MISSING_USER_ACCOUNT")
+        await #expect(message { _ = try await service.importUsers(["users": [["localId": "a"], ["localId": "a"]]]) }
             == "DUPLICATE_LOCAL_ID : a")
-        #expect(message { _ = try service.importUsers(["hashAlgorithm": "ROT13", "users": [["localId": "a"]]]) }
+        await #expect(message { _ = try await service.importUsers(["hashAlgorithm": "ROT13", "users": [["localId": "a"]]]) }
             == "INVALID_HASH_ALGORITHM : ROT13")
         #expect(try service.listUsers().users.isEmpty)
         #expect(harness.recorder.events.isEmpty)
     }
 
     @Test("users, hashes and settings survive reopening the store")
-    func persistence() throws {
+    func persistence() async throws {
         let directory = AuthServiceHarness.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         do {
             let first = try AuthServiceHarness(directory: directory)
-            try first.service.signUp(
+            try await first.service.signUp(
                 AuthSignUpRequest(email: "ann@example.com", password: "secret1", phoneNumber: "+15551112222", localId: "ann"),
                 privileged: true
             )
-            try first.service.update(AuthUpdateRequest(localId: "ann", customAttributes: #"{"role":"admin"}"#))
-            try first.service.updateEmulatorConfig(enableImprovedEmailPrivacy: true)
+            try await first.service.update(AuthUpdateRequest(localId: "ann", customAttributes: #"{"role":"admin"}"#))
+            try await first.service.updateEmulatorConfig(enableImprovedEmailPrivacy: true)
         }
         let second = try AuthServiceHarness(directory: directory)
         let user = try second.service.user(email: "ann@example.com")
@@ -137,16 +137,16 @@ struct AuthServiceImportTests {
         #expect(user.customClaims == ["role": "admin"])
         #expect(user.createdAt == AuthServiceHarness.start)
         #expect(second.service.emulatorConfig.enableImprovedEmailPrivacy)
-        #expect(try second.service.signInWithPassword(email: "ann@example.com", password: "secret1").localId == "ann")
-        #expect(AuthServiceHarness.error {
-            try second.service.signUp(AuthSignUpRequest(phoneNumber: "+15551112222"), privileged: true)
+        #expect(try await second.service.signInWithPassword(email: "ann@example.com", password: "secret1").localId == "ann")
+        await #expect(AuthServiceHarness.error {
+            try await second.service.signUp(AuthSignUpRequest(phoneNumber: "+15551112222"), privileged: true)
         }?.message == "PHONE_NUMBER_EXISTS")
         let outbox = try second.store.pendingEvents()
         #expect(outbox.map(\.event.type) == ["google.firebase.auth.user.v1.created"])
     }
 
     @Test("a whole export file imports all or nothing: a uid given twice, across its batches of 1,000, stores no user")
-    func wholeFileAllOrNothing() throws {
+    func wholeFileAllOrNothing() async throws {
         func export(duplicating pair: (Int, Int)?) -> JSONValue {
             ["users": .array((0..<1_500).map { index in
                 let uid = pair.map { index == $0.1 ? "u\($0.0)" : "u\(index)" } ?? "u\(index)"
@@ -154,36 +154,36 @@ struct AuthServiceImportTests {
             })]
         }
         for pair in [(1_200, 1_300), (5, 1_005)] {
-            #expect(message { _ = try service.importExport(export(duplicating: pair), format: .firebase, hashAlgorithm: nil) }
-                == "DUPLICATE_LOCAL_ID : u\(pair.0)")
+            await #expect(message { _ = try await service.importExport(export(duplicating: pair), format: .firebase,
+                hashAlgorithm: nil) } == "DUPLICATE_LOCAL_ID : u\(pair.0)")
             #expect(try service.listUsers(maxResults: 10, pageToken: nil).users.isEmpty, "nothing stored")
         }
-        let outcome = try service.importExport(export(duplicating: nil), format: .firebase, hashAlgorithm: nil)
+        let outcome = try await service.importExport(export(duplicating: nil), format: .firebase, hashAlgorithm: nil)
         #expect(outcome.imported.count == 1_500)
         #expect(outcome.failures.isEmpty)
     }
 
     @Test("export and importExported move every user between stores without events")
-    func exportImport() throws {
-        try service.signUp(AuthSignUpRequest(email: "a@x.io", password: "secret1", localId: "a"), privileged: true)
-        try service.signUp(AuthSignUpRequest(localId: "b"), privileged: true)
+    func exportImport() async throws {
+        try await service.signUp(AuthSignUpRequest(email: "a@x.io", password: "secret1", localId: "a"), privileged: true)
+        try await service.signUp(AuthSignUpRequest(localId: "b"), privileged: true)
         let exported = try service.exportUsers(project: "demo-auth")
         #expect(exported.map(\.localId) == ["a", "b"])
         #expect(try service.exportUsers(project: "elsewhere").isEmpty)
         let other = try AuthServiceHarness()
-        try other.service.signUp(AuthSignUpRequest(localId: "gone"), privileged: true)
+        try await other.service.signUp(AuthSignUpRequest(localId: "gone"), privileged: true)
         other.recorder.reset()
-        try other.service.importExported(exported)
+        try await other.service.importExported(exported)
         #expect(try other.service.exportUsers() == exported)
         #expect(other.recorder.events.isEmpty)
-        #expect(try other.service.signInWithPassword(email: "a@x.io", password: "secret1").localId == "a")
+        #expect(try await other.service.signInWithPassword(email: "a@x.io", password: "secret1").localId == "a")
         let before = try other.service.exportUsers()
         var clash = exported[1]
         clash.email = "a@x.io"
-        #expect(AuthServiceHarness.error { try other.service.importExported(exported + [clash]) }?.message
+        await #expect(AuthServiceHarness.error { try await other.service.importExported(exported + [clash]) }?.message
             == "DUPLICATE_LOCAL_ID")
         clash.localId = "c"
-        #expect(AuthServiceHarness.error { try other.service.importExported(exported + [clash]) }?.message
+        await #expect(AuthServiceHarness.error { try await other.service.importExported(exported + [clash]) }?.message
             == "EMAIL_EXISTS")
         #expect(try other.service.exportUsers() == before)
     }

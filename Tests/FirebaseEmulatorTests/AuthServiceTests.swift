@@ -14,8 +14,8 @@ struct AuthServiceTests {
     init() throws { harness = try AuthServiceHarness() }
 
     @discardableResult
-    func adminCreate() throws -> AuthSignUpResponse {
-        try service.signUp(
+    func adminCreate() async throws -> AuthSignUpResponse {
+        try await service.signUp(
             AuthSignUpRequest(
                 email: "Ann@Example.com", password: "secret1", displayName: "Ann", photoUrl: "https://x.io/a.png",
                 phoneNumber: "+15551234567", emailVerified: true, disabled: false, localId: "ann"
@@ -25,8 +25,8 @@ struct AuthServiceTests {
     }
 
     @Test("an admin create stores every field, lower-cases the email and hands out no tokens")
-    func adminCreateFields() throws {
-        let response = try adminCreate()
+    func adminCreateFields() async throws {
+        let response = try await adminCreate()
         #expect(response.localId == "ann")
         #expect(response.email == "ann@example.com")
         #expect(response.idToken == nil && response.refreshToken == nil && response.expiresIn == nil)
@@ -44,8 +44,8 @@ struct AuthServiceTests {
     }
 
     @Test("passwords are stored only as bcrypt hashes of the configured cost")
-    func passwordIsHashed() throws {
-        try adminCreate()
+    func passwordIsHashed() async throws {
+        try await adminCreate()
         let user = try service.user(uid: "ann")
         let hash = try #require(user.passwordHash)
         #expect(hash.hasPrefix("$2b$04$"))
@@ -56,8 +56,8 @@ struct AuthServiceTests {
     }
 
     @Test("a client sign-up is signed in: tokens for the new uid, lastLoginAt set")
-    func clientSignUp() throws {
-        let response = try service.signUp(
+    func clientSignUp() async throws {
+        let response = try await service.signUp(
             AuthSignUpRequest(email: "bob@example.com", password: "secret1", displayName: "Bob"), privileged: false
         )
         #expect(response.localId.count == 28)
@@ -74,8 +74,8 @@ struct AuthServiceTests {
     }
 
     @Test("a client sign-up with neither email nor password makes an anonymous user")
-    func anonymousSignUp() throws {
-        let response = try service.signUp(AuthSignUpRequest(), privileged: false)
+    func anonymousSignUp() async throws {
+        let response = try await service.signUp(AuthSignUpRequest(), privileged: false)
         let user = try service.user(uid: response.localId)
         #expect(user.isAnonymous)
         let token = try AuthIDToken(
@@ -86,8 +86,8 @@ struct AuthServiceTests {
     }
 
     @Test("creating a user emits user.v1.created with the UserRecord and its metadata times")
-    func createdEvent() throws {
-        try adminCreate()
+    func createdEvent() async throws {
+        try await adminCreate()
         let event = try #require(harness.recorder.events.first)
         #expect(harness.recorder.events.count == 1)
         #expect(event.type == "google.firebase.auth.user.v1.created")
@@ -127,10 +127,10 @@ struct AuthServiceTests {
 
     @Test("bad sign-ups throw the Identity Toolkit message with HTTP 400, store nothing and emit nothing",
           arguments: signUpCases)
-    func signUpErrors(request: AuthSignUpRequest, privileged: Bool, message: String) throws {
-        try adminCreate()
+    func signUpErrors(request: AuthSignUpRequest, privileged: Bool, message: String) async throws {
+        try await adminCreate()
         harness.recorder.reset()
-        let error = AuthServiceHarness.error { try service.signUp(request, privileged: privileged) }
+        let error = await AuthServiceHarness.error { try await service.signUp(request, privileged: privileged) }
         #expect(error?.message == message)
         #expect(error?.httpStatus == 400)
         #expect(harness.recorder.events.isEmpty)
@@ -138,9 +138,9 @@ struct AuthServiceTests {
     }
 
     @Test("lookup takes arrays of uids, emails, phones and federated ids, each user once")
-    func lookupArrays() throws {
-        try adminCreate()
-        try service.importUsers([
+    func lookupArrays() async throws {
+        try await adminCreate()
+        try await service.importUsers([
             "users": [["localId": "fb", "providerUserInfo": [["providerId": "facebook.com", "rawId": "123"]]]],
         ])
         let users = try service.lookup(
@@ -154,25 +154,25 @@ struct AuthServiceTests {
         #expect(AuthService.lookupResponse([]) == ["kind": "identitytoolkit#GetAccountInfoResponse"])
         #expect(AuthService.lookupResponse(users)["users"]?.arrayValue?.count == 2)
         for lookup in [{ try service.user(uid: "x") }, { try service.user(email: "x@y.z") },
-            { try service.user(phoneNumber: "+1555") }] as [() throws -> AuthUser]
+            { try service.user(phoneNumber: "+1555") }] as [() async throws -> AuthUser]
         {
-            #expect(AuthServiceHarness.error { _ = try lookup() }?.message == "USER_NOT_FOUND")
+            await #expect(AuthServiceHarness.error { _ = try await lookup() }?.message == "USER_NOT_FOUND")
         }
     }
 
     @Test("the client forms read the ID token: lookup, delete, and the token errors")
-    func idTokenForms() throws {
-        let response = try service.signUp(AuthSignUpRequest(email: "c@d.io", password: "secret1"), privileged: false)
+    func idTokenForms() async throws {
+        let response = try await service.signUp(AuthSignUpRequest(email: "c@d.io", password: "secret1"), privileged: false)
         let token = try #require(response.idToken)
         #expect(try service.lookup(idToken: token).localId == response.localId)
-        #expect(AuthServiceHarness.error { _ = try service.lookup(idToken: nil) }?.message == "MISSING_ID_TOKEN")
-        #expect(AuthServiceHarness.error { _ = try service.lookup(idToken: "x.y.z") }?.message == "INVALID_ID_TOKEN")
-        try service.update(AuthUpdateRequest(localId: response.localId, disableUser: true))
-        #expect(AuthServiceHarness.error { _ = try service.lookup(idToken: token) }?.message == "USER_DISABLED")
-        try service.update(AuthUpdateRequest(localId: response.localId, disableUser: false))
+        await #expect(AuthServiceHarness.error { _ = try service.lookup(idToken: nil) }?.message == "MISSING_ID_TOKEN")
+        await #expect(AuthServiceHarness.error { _ = try service.lookup(idToken: "x.y.z") }?.message == "INVALID_ID_TOKEN")
+        try await service.update(AuthUpdateRequest(localId: response.localId, disableUser: true))
+        await #expect(AuthServiceHarness.error { _ = try service.lookup(idToken: token) }?.message == "USER_DISABLED")
+        try await service.update(AuthUpdateRequest(localId: response.localId, disableUser: false))
         harness.recorder.reset()
-        #expect(try service.delete(idToken: token).localId == response.localId)
+        #expect(try await service.delete(idToken: token).localId == response.localId)
         #expect(harness.recorder.events.map(\.type) == ["google.firebase.auth.user.v1.deleted"])
-        #expect(AuthServiceHarness.error { _ = try service.lookup(idToken: token) }?.message == "USER_NOT_FOUND")
+        await #expect(AuthServiceHarness.error { _ = try service.lookup(idToken: token) }?.message == "USER_NOT_FOUND")
     }
 }

@@ -10,28 +10,28 @@ struct AuthServiceUpdateTests {
     let harness: AuthServiceHarness
     var service: AuthService { harness.service }
 
-    init() throws {
+    init() async throws {
         harness = try AuthServiceHarness()
-        try harness.service.signUp(
+        try await harness.service.signUp(
             AuthSignUpRequest(
                 email: "ann@example.com", password: "secret1", displayName: "Ann", photoUrl: "https://x.io/a.png",
                 phoneNumber: "+15551234567", localId: "ann"
             ),
             privileged: true
         )
-        try harness.service.signUp(
+        try await harness.service.signUp(
             AuthSignUpRequest(email: "bob@example.com", phoneNumber: "+15559999999", localId: "bob"), privileged: true
         )
         harness.recorder.reset()
     }
 
-    func message(_ body: () throws -> Void) -> String? { AuthServiceHarness.error(body)?.message }
+    func message(_ body: () async throws -> Void) async -> String? { await AuthServiceHarness.error(body)?.message }
 
     @Test("updates every field; a new password signs in and revokes earlier tokens")
-    func updateFields() throws {
-        let before = try service.signInWithPassword(email: "ann@example.com", password: "secret1")
+    func updateFields() async throws {
+        let before = try await service.signInWithPassword(email: "ann@example.com", password: "secret1")
         harness.clock.advance(by: .seconds(5))
-        let user = try service.update(
+        let user = try await service.update(
             AuthUpdateRequest(
                 localId: "ann", email: "Ann2@Example.com", password: "newsecret", displayName: "Anna",
                 photoUrl: "https://x.io/b.png", phoneNumber: "+15550000001", emailVerified: true, disableUser: false,
@@ -46,12 +46,12 @@ struct AuthServiceUpdateTests {
         #expect(user.customClaims == ["admin": true, "level": 3])
         #expect(user.validSince == Date(timeIntervalSince1970: 1_700_000_005))
         #expect(try service.user(uid: "ann") == user)
-        #expect(try service.signInWithPassword(email: "ann2@example.com", password: "newsecret").localId == "ann")
-        #expect(message { _ = try service.signInWithPassword(email: "ann2@example.com", password: "secret1") }
+        #expect(try await service.signInWithPassword(email: "ann2@example.com", password: "newsecret").localId == "ann")
+        await #expect(message { _ = try await service.signInWithPassword(email: "ann2@example.com", password: "secret1") }
             == "INVALID_PASSWORD")
-        #expect(message { _ = try service.verifyIDToken(before.idToken) } == "TOKEN_EXPIRED")
+        await #expect(message { _ = try service.verifyIDToken(before.idToken) } == "TOKEN_EXPIRED")
         let token = try AuthIDToken(
-            parsing: try service.signInWithPassword(email: "ann2@example.com", password: "newsecret").idToken,
+            parsing: try await service.signInWithPassword(email: "ann2@example.com", password: "newsecret").idToken,
             projectId: "demo-auth", now: harness.clock.now
         )
         #expect(token.customClaims == ["admin": true, "level": 3])
@@ -59,11 +59,11 @@ struct AuthServiceUpdateTests {
     }
 
     @Test("a new email resets emailVerified; deleteAttribute and deleteProvider remove fields; claims clear")
-    func deletions() throws {
-        try service.update(AuthUpdateRequest(localId: "ann", emailVerified: true, customAttributes: #"{"a":1}"#))
-        var user = try service.update(AuthUpdateRequest(localId: "ann", email: "new@example.com"))
+    func deletions() async throws {
+        try await service.update(AuthUpdateRequest(localId: "ann", emailVerified: true, customAttributes: #"{"a":1}"#))
+        var user = try await service.update(AuthUpdateRequest(localId: "ann", email: "new@example.com"))
         #expect(!user.emailVerified)
-        user = try service.update(
+        user = try await service.update(
             AuthUpdateRequest(
                 localId: "ann", customAttributes: "{}", deleteAttribute: ["DISPLAY_NAME", "PHOTO_URL"],
                 deleteProvider: ["phone"]
@@ -72,10 +72,10 @@ struct AuthServiceUpdateTests {
         #expect(user.displayName == nil && user.photoURL == nil && user.phoneNumber == nil)
         #expect(user.customClaims.isEmpty)
         #expect(try service.lookup(AuthLookupRequest(phoneNumber: ["+15551234567"])).isEmpty)
-        try service.signUp(AuthSignUpRequest(phoneNumber: "+15551234567"), privileged: true)
-        user = try service.update(AuthUpdateRequest(localId: "ann", validSince: 1_600_000_000))
+        try await service.signUp(AuthSignUpRequest(phoneNumber: "+15551234567"), privileged: true)
+        user = try await service.update(AuthUpdateRequest(localId: "ann", validSince: 1_600_000_000))
         #expect(user.validSince == Date(timeIntervalSince1970: 1_600_000_000))
-        user = try service.update(AuthUpdateRequest(localId: "ann", deleteProvider: ["password"]))
+        user = try await service.update(AuthUpdateRequest(localId: "ann", deleteProvider: ["password"]))
         #expect(user.email == nil && user.passwordHash == nil)
     }
 
@@ -104,9 +104,9 @@ struct AuthServiceUpdateTests {
     ]
 
     @Test("bad updates throw, change nothing and emit nothing", arguments: updateCases)
-    func updateErrors(request: AuthUpdateRequest, expected: String) throws {
+    func updateErrors(request: AuthUpdateRequest, expected: String) async throws {
         let before = try service.user(uid: "ann")
-        let error = AuthServiceHarness.error { try service.update(request) }
+        let error = await AuthServiceHarness.error { try await service.update(request) }
         #expect(error?.message == expected)
         #expect(error?.httpStatus == 400)
         #expect(try service.user(uid: "ann") == before)
@@ -114,9 +114,9 @@ struct AuthServiceUpdateTests {
     }
 
     @Test("delete emits user.v1.deleted with the user as it was")
-    func delete() throws {
+    func delete() async throws {
         harness.clock.advance(by: .seconds(1))
-        let deleted = try service.delete(uid: "ann")
+        let deleted = try await service.delete(uid: "ann")
         #expect(deleted.displayName == "Ann")
         let event = try #require(harness.recorder.events.first)
         #expect(harness.recorder.events.count == 1)
@@ -126,43 +126,43 @@ struct AuthServiceUpdateTests {
         let record = try JSONDecoder().decode(UserRecord.self, from: try #require(event.data))
         #expect(record.uid == "ann" && record.displayName == "Ann" && record.email == "ann@example.com")
         #expect(record.metadata.creationTime == AuthServiceHarness.start)
-        #expect(message { _ = try service.user(uid: "ann") } == "USER_NOT_FOUND")
+        await #expect(message { _ = try service.user(uid: "ann") } == "USER_NOT_FOUND")
         harness.recorder.reset()
-        #expect(message { try service.delete(uid: "ann") } == "USER_NOT_FOUND")
-        #expect(message { try service.delete(uid: nil) } == "MISSING_LOCAL_ID")
+        await #expect(message { try await service.delete(uid: "ann") } == "USER_NOT_FOUND")
+        await #expect(message { try await service.delete(uid: nil) } == "MISSING_LOCAL_ID")
         #expect(harness.recorder.events.isEmpty)
     }
 
     @Test("batch delete keeps enabled users unless forced and skips unknown uids")
-    func batchDelete() throws {
-        try service.update(AuthUpdateRequest(localId: "bob", disableUser: true))
-        let failures = try service.batchDelete(localIds: ["ann", "ghost", "bob"], force: false)
+    func batchDelete() async throws {
+        try await service.update(AuthUpdateRequest(localId: "bob", disableUser: true))
+        let failures = try await service.batchDelete(localIds: ["ann", "ghost", "bob"], force: false)
         #expect(failures == [
             AuthBatchDeleteFailure(
                 index: 0, localId: "ann", message: "NOT_DISABLED : Disable the account before batch deletion."
             ),
         ])
         #expect(harness.recorder.events.map(\.subject) == ["users/bob"])
-        #expect(try service.batchDelete(localIds: ["ann"], force: true).isEmpty)
+        #expect(try await service.batchDelete(localIds: ["ann"], force: true).isEmpty)
         #expect(harness.recorder.events.map(\.type) == Array(repeating: "google.firebase.auth.user.v1.deleted", count: 2))
         #expect(try service.listUsers().users.isEmpty)
-        #expect(message { _ = try service.batchDelete(localIds: [], force: true) } == "LOCAL_ID_LIST_EXCEEDS_LIMIT")
+        await #expect(message { _ = try await service.batchDelete(localIds: [], force: true) } == "LOCAL_ID_LIST_EXCEEDS_LIMIT")
         let tooMany = (0...1000).map { "u\($0)" }
-        #expect(message { _ = try service.batchDelete(localIds: tooMany, force: true) } == "LOCAL_ID_LIST_EXCEEDS_LIMIT")
+        await #expect(message { _ = try await service.batchDelete(localIds: tooMany, force: true) } == "LOCAL_ID_LIST_EXCEEDS_LIMIT")
     }
 
     @Test("deleteAllUsers wipes the project without events")
-    func deleteAll() throws {
-        try service.deleteAllUsers()
+    func deleteAll() async throws {
+        try await service.deleteAllUsers()
         #expect(try service.listUsers().users.isEmpty)
         #expect(harness.recorder.events.isEmpty)
     }
 
     @Test("lists in uid order across pages with opaque tokens")
-    func listPaging() throws {
-        try service.deleteAllUsers()
+    func listPaging() async throws {
+        try await service.deleteAllUsers()
         let uids = (0..<45).map { String(format: "user%02d", 44 - $0) }
-        for uid in uids { try service.signUp(AuthSignUpRequest(localId: uid), privileged: true) }
+        for uid in uids { try await service.signUp(AuthSignUpRequest(localId: uid), privileged: true) }
         var seen: [String] = []
         var token: String?
         var pages = 0
@@ -182,10 +182,10 @@ struct AuthServiceUpdateTests {
         #expect(page.json["nextPageToken"]?.stringValue == page.nextPageToken)
         #expect(page.json["users"]?.arrayValue?.first?["localId"] == "user00")
         for size in [0, -2, 1001] {
-            #expect(message { _ = try service.listUsers(maxResults: size) } == "INVALID_PAGE_SELECTION")
+            await #expect(message { _ = try service.listUsers(maxResults: size) } == "INVALID_PAGE_SELECTION")
         }
-        #expect(message { _ = try service.listUsers(pageToken: "!!!") } == "INVALID_PAGE_SELECTION")
-        #expect(message { _ = try service.listUsers(pageToken: AuthBase64.urlEncoded(Data("user05".utf8))) }
+        await #expect(message { _ = try service.listUsers(pageToken: "!!!") } == "INVALID_PAGE_SELECTION")
+        await #expect(message { _ = try service.listUsers(pageToken: AuthBase64.urlEncoded(Data("user05".utf8))) }
             == "INVALID_PAGE_SELECTION")
     }
 }

@@ -11,7 +11,7 @@ struct AuthUserImportTests {
         try AuthUserImport(parsing: request, now: now, hasher: AuthFixtures.hasher)
     }
 
-    func requestError(_ request: JSONValue) -> String? {
+    func requestError(_ request: JSONValue) async -> String? {
         AuthFixtures.message { _ = try parse(request) }
     }
 
@@ -120,20 +120,20 @@ struct AuthUserImportTests {
     }
 
     @Test("rejects bad requests as a whole")
-    func requestErrors() throws {
-        #expect(requestError([:]) == "MISSING_USER_ACCOUNT")
-        #expect(requestError(["users": []]) == "MISSING_USER_ACCOUNT")
-        #expect(requestError(["users": "nope"]) == "MISSING_USER_ACCOUNT")
+    func requestErrors() async throws {
+        await #expect(requestError([:]) == "MISSING_USER_ACCOUNT")
+        await #expect(requestError(["users": []]) == "MISSING_USER_ACCOUNT")
+        await #expect(requestError(["users": "nope"]) == "MISSING_USER_ACCOUNT")
         let many = JSONValue.array((0...1000).map { ["localId": .string("u\($0)")] })
-        #expect(requestError(["users": many])?.hasPrefix("MAXIMUM_USER_COUNT_EXCEEDED") == true)
-        #expect(requestError(["users": [["localId": "a"], ["localId": "b"], ["localId": "a"]]])
+        await #expect(requestError(["users": many])?.hasPrefix("MAXIMUM_USER_COUNT_EXCEEDED") == true)
+        await #expect(requestError(["users": [["localId": "a"], ["localId": "b"], ["localId": "a"]]])
             == "DUPLICATE_LOCAL_ID : a")
-        #expect(requestError(["users": [["localId": "a", "passwordHash": "eA=="]], "hashAlgorithm": "SCRYPT"])
+        await #expect(requestError(["users": [["localId": "a", "passwordHash": "eA=="]], "hashAlgorithm": "SCRYPT"])
             == "UNSUPPORTED_HASH_ALGORITHM : SCRYPT; this emulator only imports BCRYPT password hashes")
-        #expect(
+        await #expect(
             requestError(["users": [["localId": "a"]], "hashAlgorithm": "ROT13"]) == "INVALID_HASH_ALGORITHM : ROT13"
         )
-        #expect(requestError(["users": [["localId": "a"]], "hashAlgorithm": 5]) == "INVALID_HASH_ALGORITHM : 5")
+        await #expect(requestError(["users": [["localId": "a"]], "hashAlgorithm": 5]) == "INVALID_HASH_ALGORITHM : 5")
     }
 
     @Test("allows another algorithm when no user has a hash, and bcrypt when none is named")
@@ -146,14 +146,14 @@ struct AuthUserImportTests {
     }
 
     @Test("checks duplicates inside the request when sanityCheck is on")
-    func sanityCheck() throws {
+    func sanityCheck() async throws {
         let emails: JSONValue = ["users": [["localId": "a", "email": "X@y.z"], ["localId": "b", "email": "x@Y.z"]]]
         #expect(try parse(emails).users.count == 2)
         var checked = emails
         if case .object(var members) = checked { members["sanityCheck"] = true; checked = .object(members) }
-        #expect(requestError(checked) == "DUPLICATE_EMAIL : x@y.z")
+        await #expect(requestError(checked) == "DUPLICATE_EMAIL : x@y.z")
         let provider: JSONValue = ["providerId": "google.com", "rawId": "g"]
-        #expect(requestError(["sanityCheck": true, "users": [
+        await #expect(requestError(["sanityCheck": true, "users": [
             ["localId": "a", "providerUserInfo": [provider]], ["localId": "b", "providerUserInfo": [provider]],
         ]]) == "DUPLICATE_RAW_ID : Provider id(google.com), Raw id(g)")
     }

@@ -11,16 +11,16 @@ struct DatabaseRulesTests {
     static let ada = DatabaseRules.auth(uid: "ada", claims: ["email": "ada@example.com", "admin": true,
         "firebase": ["sign_in_provider": "password"]])
 
-    static func service(_ rules: String, data: JSONValue = .null) throws -> DatabaseService {
+    static func service(_ rules: String, data: JSONValue = .null) async throws -> DatabaseService {
         let emulator = try Emulator(project: "demo", directory: nil)
-        if !data.isNull { try emulator.database.set(namespace: ns, path: "/", value: data) }
+        if !data.isNull { try await emulator.database.set(namespace: ns, path: "/", value: data) }
         emulator.database.rules = try DatabaseRules(text: rules)
         return emulator.database
     }
 
-    static func rule(_ expression: String, auth: JSONValue = .null, data: JSONValue = .null) throws -> Bool {
+    static func rule(_ expression: String, auth: JSONValue = .null, data: JSONValue = .null) async throws -> Bool {
         let text = "{\"rules\": {\".read\": \(JSONValue.string(expression).serialized())}}"
-        let database = try service(text, data: data)
+        let database = try await service(text, data: data)
         do {
             try database.checkRead(namespace: ns, path: "/", auth: auth)
             return true
@@ -59,14 +59,14 @@ struct DatabaseRulesTests {
     }
 
     @Test("rules nested as deeply as real ones get are read")
-    func nestedRules() throws {
+    func nestedRules() async throws {
         // 41 negations of `auth == null`: true when signed in.
         let expression = String(repeating: "!(", count: 41) + "auth == null" + String(repeating: ")", count: 41)
-        #expect(try Self.rule(expression, auth: Self.ada))
-        #expect(try !Self.rule(expression))
+        await #expect(try Self.rule(expression, auth: Self.ada))
+        await #expect(try !Self.rule(expression))
         let path = (0..<30).map { "p\($0)" }
         let nested = path.reversed().reduce(#"{".read": true}"#) { inner, key in "{\"\(key)\": \(inner)}" }
-        let database = try Self.service("{\"rules\": \(nested)}")
+        let database = try await Self.service("{\"rules\": \(nested)}")
         try database.checkRead(namespace: Self.ns, path: "/" + path.joined(separator: "/"), auth: .null)
         #expect(throws: (any Error).self) { try database.checkRead(namespace: Self.ns, path: "/p0", auth: .null) }
     }
@@ -117,10 +117,10 @@ struct DatabaseRulesTests {
         ("root.child('users/ada/age').val() % 5 == 1", .null, true),
         ("root.child('users/ada').val() == null", .null, false),
     ])
-    func evaluation(expression: String, auth: JSONValue, expected: Bool) throws {
+    func evaluation(expression: String, auth: JSONValue, expected: Bool) async throws {
         let data: JSONValue = ["users": ["ada": ["name": "ada", "age": 36, "email": "ada@example.com"],
             "bob": ["name": "bob"]]]
-        #expect(try Self.rule(expression, auth: auth, data: data) == expected, "\(expression)")
+        await #expect(try Self.rule(expression, auth: auth, data: data) == expected, "\(expression)")
     }
 
     static let chat = """
@@ -141,8 +141,8 @@ struct DatabaseRulesTests {
         """
 
     @Test("reads: a grant cascades down, and rules below never grant a read of their parent")
-    func reads() throws {
-        let database = try Self.service(Self.chat, data: ["users": ["ada": ["name": "Ada"]], "public": ["x": 1]])
+    func reads() async throws {
+        let database = try await Self.service(Self.chat, data: ["users": ["ada": ["name": "Ada"]], "public": ["x": 1]])
         try database.checkRead(namespace: Self.ns, path: "public/x", auth: .null)
         try database.checkRead(namespace: Self.ns, path: "users/ada", auth: Self.ada)
         try database.checkRead(namespace: Self.ns, path: "users/ada/name", auth: Self.ada)
@@ -156,9 +156,9 @@ struct DatabaseRulesTests {
     }
 
     @Test("writes: .write grants, .validate checks every written node, deletes skip validation, nothing half-written")
-    func writes() throws {
-        let database = try Self.service(Self.chat, data: ["users": ["ada": ["name": "Ada"]]])
-        try database.set(namespace: Self.ns, path: "users/ada", value: ["name": "Ada L", "age": 36], rulesAuth: Self.ada)
+    func writes() async throws {
+        let database = try await Self.service(Self.chat, data: ["users": ["ada": ["name": "Ada"]]])
+        try await database.set(namespace: Self.ns, path: "users/ada", value: ["name": "Ada L", "age": 36], rulesAuth: Self.ada)
         let refused: [(String, JSONValue, JSONValue)] = [
             ("users/bob", ["name": "Bob"], Self.ada),                  // not his own
             ("users/ada", ["name": "Ada"], .null),                     // signed out
@@ -170,22 +170,22 @@ struct DatabaseRulesTests {
             ("locked/inner", 1, Self.ada),                             // .write false below a grant: still granted
         ]
         for (path, value, auth) in refused.dropLast() {
-            #expect(throws: ServiceError.permissionDeniedByRules, "\(path) \(value)") {
-                try database.set(namespace: Self.ns, path: path, value: value, rulesAuth: auth)
+            await #expect(throws: ServiceError.permissionDeniedByRules, "\(path) \(value)") {
+                try await database.set(namespace: Self.ns, path: path, value: value, rulesAuth: auth)
             }
         }
         // A grant above cannot be taken back below.
-        try database.set(namespace: Self.ns, path: "locked/inner", value: 1, rulesAuth: .null)
+        try await database.set(namespace: Self.ns, path: "locked/inner", value: 1, rulesAuth: .null)
         #expect(try database.get(namespace: Self.ns, path: "users") == ["ada": ["name": "Ada L", "age": 36]])
         // A delete is not validated; a multi-path update must pass for every location.
-        try database.delete(namespace: Self.ns, path: "users/ada/age", rulesAuth: Self.ada)
-        #expect(throws: ServiceError.permissionDeniedByRules) {
-            try database.update(namespace: Self.ns, path: "users", values: ["ada/age": 40, "bob/name": "B"],
+        try await database.delete(namespace: Self.ns, path: "users/ada/age", rulesAuth: Self.ada)
+        await #expect(throws: ServiceError.permissionDeniedByRules) {
+            try await database.update(namespace: Self.ns, path: "users", values: ["ada/age": 40, "bob/name": "B"],
                 rulesAuth: Self.ada)
         }
         #expect(try database.get(namespace: Self.ns, path: "users") == ["ada": ["name": "Ada L"]])
-        try database.update(namespace: Self.ns, path: "users/ada", values: ["age": 40], rulesAuth: Self.ada)
+        try await database.update(namespace: Self.ns, path: "users/ada", values: ["age": 40], rulesAuth: Self.ada)
         // Administrators (no rules auth) are not checked.
-        try database.set(namespace: Self.ns, path: "users/bob", value: ["anything": true])
+        try await database.set(namespace: Self.ns, path: "users/bob", value: ["anything": true])
     }
 }

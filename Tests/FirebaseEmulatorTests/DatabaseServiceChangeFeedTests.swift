@@ -23,7 +23,7 @@ struct DatabaseServiceChangeFeedTests {
     @Test("the first event is a put at / with the current value")
     func initialPut() async throws {
         let harness = try DatabaseServiceHarness()
-        try harness.service.set(namespace: ns, path: "/rooms/r1", value: ["name": "Lobby", "list": ["a"]])
+        try await harness.service.set(namespace: ns, path: "/rooms/r1", value: ["name": "Lobby", "list": ["a"]])
         var iterator = try harness.service.changes(namespace: ns, path: "/rooms/r1").makeAsyncIterator()
         let initial = DatabaseChangeEvent(event: .put, path: "/", data: ["name": "Lobby", "list": ["a"]])
         #expect(await next(1, from: &iterator) == [initial])
@@ -43,7 +43,7 @@ struct DatabaseServiceChangeFeedTests {
         let (entered, enteredContinuation) = AsyncStream<Void>.makeStream()
         let release = DispatchSemaphore(value: 0)
         let holder = Task {
-            try await harness.store.write(joiningOthers: { _ in
+            try await harness.store.writeInGroup({ _ in
                 enteredContinuation.yield()
                 release.wait()
             })
@@ -52,7 +52,7 @@ struct DatabaseServiceChangeFeedTests {
         var writes: [Task<DatabaseWriteResult, any Error>] = []
         for (index, value) in [1, 2, 3].enumerated() {
             writes.append(Task {
-                try await service.writeJoiningOthers(DatabaseWrite(.set(["x": .number(Double(value))]), namespace: ns, path: "/a"))
+                try await service.write(DatabaseWrite(.set(["x": .number(Double(value))]), namespace: ns, path: "/a"))
             })
             while harness.store.queuedWriteCount < index + 1 { await Task.yield() }
         }
@@ -70,15 +70,15 @@ struct DatabaseServiceChangeFeedTests {
         let harness = try DatabaseServiceHarness()
         let service = harness.service
         var iterator = try service.changes(namespace: ns, path: "/rooms").makeAsyncIterator()
-        try service.set(namespace: ns, path: "/rooms/r1/name", value: "Lobby")
-        try service.update(namespace: ns, path: "/rooms/r1", values: ["topic": "hi", "meta/size": 3])
-        try service.set(namespace: ns, path: "/elsewhere", value: 1)
-        try service.delete(namespace: ns, path: "/rooms/r1/topic")
-        let pushed = try #require(try service.push(namespace: ns, path: "/rooms", value: ["name": "New"]).name)
-        try service.update(namespace: ns, path: "/", values: ["rooms/r2/name": "Two", "other": 1])
-        try service.set(namespace: ns, path: "/", value: ["rooms": ["only": true]])
-        try service.update(namespace: ns, path: "/", values: ["rooms": ["only": true], "other": 2])
-        try service.set(namespace: ns, path: "/rooms/last", value: 1)
+        try await service.set(namespace: ns, path: "/rooms/r1/name", value: "Lobby")
+        try await service.update(namespace: ns, path: "/rooms/r1", values: ["topic": "hi", "meta/size": 3])
+        try await service.set(namespace: ns, path: "/elsewhere", value: 1)
+        try await service.delete(namespace: ns, path: "/rooms/r1/topic")
+        let pushed = try await #require(try service.push(namespace: ns, path: "/rooms", value: ["name": "New"]).name)
+        try await service.update(namespace: ns, path: "/", values: ["rooms/r2/name": "Two", "other": 1])
+        try await service.set(namespace: ns, path: "/", value: ["rooms": ["only": true]])
+        try await service.update(namespace: ns, path: "/", values: ["rooms": ["only": true], "other": 2])
+        try await service.set(namespace: ns, path: "/rooms/last", value: 1)
         let events = await next(8, from: &iterator)
         #expect(events == [
             .init(event: .put, path: "/", data: nil),
@@ -97,11 +97,11 @@ struct DatabaseServiceChangeFeedTests {
         let harness = try DatabaseServiceHarness()
         let service = harness.service
         var iterator = try service.changes(namespace: ns, path: "/a/b").makeAsyncIterator()
-        try service.set(namespace: ns, path: "/a/c", value: 1)
-        try service.set(namespace: ns, path: "/x", value: 1)
-        try service.set(namespace: "other-db", path: "/a/b", value: 1)
-        try service.update(namespace: ns, path: "/a", values: ["c": 2, "d": 3])
-        try service.set(namespace: ns, path: "/a/b", value: "mine")
+        try await service.set(namespace: ns, path: "/a/c", value: 1)
+        try await service.set(namespace: ns, path: "/x", value: 1)
+        try await service.set(namespace: "other-db", path: "/a/b", value: 1)
+        try await service.update(namespace: ns, path: "/a", values: ["c": 2, "d": 3])
+        try await service.set(namespace: ns, path: "/a/b", value: "mine")
         #expect(await next(2, from: &iterator) == [
             .init(event: .put, path: "/", data: nil), .init(event: .put, path: "/", data: "mine"),
         ])
@@ -129,7 +129,7 @@ struct DatabaseServiceChangeFeedTests {
     func importFeeds() async throws {
         let harness = try DatabaseServiceHarness()
         var iterator = try harness.service.changes(namespace: ns, path: "/a").makeAsyncIterator()
-        try harness.service.importTree(namespace: ns, value: ["a": ["b": 1]])
+        try await harness.service.importTree(namespace: ns, value: ["a": ["b": 1]])
         #expect(await next(2, from: &iterator) == [
             .init(event: .put, path: "/", data: nil), .init(event: .put, path: "/", data: ["b": 1]),
         ])
@@ -148,7 +148,7 @@ struct DatabaseServiceConcurrencyTests {
             for index in 0..<200 {
                 group.addTask {
                     do {
-                        try await service.writeJoiningOthers(DatabaseWrite(
+                        try await service.write(DatabaseWrite(
                             .set(.number(Double(index))), namespace: ns, path: "/n/k\(index)",
                             ifMatch: index == 99 ? "stale-etag" : nil))
                         return 0
@@ -180,7 +180,7 @@ struct DatabaseServiceConcurrencyTests {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for writer in 0..<4 {
                 group.addTask {
-                    for index in 0..<50 { try service.set(namespace: ns, path: "/n/w\(writer)-\(index)", value: 1) }
+                    for index in 0..<50 { try await service.set(namespace: ns, path: "/n/w\(writer)-\(index)", value: 1) }
                 }
             }
             try await group.waitForAll()

@@ -22,10 +22,10 @@ struct DatabaseServiceTests {
     }
 
     @Test("getWithETag reads the (queried) value and the location's ETag together")
-    func getWithETag() throws {
+    func getWithETag() async throws {
         let empty = try service.getWithETag(namespace: ns, path: "/u")
         #expect(empty.value == .null && empty.etag == "null_etag")
-        try service.set(namespace: ns, path: "/u", value: ["a": ["n": 1], "b": ["n": 2]])
+        try await service.set(namespace: ns, path: "/u", value: ["a": ["n": 1], "b": ["n": 2]])
         let read = try service.getWithETag(
             namespace: ns, path: "/u", queryParameters: ["orderBy": #""n""#, "limitToFirst": "1"])
         #expect(read.value == ["a": ["n": 1]])
@@ -36,8 +36,8 @@ struct DatabaseServiceTests {
     }
 
     @Test("set stores and echoes the value, with server values resolved and arrays rendered")
-    func set() throws {
-        let result = try service.set(
+    func set() async throws {
+        let result = try await service.set(
             namespace: ns, path: "/users/u1",
             value: ["name": "Ada", "at": [".sv": "timestamp"], "tags": ["x", "y"]])
         let expected: JSONValue = ["name": "Ada", "at": 1_700_000_000_000, "tags": ["x", "y"]]
@@ -51,27 +51,27 @@ struct DatabaseServiceTests {
     }
 
     @Test("increment adds to the current number")
-    func increment() throws {
-        try service.set(namespace: ns, path: "/count", value: 2)
-        let result = try service.set(namespace: ns, path: "/count", value: [".sv": ["increment": 3]])
+    func increment() async throws {
+        try await service.set(namespace: ns, path: "/count", value: 2)
+        let result = try await service.set(namespace: ns, path: "/count", value: [".sv": ["increment": 3]])
         #expect(result.value == 5)
         #expect(try service.get(namespace: ns, path: "/count") == 5)
     }
 
     @Test("update writes multi-path keys, deletes nulls and keeps other children")
-    func update() throws {
-        try service.set(namespace: ns, path: "/u", value: ["a": 1, "b": ["c": 2, "d": 3], "e": 4])
-        let result = try service.update(namespace: ns, path: "/u", values: ["b/c": 20, "e": nil, "f": "new"])
+    func update() async throws {
+        try await service.set(namespace: ns, path: "/u", value: ["a": 1, "b": ["c": 2, "d": 3], "e": 4])
+        let result = try await service.update(namespace: ns, path: "/u", values: ["b/c": 20, "e": nil, "f": "new"])
         #expect(result.value == ["b/c": 20, "e": nil, "f": "new"])
         #expect(try service.get(namespace: ns, path: "/u") == ["a": 1, "b": ["c": 20, "d": 3], "f": "new"])
         #expect(result.etag == (try service.etag(namespace: ns, path: "/u")))
     }
 
     @Test("push stores under a 20-character chronological id")
-    func push() throws {
-        let first = try service.push(namespace: ns, path: "/msgs", value: ["text": "hi"])
+    func push() async throws {
+        let first = try await service.push(namespace: ns, path: "/msgs", value: ["text": "hi"])
         harness.clock.advance(by: .milliseconds(5))
-        let second = try service.push(namespace: ns, path: "/msgs", value: "")
+        let second = try await service.push(namespace: ns, path: "/msgs", value: "")
         let firstID = try #require(first.name)
         let secondID = try #require(second.name)
         #expect(firstID.count == 20 && secondID.count == 20)
@@ -82,18 +82,18 @@ struct DatabaseServiceTests {
     }
 
     @Test("delete removes the value and empty parents")
-    func delete() throws {
-        try service.set(namespace: ns, path: "/a/b/c", value: 1)
-        let result = try service.delete(namespace: ns, path: "/a/b/c")
+    func delete() async throws {
+        try await service.set(namespace: ns, path: "/a/b/c", value: 1)
+        let result = try await service.delete(namespace: ns, path: "/a/b/c")
         #expect(result.value == .null)
         #expect(result.etag == "null_etag")
         #expect(try service.get(namespace: ns, path: "/") == .null)
-        try service.delete(namespace: ns, path: "/nothing/here")
+        try await service.delete(namespace: ns, path: "/nothing/here")
     }
 
     @Test("queries: shallow, ordering with ranges and limits, from parameters too")
-    func queries() throws {
-        try service.set(
+    func queries() async throws {
+        try await service.set(
             namespace: ns, path: "/people",
             value: ["a": ["age": 30], "b": ["age": 17], "c": ["age": 25], "d": ["age": 40]])
         #expect(try service.get(namespace: ns, path: "/people", query: DatabaseQuery(shallow: true))
@@ -119,9 +119,9 @@ struct DatabaseServiceTests {
         ("/a/b.c", "Invalid path: segment \"b.c\" must not contain '/', '.', '#', '$', '[', or ']'"),
         ("/a/$x", "Invalid path: segment \"$x\" must not contain '/', '.', '#', '$', '[', or ']'"),
     ])
-    func badPath(path: String, message: String) throws {
-        try service.set(namespace: ns, path: "/a", value: 1)
-        let error = #expect(throws: ServiceError.self) { try service.set(namespace: ns, path: path, value: 2) }
+    func badPath(path: String, message: String) async throws {
+        try await service.set(namespace: ns, path: "/a", value: 1)
+        let error = await #expect(throws: ServiceError.self) { try await service.set(namespace: ns, path: path, value: 2) }
         #expect(error?.status == "INVALID_ARGUMENT")
         #expect(error?.message == message)
         #expect(throws: ServiceError.self) { try service.get(namespace: ns, path: path) }
@@ -129,19 +129,19 @@ struct DatabaseServiceTests {
     }
 
     @Test("bad data is rejected with the Firebase message and changes nothing")
-    func badData() throws {
-        try service.set(namespace: ns, path: "/keep", value: ["x": 1])
-        let badKey = #expect(throws: ServiceError.self) {
-            try service.set(namespace: ns, path: "/keep", value: ["ok": 1, "bad.key": 2])
+    func badData() async throws {
+        try await service.set(namespace: ns, path: "/keep", value: ["x": 1])
+        let badKey = await #expect(throws: ServiceError.self) {
+            try await service.set(namespace: ns, path: "/keep", value: ["ok": 1, "bad.key": 2])
         }
         #expect(badKey?.message == "Invalid key: bad.key. Keys must not contain '/', '.', '#', '$', '[', or ']'")
-        #expect(throws: ServiceError.self) {
-            try service.update(namespace: ns, path: "/keep", values: ["a": 1, "a/b": 2])
+        await #expect(throws: ServiceError.self) {
+            try await service.update(namespace: ns, path: "/keep", values: ["a": 1, "a/b": 2])
         }
-        #expect(throws: ServiceError.self) { try service.update(namespace: ns, path: "/keep", values: 3) }
-        #expect(throws: ServiceError.self) { try service.push(namespace: ns, path: "/keep", value: ["$": 1]) }
-        let badNamespace = #expect(throws: ServiceError.self) {
-            try service.set(namespace: "bad ns!", path: "/a", value: 1)
+        await #expect(throws: ServiceError.self) { try await service.update(namespace: ns, path: "/keep", values: 3) }
+        await #expect(throws: ServiceError.self) { try await service.push(namespace: ns, path: "/keep", value: ["$": 1]) }
+        let badNamespace = await #expect(throws: ServiceError.self) {
+            try await service.set(namespace: "bad ns!", path: "/a", value: 1)
         }
         #expect(badNamespace?.status == "INVALID_ARGUMENT")
         #expect(try service.get(namespace: ns, path: "/") == ["keep": ["x": 1]])
@@ -149,35 +149,35 @@ struct DatabaseServiceTests {
     }
 
     @Test("a conditional write succeeds on the current ETag and fails with 412, value and ETag otherwise")
-    func conditionalWrites() throws {
-        let created = try service.set(namespace: ns, path: "/doc", value: ["v": 1], ifMatch: "null_etag")
-        let updated = try service.set(namespace: ns, path: "/doc", value: ["v": 2], ifMatch: created.etag)
-        let error = #expect(throws: ServiceError.self) {
-            try service.set(namespace: ns, path: "/doc", value: ["v": 3], ifMatch: created.etag)
+    func conditionalWrites() async throws {
+        let created = try await service.set(namespace: ns, path: "/doc", value: ["v": 1], ifMatch: "null_etag")
+        let updated = try await service.set(namespace: ns, path: "/doc", value: ["v": 2], ifMatch: created.etag)
+        let error = await #expect(throws: ServiceError.self) {
+            try await service.set(namespace: ns, path: "/doc", value: ["v": 3], ifMatch: created.etag)
         }
         #expect(error?.status == "FAILED_PRECONDITION")
         #expect(error?.httpStatus == 412)
         let failure = try #require(error.flatMap(DatabasePreconditionFailure.init))
         #expect(failure == DatabasePreconditionFailure(value: ["v": 2], etag: updated.etag))
-        #expect(throws: ServiceError.self) { try service.delete(namespace: ns, path: "/doc", ifMatch: "null_etag") }
-        #expect(throws: ServiceError.self) {
-            try service.update(namespace: ns, path: "/doc", values: ["v": 9], ifMatch: "nope")
+        await #expect(throws: ServiceError.self) { try await service.delete(namespace: ns, path: "/doc", ifMatch: "null_etag") }
+        await #expect(throws: ServiceError.self) {
+            try await service.update(namespace: ns, path: "/doc", values: ["v": 9], ifMatch: "nope")
         }
         #expect(try service.get(namespace: ns, path: "/doc") == ["v": 2])
-        try service.delete(namespace: ns, path: "/doc", ifMatch: updated.etag)
+        try await service.delete(namespace: ns, path: "/doc", ifMatch: updated.etag)
         #expect(try service.get(namespace: ns, path: "/doc") == .null)
     }
 
     @Test("export returns the whole tree and import replaces it without events")
-    func exportImport() throws {
+    func exportImport() async throws {
         harness.service.setTriggers([Database.ref("/{any=**}").onWrite(noHandler).eventTrigger!])
-        try service.set(namespace: ns, path: "/old", value: 1)
+        try await service.set(namespace: ns, path: "/old", value: 1)
         _ = harness.recorder.take()
-        try service.importTree(namespace: ns, value: ["list": ["a", "b"], "n": 1])
+        try await service.importTree(namespace: ns, value: ["list": ["a", "b"], "n": 1])
         #expect(try service.export(namespace: ns) == ["list": ["a", "b"], "n": 1])
         #expect(harness.recorder.take().isEmpty)
         #expect(service.namespaces() == [ns])
-        #expect(throws: ServiceError.self) { try service.importTree(namespace: ns, value: ["bad/key": 1]) }
+        await #expect(throws: ServiceError.self) { try await service.importTree(namespace: ns, value: ["bad/key": 1]) }
         #expect(try service.export(namespace: ns) == ["list": ["a", "b"], "n": 1])
     }
 }

@@ -46,7 +46,7 @@ struct EmulatorAdminClientTests {
     func emptySegment(path: String) async throws {
         let emulator = try Emulator(project: "demo-project", directory: nil)
         let ns = emulator.defaultDatabaseInstance
-        try emulator.database.set(namespace: ns, path: "users", value: ["ada": ["score": 1], "bob": ["score": 2]])
+        try await emulator.database.set(namespace: ns, path: "users", value: ["ada": ["score": 1], "bob": ["score": 2]])
         let database = emulator.admin.database
         let error = await #expect(throws: DatabasePathError.self) { try await database.ref(path).set(["x": 1]) }
         #expect(error?.path == path)
@@ -108,7 +108,7 @@ struct EmulatorAdminClientTests {
             seen.withLock { $0 = published.defaultValues }
         }
         try await emulator.deploy(functions)
-        try emulator.database.set(namespace: emulator.defaultDatabaseInstance, path: "flags/dark_mode", value: "on")
+        try await emulator.database.set(namespace: emulator.defaultDatabaseInstance, path: "flags/dark_mode", value: "on")
         await emulator.waitUntilIdle()
         #expect(seen.withLock { $0 } == ["dark_mode": "on"])
         let snapshot = try await emulator.admin.remoteConfig.getTemplate()

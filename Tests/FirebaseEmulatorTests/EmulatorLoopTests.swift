@@ -43,19 +43,19 @@ struct EmulatorLoopTests {
         let db = emulator.defaultDatabaseInstance
 
         for (id, player, points) in [("s1", "ann", 10), ("s2", "bob", 7), ("s3", "ann", 4), ("s4", "ann", 12)] {
-            try emulator.database.set(namespace: db, path: "scores/\(id)", value: ["player": .string(player),
+            try await emulator.database.set(namespace: db, path: "scores/\(id)", value: ["player": .string(player),
                 "points": .number(Double(points))])
             await emulator.waitUntilIdle()
         }
         #expect(try emulator.database.get(namespace: db, path: "leaderboard") == ["ann": 12, "bob": 7])
 
-        let subscribed = try emulator.messaging.registerDevices(count: 5, platform: "ios")
-        let others = try emulator.messaging.registerDevices(count: 2, platform: "android")
-        _ = try emulator.messaging.subscribe(tokens: subscribed, to: "PUSH_RC")
-        _ = try emulator.messaging.subscribe(tokens: others, to: "NEWS")
+        let subscribed = try await emulator.messaging.registerDevices(count: 5, platform: "ios")
+        let others = try await emulator.messaging.registerDevices(count: 2, platform: "android")
+        _ = try await emulator.messaging.subscribe(tokens: subscribed, to: "PUSH_RC")
+        _ = try await emulator.messaging.subscribe(tokens: others, to: "NEWS")
 
         let template = try RemoteConfigTemplate.decode(from: Data(Self.template.utf8))
-        let published = try emulator.remoteConfig.publish(template, ifMatch: "*")
+        let published = try await emulator.remoteConfig.publish(template, ifMatch: "*")
         await emulator.waitUntilIdle()
         for token in subscribed {
             let inbox = try emulator.messaging.inbox(token: token)
@@ -68,9 +68,9 @@ struct EmulatorLoopTests {
         second.parameters["color"] = try RemoteConfigTemplate.decode(
             from: Data(#"{"parameters": {"color": {"defaultValue": {"value": "red"}}}}"#.utf8)
         ).parameters["color"]
-        _ = try emulator.remoteConfig.publish(second, ifMatch: published.etag)
+        _ = try await emulator.remoteConfig.publish(second, ifMatch: published.etag)
         await emulator.waitUntilIdle()
-        let rollback = try emulator.remoteConfig.rollback(to: published.template.versionNumber)
+        let rollback = try await emulator.remoteConfig.rollback(to: published.template.versionNumber)
         await emulator.waitUntilIdle()
         #expect(rollback.template.version?.updateType == .rollback)
         #expect(try emulator.messaging.inbox(token: subscribed[0]).count == 3)
@@ -92,7 +92,7 @@ struct EmulatorLoopTests {
         functions["instant"] = Database.ref("/items/{id}").onWrite { _, _ in }
         try await emulator.deploy(functions)
         for index in 0..<300 {
-            try emulator.database.set(namespace: emulator.defaultDatabaseInstance, path: "items/\(index)", value: 1)
+            try await emulator.database.set(namespace: emulator.defaultDatabaseInstance, path: "items/\(index)", value: 1)
         }
         await emulator.waitUntilIdle()
         #expect(try emulator.store.pendingEvents().isEmpty)
@@ -114,11 +114,11 @@ struct EmulatorLoopTests {
             throw CallableError(.internal, "fails")
         }
         let bus = try await emulator.deploy(functions)
-        try emulator.database.set(namespace: namespace, path: "held/a", value: 1)
+        try await emulator.database.set(namespace: namespace, path: "held/a", value: 1)
         for index in 0..<200 {
-            try emulator.database.set(namespace: namespace, path: "late/\(index)", value: .number(Double(index)))
+            try await emulator.database.set(namespace: namespace, path: "late/\(index)", value: .number(Double(index)))
         }
-        try emulator.database.set(namespace: namespace, path: "failing/x", value: 1)
+        try await emulator.database.set(namespace: namespace, path: "failing/x", value: 1)
         var log: [EventLogEntry] = []
         for _ in 0..<1500 {
             log = try emulator.store.eventLog(limit: 1000)
@@ -146,7 +146,7 @@ struct EmulatorLoopTests {
         #expect(orphans == 0)
         #expect(log.last?.deliveries.first?.status.hasPrefix("dead-letter") == true)
         // A dead letter of a pruned event can still be replayed.
-        for index in 200..<260 { try emulator.database.set(namespace: namespace, path: "late/\(index)", value: .number(Double(index))) }
+        for index in 200..<260 { try await emulator.database.set(namespace: namespace, path: "late/\(index)", value: .number(Double(index))) }
         await emulator.waitUntilIdle()
         let letter = try #require(bus.deadLetters.first)
         #expect(try emulator.store.eventLog(limit: 1000).allSatisfy { $0.entry.event.id != letter.event.id })
@@ -166,7 +166,7 @@ struct EmulatorLoopTests {
         var functions = FunctionRegistry()
         functions["count"] = Database.ref("/items/{id}").onWrite { _, _ in calls.withLock { $0 += 1 } }
         let bus = try await emulator.deploy(functions)
-        try emulator.database.set(namespace: emulator.defaultDatabaseInstance, path: "items/a", value: 1)
+        try await emulator.database.set(namespace: emulator.defaultDatabaseInstance, path: "items/a", value: 1)
         // The bus is done with the event; its done mark may not be written yet.
         await bus.waitUntilIdle()
         try await emulator.deploy(functions)
@@ -191,7 +191,7 @@ struct EmulatorLoopTests {
         let writer = Task.detached {
             var count = 0
             while !deployed.load(ordering: .sequentiallyConsistent) {
-                try emulator.database.set(namespace: emulator.defaultDatabaseInstance, path: "items/i\(count)", value: 1)
+                try await emulator.database.set(namespace: emulator.defaultDatabaseInstance, path: "items/i\(count)", value: 1)
                 count += 1
             }
             return count
@@ -214,8 +214,8 @@ struct EmulatorLoopTests {
         failing["record"] = Database.ref("/items/{id}").onCreate { _, _ in throw Refused() }
         failing["other"] = Database.ref("/others/{id}").onCreate { _, _ in throw Refused() }
         try await emulator.deploy(failing)
-        try emulator.database.set(namespace: emulator.defaultDatabaseInstance, path: "items/a", value: 1)
-        try emulator.database.set(namespace: emulator.defaultDatabaseInstance, path: "others/b", value: 1)
+        try await emulator.database.set(namespace: emulator.defaultDatabaseInstance, path: "items/a", value: 1)
+        try await emulator.database.set(namespace: emulator.defaultDatabaseInstance, path: "others/b", value: 1)
         await emulator.waitUntilIdle()
         #expect(emulator.bus?.deadLetters.count == 2)
 
@@ -243,7 +243,7 @@ struct EmulatorLoopTests {
             try await context.database.ref("counter").set(.number(next))
         }
         let bus = try await emulator.deploy(functions)
-        try emulator.database.set(namespace: emulator.defaultDatabaseInstance, path: "counter", value: 0)
+        try await emulator.database.set(namespace: emulator.defaultDatabaseInstance, path: "counter", value: 0)
         await emulator.waitUntilIdle()
         let counter = try emulator.database.get(namespace: emulator.defaultDatabaseInstance, path: "counter")
         #expect(counter == .number(Double(DatabaseService.maximumChainDepth)))
@@ -268,7 +268,7 @@ struct EmulatorLoopTests {
         var crashed: Emulator? = try Emulator(project: "p", directory: directory)
         let emulator = try #require(crashed)
         try await emulator.deploy(first)
-        try emulator.database.set(namespace: "p-default-rtdb", path: "items/a", value: 1)
+        try await emulator.database.set(namespace: "p-default-rtdb", path: "items/a", value: 1)
         await emulator.waitUntilIdle()
         #expect(try emulator.store.pendingEvents().isEmpty, "a dead letter is done")
         let letter = try #require(emulator.bus?.deadLetters.first)
@@ -298,7 +298,7 @@ struct EmulatorLoopTests {
             for await _ in opened {}
         }
         let bus = try await emulator.deploy(functions)
-        try emulator.database.set(namespace: "p-default-rtdb", path: "items/a", value: 1)
+        try await emulator.database.set(namespace: "p-default-rtdb", path: "items/a", value: 1)
         // Replayed the moment it is listed, before the give-up's done mark is written.
         var letter: DeadLetter?
         while letter == nil {
@@ -329,7 +329,7 @@ struct EmulatorLoopTests {
         do {
             let first = try Emulator(project: "p", directory: directory)
             let bus = try await first.deploy(functions)
-            for key in ["a", "b"] { try first.database.set(namespace: "p-default-rtdb", path: "items/\(key)", value: 1) }
+            for key in ["a", "b"] { try await first.database.set(namespace: "p-default-rtdb", path: "items/\(key)", value: 1) }
             await first.waitUntilIdle()
             #expect(bus.deadLetters.count == 2)
             await first.shutdown()
@@ -377,11 +377,11 @@ struct EmulatorLoopTests {
         let first = try #require(crashed)
         try await first.deploy(functions(hangOn: "c"))
         for (key, value) in [("a", 1), ("b", 2)] {
-            try first.database.set(namespace: namespace, path: "items/\(key)", value: .number(Double(value)))
+            try await first.database.set(namespace: namespace, path: "items/\(key)", value: .number(Double(value)))
         }
         // Idle: both delivered and marked done in the outbox.
         await first.waitUntilIdle()
-        try first.database.set(namespace: namespace, path: "items/c", value: 3)
+        try await first.database.set(namespace: namespace, path: "items/c", value: 3)
         var iterator = delivered.makeAsyncIterator()
         var seenFirst = [await iterator.next(), await iterator.next()].compactMap { $0 }
         seenFirst.sort()
@@ -417,7 +417,7 @@ struct EmulatorLoopTests {
         }
         let first = try Emulator(project: "p", directory: directory)
         try await first.deploy(functions(failing: true))
-        try first.database.set(namespace: "p-default-rtdb", path: "items/a", value: 1)
+        try await first.database.set(namespace: "p-default-rtdb", path: "items/a", value: 1)
         var iterator = attempts.makeAsyncIterator()
         #expect(await iterator.next() == 1)
         // The first attempt failed and a retry is due in ten seconds; the process "dies" first.

@@ -16,9 +16,9 @@ struct EmulatorStoreGroupCommitTests {
     }
 
     /// A store with one table `t (v TEXT PRIMARY KEY)`.
-    static func store() throws -> EmulatorStore {
+    static func store() async throws -> EmulatorStore {
         let store = try EmulatorStore(directory: nil, schemas: [])
-        _ = try store.write { try $0.db.execute(sql: "CREATE TABLE t (v TEXT PRIMARY KEY)") }
+        _ = try await store.write { try $0.db.execute(sql: "CREATE TABLE t (v TEXT PRIMARY KEY)") }
         return store
     }
 
@@ -35,7 +35,7 @@ struct EmulatorStoreGroupCommitTests {
         let (entered, enteredContinuation) = AsyncStream<Void>.makeStream()
         let release = DispatchSemaphore(value: 0)
         let first = Task {
-            try await store.write(joiningOthers: { transaction in
+            try await store.writeInGroup({ transaction in
                 enteredContinuation.yield()
                 release.wait()
                 try transaction.db.execute(sql: "INSERT INTO t VALUES ('first')")
@@ -45,7 +45,7 @@ struct EmulatorStoreGroupCommitTests {
         var queued: [Task<(String, [OutboxEntry]), any Error>] = []
         for (index, name) in ["a", "b", "c"].enumerated() {
             queued.append(Task {
-                try await store.write(joiningOthers: { transaction in
+                try await store.writeInGroup({ transaction in
                     try transaction.db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [name])
                     log.add("\(name) ran")
                     transaction.afterCommit({ log.add("commit \(name)") }, orRollback: { log.add("undo \(name)") })
@@ -63,7 +63,7 @@ struct EmulatorStoreGroupCommitTests {
 
     @Test("writes queued while a group commits share the next transaction; one that throws is undone alone")
     func sharedCommit() async throws {
-        let store = try Self.store()
+        let store = try await Self.store()
         let log = Log()
         let queued = try await Self.groupOfThree(store, log: log) { _ in throw Refused() }
         #expect(try await queued[0].value.0 == "a")
@@ -76,7 +76,7 @@ struct EmulatorStoreGroupCommitTests {
 
     @Test("a transaction SQLite rolls back by itself mid-group (as on a full disk) fails every write of the group, stores none and runs no later one")
     func transactionLostMidGroup() async throws {
-        let store = try Self.store()
+        let store = try await Self.store()
         let log = Log()
         // What SQLite does to the transaction on SQLITE_FULL or an I/O error.
         let queued = try await Self.groupOfThree(store, log: log) { transaction in
@@ -89,14 +89,14 @@ struct EmulatorStoreGroupCommitTests {
         #expect(log.all == ["a ran", "b ran", "undo b", "undo a"])
         #expect(try Self.rows(store) == ["first"])
         // The store goes on: the next write commits.
-        _ = try await store.write(joiningOthers: { try $0.db.execute(sql: "INSERT INTO t VALUES ('after')") })
+        _ = try await store.writeInGroup({ try $0.db.execute(sql: "INSERT INTO t VALUES ('after')") })
         #expect(try Self.rows(store) == ["after", "first"])
     }
 
     @Test("a write that arrives alone commits at once, and its emitted events come back with its value")
     func alone() async throws {
-        let store = try Self.store()
-        let (value, emitted) = try await store.write(joiningOthers: { transaction in
+        let store = try await Self.store()
+        let (value, emitted) = try await store.writeInGroup({ transaction in
             try transaction.db.execute(sql: "INSERT INTO t VALUES ('only')")
             return 42
         })
@@ -108,12 +108,12 @@ struct EmulatorStoreGroupCommitTests {
 
     @Test("many concurrent writers: every write lands once, a failing one alone is missing")
     func concurrentWriters() async throws {
-        let store = try Self.store()
+        let store = try await Self.store()
         let results = try await withThrowingTaskGroup(of: Bool.self) { group in
             for index in 0..<200 {
                 group.addTask {
                     do {
-                        _ = try await store.write(joiningOthers: { transaction in
+                        _ = try await store.writeInGroup({ transaction in
                             try transaction.db.execute(sql: "INSERT INTO t VALUES (?)", arguments: ["v\(index)"])
                             if index % 50 == 7 { throw Refused() }
                         })

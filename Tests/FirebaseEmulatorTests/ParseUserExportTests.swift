@@ -75,7 +75,7 @@ struct ParseUserExportTests {
         (#"[{"objectId": "a"}, {"email": "x@y.z"}]"#, "INVALID_PARSE_EXPORT : user 1 has no objectId"),
         (#"[{"objectId": "a", "createdAt": "last week"}]"#, "INVALID_PARSE_EXPORT : user 0 has a malformed createdAt"),
     ])
-    func malformed(text: String, message: String) {
+    func malformed(text: String, message: String) async {
         let thrown = AuthFixtures.message { _ = try ParseUserExport.batchCreateRequest(parsing: Data(text.utf8)) }
         #expect(thrown == message)
     }

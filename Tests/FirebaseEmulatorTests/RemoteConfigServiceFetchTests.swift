@@ -39,9 +39,9 @@ struct RemoteConfigServiceFetchTests {
     }
 
     @Test("evaluates conditions in template order and omits in-app defaults")
-    func evaluation() throws {
+    func evaluation() async throws {
         let fixture = try Fixture()
-        try fixture.service.publish(Self.template, ifMatch: "*")
+        try await fixture.service.publish(Self.template, ifMatch: "*")
         let ios = try fixture.service.fetch(instance: RemoteConfigAppInstance(installationID: "fid", platform: "ios"))
         #expect(ios.state == .update)
         #expect(ios.templateVersion == "1")
@@ -56,9 +56,9 @@ struct RemoteConfigServiceFetchTests {
     }
 
     @Test("puts an installation in the same percent bucket on every fetch, by its id")
-    func percent() throws {
+    func percent() async throws {
         let fixture = try Fixture()
-        try fixture.service.publish(Self.template, ifMatch: "*")
+        try await fixture.service.publish(Self.template, ifMatch: "*")
         var inHalf = 0
         for index in 0..<200 {
             let instance = RemoteConfigAppInstance(installationID: "fid-\(index)", platform: "android")
@@ -73,9 +73,9 @@ struct RemoteConfigServiceFetchTests {
     }
 
     @Test("answers NO_CHANGE when If-None-Match is this instance's current ETag")
-    func noChange() throws {
+    func noChange() async throws {
         let fixture = try Fixture()
-        try fixture.service.publish(Self.template, ifMatch: "*")
+        try await fixture.service.publish(Self.template, ifMatch: "*")
         let instance = RemoteConfigAppInstance(installationID: "fid", platform: "ios")
         let first = try fixture.service.fetch(instance: instance)
         let again = try fixture.service.fetch(instance: instance, ifNoneMatch: first.etag)
@@ -86,19 +86,19 @@ struct RemoteConfigServiceFetchTests {
         let android = try fixture.service.fetch(instance: RemoteConfigAppInstance(platform: "android"),
             ifNoneMatch: first.etag)
         #expect(android.state == .update)
-        try fixture.service.publish(Self.template, ifMatch: "*")
+        try await fixture.service.publish(Self.template, ifMatch: "*")
         let republished = try fixture.service.fetch(instance: instance, ifNoneMatch: first.etag)
         #expect(republished.state == .update)
         #expect(republished.templateVersion == "2")
     }
 
     @Test("answers EMPTY_CONFIG when nothing resolves to a value")
-    func emptyConfig() throws {
+    func emptyConfig() async throws {
         let fixture = try Fixture()
         let template = RemoteConfigTemplate(
             conditions: [RemoteConfigCondition(name: "ios", expression: "device.os == 'ios'")],
             parameters: ["only": RemoteConfigParameter(conditionalValues: ["ios": .value("x")])])
-        try fixture.service.publish(template, ifMatch: "*")
+        try await fixture.service.publish(template, ifMatch: "*")
         let answer = try fixture.service.fetch(instance: RemoteConfigAppInstance(platform: "web"))
         #expect(answer.state == .emptyConfig)
         #expect(answer.entries.isEmpty)
@@ -128,11 +128,11 @@ struct RemoteConfigServiceFetchTests {
     }
 
     @Test("renders the current defaults in every format", arguments: RemoteConfigDefaultsFormat.allCases)
-    func downloadDefaults(_ format: RemoteConfigDefaultsFormat) throws {
+    func downloadDefaults(_ format: RemoteConfigDefaultsFormat) async throws {
         let fixture = try Fixture()
         let empty = RemoteConfigTemplate.empty.renderDefaults(as: format)
         #expect(try fixture.service.downloadDefaults(format: format) == empty)
-        try fixture.service.publish(Self.template, ifMatch: "*")
+        try await fixture.service.publish(Self.template, ifMatch: "*")
         let rendered = try fixture.service.downloadDefaults(format: format)
         #expect(rendered == Self.template.renderDefaults(as: format))
         if format == .json {

@@ -48,11 +48,11 @@ struct RemoteConfigServiceFixture {
 
     /// Publishes `count` templates over the current one, one second apart; returns the last answer.
     @discardableResult
-    func publish(count: Int, advancing: Duration = .seconds(1)) throws -> RemoteConfigTemplateResponse? {
+    func publish(count: Int, advancing: Duration = .seconds(1)) async throws -> RemoteConfigTemplateResponse? {
         var last: RemoteConfigTemplateResponse?
         for index in 0..<count {
             clock.advance(by: advancing)
-            last = try service.publish(Self.template("v\(index)"), ifMatch: "*")
+            last = try await service.publish(Self.template("v\(index)"), ifMatch: "*")
         }
         return last
     }

@@ -11,18 +11,18 @@ struct RemoteConfigServiceRealtimeTests {
     @Test("streams the current version when newer, then each published one of its namespace")
     func stream() async throws {
         let fixture = try Fixture()
-        try fixture.publish(count: 2)
+        try await fixture.publish(count: 2)
         var iterator = fixture.service.versions(after: 1).makeAsyncIterator()
         #expect(await iterator.next() == 2)
-        try fixture.service.publish(Fixture.template(), namespace: .firebaseServer, ifMatch: "*")
-        try fixture.service.publish(Fixture.template(), project: "other", ifMatch: "*")
-        try fixture.publish(count: 1)
+        try await fixture.service.publish(Fixture.template(), namespace: .firebaseServer, ifMatch: "*")
+        try await fixture.service.publish(Fixture.template(), project: "other", ifMatch: "*")
+        try await fixture.publish(count: 1)
         #expect(await iterator.next() == 3)
-        try fixture.service.rollback(to: 1)
+        try await fixture.service.rollback(to: 1)
         #expect(await iterator.next() == 4)
 
         var upToDate = fixture.service.versions(after: 4).makeAsyncIterator()
-        try fixture.publish(count: 1)
+        try await fixture.publish(count: 1)
         #expect(await upToDate.next() == 5)
         #expect(fixture.service.latestVersion() == 5)
     }
@@ -31,7 +31,7 @@ struct RemoteConfigServiceRealtimeTests {
     func newestOnly() async throws {
         let fixture = try Fixture()
         var iterator = fixture.service.versions().makeAsyncIterator()
-        try fixture.publish(count: 3)
+        try await fixture.publish(count: 3)
         #expect(await iterator.next() == 3)
     }
 
@@ -46,7 +46,7 @@ struct RemoteConfigServiceRealtimeTests {
         #expect(fixture.service.versionStreamCount == 0)
         var late = fixture.service.versions().makeAsyncIterator()
         #expect(await late.next() == nil)
-        #expect(try fixture.publish(count: 1)?.template.versionNumber == 1)
+        await #expect(try fixture.publish(count: 1)?.template.versionNumber == 1)
     }
 
     @Test("forgets a stream when its consumer stops")
@@ -58,7 +58,7 @@ struct RemoteConfigServiceRealtimeTests {
             return Int64(-1)
         }
         while service.versionStreamCount == 0 { await Task.yield() }
-        try fixture.publish(count: 2)
+        try await fixture.publish(count: 2)
         #expect(await consumer.value == 2)
         #expect(service.versionStreamCount == 0)
 

@@ -22,7 +22,7 @@ struct RemoteConfigServiceTests {
     }
 
     @Test("rejects a publish without If-Match, with a foreign ETag or with a stale one")
-    func versionMismatch() throws {
+    func versionMismatch() async throws {
         let fixture = try Fixture()
         let template = Fixture.template()
         let cases: [(String?, String)] = [
@@ -35,40 +35,40 @@ struct RemoteConfigServiceTests {
                 + "which is not an ETag of project demo-project"),
         ]
         for (ifMatch, message) in cases {
-            #expect(throws: ServiceError(.preconditionFailed, message)) {
-                try fixture.service.publish(template, ifMatch: ifMatch)
+            await #expect(throws: ServiceError(.preconditionFailed, message)) {
+                try await fixture.service.publish(template, ifMatch: ifMatch)
             }
         }
-        let first = try fixture.service.publish(template, ifMatch: "etag-demo-project-0")
+        let first = try await fixture.service.publish(template, ifMatch: "etag-demo-project-0")
         #expect(first.etag == "etag-demo-project-1")
-        #expect(throws: ServiceError(.preconditionFailed, "[VERSION_MISMATCH]: Expected version 1, found 0")) {
-            try fixture.service.publish(template, ifMatch: "etag-demo-project-0")
+        await #expect(throws: ServiceError(.preconditionFailed, "[VERSION_MISMATCH]: Expected version 1, found 0")) {
+            try await fixture.service.publish(template, ifMatch: "etag-demo-project-0")
         }
         #expect(fixture.service.latestVersion() == 1)
         #expect(fixture.emitted.events.count == 1)
     }
 
     @Test("publishes incrementally with the current ETag (quoted too) and forces with *")
-    func updateTypes() throws {
+    func updateTypes() async throws {
         let fixture = try Fixture()
-        let forced = try fixture.service.publish(Fixture.template("a"), ifMatch: "*")
+        let forced = try await fixture.service.publish(Fixture.template("a"), ifMatch: "*")
         #expect(forced.template.version?.updateType == .forcedUpdate)
-        let matched = try fixture.service.publish(Fixture.template("b"), ifMatch: forced.etag)
+        let matched = try await fixture.service.publish(Fixture.template("b"), ifMatch: forced.etag)
         #expect(matched.template.version?.updateType == .incrementalUpdate)
-        let quoted = try fixture.service.publish(Fixture.template("c"), ifMatch: "\"\(matched.etag)\"")
+        let quoted = try await fixture.service.publish(Fixture.template("c"), ifMatch: "\"\(matched.etag)\"")
         #expect(quoted.template.version?.updateType == .incrementalUpdate)
         #expect(quoted.template.versionNumber == 3)
         #expect(try fixture.service.template().etag == "etag-demo-project-3")
     }
 
     @Test("fills in the version metadata and keeps only the description of the request's version")
-    func metadata() throws {
+    func metadata() async throws {
         let fixture = try Fixture()
         var template = Fixture.template(description: "first")
         template.version?.versionNumber = 99
         template.version?.updateType = .rollback
         template.version?.rollbackSource = 4
-        let answer = try fixture.service.publish(template, ifMatch: "*")
+        let answer = try await fixture.service.publish(template, ifMatch: "*")
         let version = try #require(answer.template.version)
         #expect(version.versionNumber == 1)
         #expect(version.updateTime == Date(timeIntervalSince1970: 1_735_787_045.678))
@@ -81,7 +81,7 @@ struct RemoteConfigServiceTests {
         #expect(answer.template.conditions == template.conditions)
 
         fixture.clock.advance(by: .milliseconds(1500))
-        let custom = try fixture.service.publish(
+        let custom = try await fixture.service.publish(
             Fixture.template(), ifMatch: answer.etag, user: RemoteConfigUser(email: "ada@example.com"),
             origin: .adminSDKNode)
         #expect(
@@ -95,36 +95,36 @@ struct RemoteConfigServiceTests {
     }
 
     @Test("rejects an invalid template with the value layer's message and stores nothing")
-    func validation() throws {
+    func validation() async throws {
         let fixture = try Fixture()
-        try fixture.service.publish(Fixture.template("kept"), ifMatch: "*")
+        try await fixture.service.publish(Fixture.template("kept"), ifMatch: "*")
         var bad = Fixture.template()
         bad.parameters["welcome"]?.conditionalValues["android"] = .value("x")
-        #expect(throws: ServiceError(.invalidArgument, 
+        await #expect(throws: ServiceError(.invalidArgument, 
             "[VALIDATION_ERROR]: [android] are not valid condition names. "
                 + "Parameter 'welcome' has conditional values for conditions that do not exist")) {
-            try fixture.service.publish(bad, ifMatch: "*")
+            try await fixture.service.publish(bad, ifMatch: "*")
         }
         let long = Fixture.template(description: String(repeating: "d", count: 1025))
         let tooLong = ServiceError(.invalidArgument, "[VALIDATION_ERROR]: Version description exceeds 1024 characters")
-        #expect(throws: tooLong) {
-            try fixture.service.publish(long, ifMatch: "*", validateOnly: true)
+        await #expect(throws: tooLong) {
+            try await fixture.service.publish(long, ifMatch: "*", validateOnly: true)
         }
-        #expect(try fixture.service.publish(Fixture.template(description: String(repeating: "d", count: 1024)),
+        #expect(try await fixture.service.publish(Fixture.template(description: String(repeating: "d", count: 1024)),
             ifMatch: "*", validateOnly: true).etag == "etag-demo-project-1-0")
         #expect(try fixture.service.template().template.parameters["welcome"]?.defaultValue == .value("kept"))
         #expect(fixture.emitted.events.count == 1)
     }
 
     @Test("validates only: checks If-Match, stores and emits nothing, suffixes the ETag with -0")
-    func validateOnly() throws {
+    func validateOnly() async throws {
         let fixture = try Fixture()
         let template = Fixture.template(description: "try")
-        let answer = try fixture.service.publish(template, ifMatch: "etag-demo-project-0", validateOnly: true)
+        let answer = try await fixture.service.publish(template, ifMatch: "etag-demo-project-0", validateOnly: true)
         #expect(answer.etag == "etag-demo-project-0-0")
         #expect(answer.template == template)
-        #expect(throws: ServiceError(.preconditionFailed, "[VERSION_MISMATCH]: Expected version 0, found 5")) {
-            try fixture.service.publish(template, ifMatch: "etag-demo-project-5", validateOnly: true)
+        await #expect(throws: ServiceError(.preconditionFailed, "[VERSION_MISMATCH]: Expected version 0, found 5")) {
+            try await fixture.service.publish(template, ifMatch: "etag-demo-project-5", validateOnly: true)
         }
         #expect(fixture.service.latestVersion() == 0)
         #expect(try fixture.service.listVersions().versions.isEmpty)
@@ -133,9 +133,9 @@ struct RemoteConfigServiceTests {
     }
 
     @Test("emits remoteConfig.v1.updated in the publish transaction with the version as data")
-    func events() throws {
+    func events() async throws {
         let fixture = try Fixture()
-        let published = try fixture.service.publish(
+        let published = try await fixture.service.publish(
             Fixture.template(description: "d"), ifMatch: "*",
             user: RemoteConfigUser(name: "Ada", email: "a@b.com", imageUrl: "https://example.com/a.png"),
             origin: .console)
@@ -161,12 +161,12 @@ struct RemoteConfigServiceTests {
     }
 
     @Test("emits nothing for failed publishes and for the server namespace")
-    func noEvents() throws {
+    func noEvents() async throws {
         let fixture = try Fixture()
-        _ = try? fixture.service.publish(Fixture.template(), ifMatch: nil)
-        _ = try? fixture.service.publish(RemoteConfigTemplate(conditions: [.init(name: "x", expression: "(")]),
+        _ = try? await fixture.service.publish(Fixture.template(), ifMatch: nil)
+        _ = try? await fixture.service.publish(RemoteConfigTemplate(conditions: [.init(name: "x", expression: "(")]),
             ifMatch: "*")
-        let server = try fixture.service.publish(Fixture.template(), namespace: .firebaseServer, ifMatch: "*")
+        let server = try await fixture.service.publish(Fixture.template(), namespace: .firebaseServer, ifMatch: "*")
         #expect(server.template.versionNumber == 1)
         #expect(fixture.service.latestVersion(namespace: .firebaseServer) == 1)
         #expect(fixture.service.latestVersion() == 0)
@@ -175,21 +175,21 @@ struct RemoteConfigServiceTests {
     }
 
     @Test("rejects namespaces that hold no template")
-    func unknownNamespace() throws {
+    func unknownNamespace() async throws {
         let fixture = try Fixture()
         let error = ServiceError(.invalidArgument, 
             "Namespace 'fireperf' does not hold a template: use 'firebase' or 'firebase-server'")
         #expect(throws: error) { try fixture.service.template(namespace: .init(rawValue: "fireperf")) }
-        #expect(throws: error) {
-            try fixture.service.publish(Fixture.template(), namespace: .init(rawValue: "fireperf"), ifMatch: "*")
+        await #expect(throws: error) {
+            try await fixture.service.publish(Fixture.template(), namespace: .init(rawValue: "fireperf"), ifMatch: "*")
         }
     }
 
     @Test("keeps projects apart")
-    func projects() throws {
+    func projects() async throws {
         let fixture = try Fixture()
-        try fixture.service.publish(Fixture.template("a"), ifMatch: "*")
-        let other = try fixture.service.publish(Fixture.template("b"), project: "other", ifMatch: "etag-other-0")
+        try await fixture.service.publish(Fixture.template("a"), ifMatch: "*")
+        let other = try await fixture.service.publish(Fixture.template("b"), project: "other", ifMatch: "etag-other-0")
         #expect(other.etag == "etag-other-1")
         #expect(fixture.emitted.events.map(\.source) == [
             "//firebaseremoteconfig.googleapis.com/projects/demo-project",

@@ -10,10 +10,10 @@ struct RemoteConfigServiceVersionTests {
     typealias Fixture = RemoteConfigServiceFixture
 
     @Test("gets a historic version with its own ETag, and NOT_FOUND for unknown ones")
-    func historic() throws {
+    func historic() async throws {
         let fixture = try Fixture()
-        let first = try fixture.service.publish(Fixture.template("one", description: "1st"), ifMatch: "*")
-        try fixture.service.publish(Fixture.template("two"), ifMatch: first.etag)
+        let first = try await fixture.service.publish(Fixture.template("one", description: "1st"), ifMatch: "*")
+        try await fixture.service.publish(Fixture.template("two"), ifMatch: first.etag)
         let old = try fixture.service.template(version: 1)
         #expect(old == first)
         #expect(old.etag == "etag-demo-project-1")
@@ -32,9 +32,9 @@ struct RemoteConfigServiceVersionTests {
     }
 
     @Test("lists versions newest first and pages through all of them with tokens")
-    func paging() throws {
+    func paging() async throws {
         let fixture = try Fixture()
-        try fixture.publish(count: 7)
+        try await fixture.publish(count: 7)
         #expect(try fixture.service.listVersions().versions.compactMap(\.versionNumber) == [7, 6, 5, 4, 3, 2, 1])
         var seen: [Int64] = []
         var token: String?
@@ -56,9 +56,9 @@ struct RemoteConfigServiceVersionTests {
     }
 
     @Test("filters by endVersionNumber (inclusive), startTime (inclusive) and endTime (exclusive)")
-    func filters() throws {
+    func filters() async throws {
         let fixture = try Fixture()
-        try fixture.publish(count: 6)  // version n at start + n seconds
+        try await fixture.publish(count: 6)  // version n at start + n seconds
         let time = { (n: Double) in Fixture.start.addingTimeInterval(n) }
         func numbers(_ list: RemoteConfigVersionList) -> [Int64] { list.versions.compactMap(\.versionNumber) }
         #expect(numbers(try fixture.service.listVersions(endVersionNumber: 4)) == [4, 3, 2, 1])
@@ -75,7 +75,7 @@ struct RemoteConfigServiceVersionTests {
     }
 
     @Test("rejects bad listing arguments", arguments: [0, -1, 301])
-    func badPageSize(_ size: Int) throws {
+    func badPageSize(_ size: Int) async throws {
         let fixture = try Fixture()
         #expect(throws: ServiceError(.invalidArgument, "pageSize must be a number between 1 and 300 (inclusive).")) {
             try fixture.service.listVersions(pageSize: size)
@@ -83,7 +83,7 @@ struct RemoteConfigServiceVersionTests {
     }
 
     @Test("rejects a foreign page token and a non-positive endVersionNumber")
-    func badArguments() throws {
+    func badArguments() async throws {
         let fixture = try Fixture()
         #expect(throws: ServiceError(.invalidArgument, "pageToken is not a token this API returned: 'nope!'")) {
             try fixture.service.listVersions(pageToken: "nope!")
@@ -96,12 +96,12 @@ struct RemoteConfigServiceVersionTests {
     }
 
     @Test("rolls back by publishing a new version with the old content")
-    func rollback() throws {
+    func rollback() async throws {
         let fixture = try Fixture()
-        let one = try fixture.service.publish(Fixture.template("one", description: "first"), ifMatch: "*")
-        try fixture.service.publish(Fixture.template("two"), ifMatch: one.etag)
+        let one = try await fixture.service.publish(Fixture.template("one", description: "first"), ifMatch: "*")
+        try await fixture.service.publish(Fixture.template("two"), ifMatch: one.etag)
         fixture.clock.advance(by: .seconds(10))
-        let rolled = try fixture.service.rollback(to: 1, user: RemoteConfigUser(name: "Bo", email: "bo@example.com"))
+        let rolled = try await fixture.service.rollback(to: 1, user: RemoteConfigUser(name: "Bo", email: "bo@example.com"))
         #expect(rolled.etag == "etag-demo-project-3")
         #expect(rolled.template.parameters == one.template.parameters)
         #expect(rolled.template.conditions == one.template.conditions)
@@ -114,7 +114,7 @@ struct RemoteConfigServiceVersionTests {
         #expect(version.updateUser == RemoteConfigUser(name: "Bo", email: "bo@example.com", imageUrl: ""))
         #expect(version.updateTime == Fixture.start.addingTimeInterval(10))
         #expect(try fixture.service.template() == rolled)
-        #expect(try fixture.service.rollback(to: 3).template.version?.rollbackSource == 3)
+        #expect(try await fixture.service.rollback(to: 3).template.version?.rollbackSource == 3)
 
         let event = try #require(fixture.emitted.events.dropLast().last)
         let data = try JSONValue(parsing: try #require(event.data))
@@ -125,47 +125,47 @@ struct RemoteConfigServiceVersionTests {
     }
 
     @Test("rejects rolling back to unknown versions and emits nothing")
-    func badRollback() throws {
+    func badRollback() async throws {
         let fixture = try Fixture()
-        try fixture.service.publish(Fixture.template(), ifMatch: "*")
-        #expect(throws: ServiceError(.notFound, 
+        try await fixture.service.publish(Fixture.template(), ifMatch: "*")
+        await #expect(throws: ServiceError(.notFound, 
             "[VERSION_NOT_FOUND]: Version 2 of the Remote Config template was not found: it was never published "
                 + "or is older than the last 300 versions")) {
-            try fixture.service.rollback(to: 2)
+            try await fixture.service.rollback(to: 2)
         }
-        #expect(
+        await #expect(
             throws: ServiceError(.invalidArgument, "[VALIDATION_ERROR]: versionNumber must be greater than 0, got -1")
         ) {
-            try fixture.service.rollback(to: -1)
+            try await fixture.service.rollback(to: -1)
         }
         #expect(fixture.service.latestVersion() == 1)
         #expect(fixture.emitted.events.count == 1)
     }
 
     @Test("keeps only the last 300 versions")
-    func retention() throws {
+    func retention() async throws {
         let fixture = try Fixture()
-        try fixture.publish(count: 305)
+        try await fixture.publish(count: 305)
         let listed = try fixture.service.listVersions().versions.compactMap(\.versionNumber)
         #expect(listed.count == 300)
         #expect(listed.first == 305)
         #expect(listed.last == 6)
         #expect(throws: ServiceError.self) { try fixture.service.template(version: 5) }
-        #expect(throws: ServiceError.self) { try fixture.service.rollback(to: 5) }
+        await #expect(throws: ServiceError.self) { try await fixture.service.rollback(to: 5) }
         #expect(try fixture.service.template(version: 6).template.versionNumber == 6)
         #expect(fixture.emitted.events.count == 305)
     }
 
     @Test("keeps versions, the current template and pending events across reopening the store")
-    func persistence() throws {
+    func persistence() async throws {
         let directory = Fixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let written: RemoteConfigTemplateResponse
         do {
             let fixture = try Fixture(directory: directory)
-            try fixture.publish(count: 2)
-            try fixture.service.publish(Fixture.template("server"), namespace: .firebaseServer, ifMatch: "*")
-            written = try fixture.service.rollback(to: 1)
+            try await fixture.publish(count: 2)
+            try await fixture.service.publish(Fixture.template("server"), namespace: .firebaseServer, ifMatch: "*")
+            written = try await fixture.service.rollback(to: 1)
         }
         let reopened = try Fixture(directory: directory)
         #expect(try reopened.service.template() == written)
@@ -176,7 +176,7 @@ struct RemoteConfigServiceVersionTests {
         #expect(try reopened.store.pendingEvents().count == 3)
         let fetched = try reopened.service.fetch(instance: RemoteConfigAppInstance(platform: "ios"))
         #expect(fetched.entries["welcome"] == "v0 iOS")
-        let next = try reopened.service.publish(Fixture.template(), ifMatch: written.etag)
+        let next = try await reopened.service.publish(Fixture.template(), ifMatch: written.etag)
         #expect(next.template.versionNumber == 4)
     }
 }

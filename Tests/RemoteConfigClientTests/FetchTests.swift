@@ -14,12 +14,12 @@ struct FetchTests {
             #expect(client.settings.fetchTimeout == 60)
             #expect(client.lastFetchStatus == .noFetchYet)
             #expect(client.lastFetchTime == nil)
-            try running.publish(["color": "green"])
+            try await running.publish(["color": "green"])
             #expect(try await client.fetch() == .success)
             #expect(client.fetchedTemplateVersion == 1)
             #expect(client.lastFetchTime == clock.now)
 
-            try running.publish(["color": "blue"])
+            try await running.publish(["color": "blue"])
             clock.advance(by: 43_199)
             try await client.fetch()   // inside 12 h: the cache
             #expect(client.fetchedTemplateVersion == 1)
@@ -27,7 +27,7 @@ struct FetchTests {
             try await client.fetch(withExpirationDuration: 3600)   // explicit: the last fetch is older
             #expect(client.fetchedTemplateVersion == 2)
 
-            try running.publish(["color": "red"])
+            try await running.publish(["color": "red"])
             client.settings.minimumFetchInterval = 0
             clock.advance(by: 10)
             try await client.fetch(withExpirationDuration: 3600)   // explicit 1 h beats the 0 setting
@@ -44,7 +44,7 @@ struct FetchTests {
             let client = running.client(clock: clock)
             try client.setDefaults(["color": "grey", "size": "m"])
             #expect(client.activate() == false)   // nothing fetched yet
-            try running.publish(["color": "green"])
+            try await running.publish(["color": "green"])
             try await client.fetch()
             #expect(client["color"].source == .default)   // fetched, not active
             #expect(client.activate() == true)
@@ -53,7 +53,7 @@ struct FetchTests {
             #expect(client.activeTemplateVersion == 1)
             #expect(client.activate() == false)
 
-            try running.publish(["color": "blue"])
+            try await running.publish(["color": "blue"])
             #expect(try await client.fetchAndActivate() == .successUsingPreFetchedData)
             #expect(client["color"].stringValue == "green")
             clock.advance(by: 43_200)
@@ -68,7 +68,7 @@ struct FetchTests {
         try await RunningEmulator.with { running in
             let clock = TestClock()
             let client = running.client(clock: clock)
-            try running.publish(["color": "green"])
+            try await running.publish(["color": "green"])
             let (status, _) = try await running.call("PUT", "/emulator/v1/projects/demo/remoteConfig:fetchLimit",
                 #"{"count": 2, "windowSeconds": 3600}"#)
             #expect(status == 200)
@@ -119,7 +119,7 @@ struct FetchTests {
         try await RunningEmulator.with { running in
             let clock = TestClock()
             let client = running.client(clock: clock)
-            try running.publish(["color": "green"])
+            try await running.publish(["color": "green"])
             // One fetch in two hours per instance: this one, so the next is refused with 429.
             try await running.call("PUT", "/emulator/v1/projects/demo/remoteConfig:fetchLimit",
                 #"{"count": 1, "windowSeconds": 7200}"#)

@@ -8,16 +8,16 @@ import Testing
 struct PercentConditionTests {
     static let conditions = #""conditions": [{"name": "rollout", "expression": "percent <= 30"}], "#
 
-    static func publishRollout(_ running: RunningEmulator) throws {
+    static func publishRollout(_ running: RunningEmulator) async throws {
         let json = #"{\#(conditions)"parameters": {"feature": {"defaultValue": {"value": "off"}, "#
             + #""conditionalValues": {"rollout": {"value": "on"}}}}}"#
-        _ = try running.emulator.remoteConfig.publish(RemoteConfigTemplate.decode(from: Data(json.utf8)), ifMatch: "*")
+        _ = try await running.emulator.remoteConfig.publish(RemoteConfigTemplate.decode(from: Data(json.utf8)), ifMatch: "*")
     }
 
     @Test("each installation gets its own answer of the percent condition, the same on every fetch over HTTP")
     func stable() async throws {
         try await RunningEmulator.with { running in
-            try Self.publishRollout(running)
+            try await Self.publishRollout(running)
             // Ten installations inside the 30% and ten outside, as the emulator evaluates them in process.
             var chosen: [String: [String]] = ["on": [], "off": []]
             while chosen.values.contains(where: { $0.count < 10 }) {
@@ -43,7 +43,7 @@ struct PercentConditionTests {
     @Test("10,000 installations split within 2 points of the configured 30%")
     func split() async throws {
         try await RunningEmulator.with { running in
-            try Self.publishRollout(running)
+            try await Self.publishRollout(running)
             // Evaluated in process: the same evaluation the fetch route runs, without 10,000 requests.
             var on = 0
             for _ in 0..<10_000 {

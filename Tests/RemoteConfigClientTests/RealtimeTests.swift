@@ -9,13 +9,13 @@ struct RealtimeTests {
     func updates() async throws {
         try await RunningEmulator.with { running in
             let client = running.client(clock: TestClock())
-            try running.publish(["color": "green", "size": "m", "old": "x"])
+            try await running.publish(["color": "green", "size": "m", "old": "x"])
             #expect(await client.fetchAndActivate() == .successFetchedFromRemote)
             let (updates, continuation) = AsyncStream.makeStream(of: Result<RemoteConfigUpdate, RemoteConfigError>.self)
             let registration = client.addOnConfigUpdateListener { continuation.yield($0) }
             var iterator = updates.makeAsyncIterator()
 
-            try running.publish(["color": "blue", "size": "m", "new": "y"])
+            try await running.publish(["color": "blue", "size": "m", "new": "y"])
             let first = try #require(await iterator.next()).get()
             #expect(first.updatedKeys == ["color", "old", "new"])
             #expect(first.templateVersion == 2)
@@ -23,11 +23,11 @@ struct RealtimeTests {
             client.activate()
 
             // Version 3 changes nothing an app sees: the client fetches it, with no callback; version 4 does.
-            try running.publish(["color": "blue", "size": "m", "new": "y"])
+            try await running.publish(["color": "blue", "size": "m", "new": "y"])
             let deadline = ContinuousClock.now + .seconds(30)
             while client.fetchedTemplateVersion < 3, ContinuousClock.now < deadline { await Task.yield() }
             #expect(client.fetchedTemplateVersion == 3, "the listener fetched version 3")
-            try running.publish(["color": "blue", "size": "l", "new": "y"])
+            try await running.publish(["color": "blue", "size": "l", "new": "y"])
             let second = try #require(await iterator.next()).get()
             #expect(second.updatedKeys == ["size"])
             #expect(second.templateVersion == 4)

@@ -28,11 +28,11 @@ struct RunningEmulator: Sendable {
 
     /// Publishes a template whose parameters have these default values; returns its version.
     @discardableResult
-    func publish(_ values: [String: String]) throws -> Int64 {
+    func publish(_ values: [String: String]) async throws -> Int64 {
         let parameters = values.map { key, value in "\"\(key)\": {\"defaultValue\": {\"value\": \"\(value)\"}}" }
         let json = "{\"parameters\": {\(parameters.joined(separator: ", "))}}"
         let template = try RemoteConfigTemplate.decode(from: Data(json.utf8))
-        return try emulator.remoteConfig.publish(template, ifMatch: "*").template.versionNumber
+        return try await emulator.remoteConfig.publish(template, ifMatch: "*").template.versionNumber
     }
 
     /// A client of this emulator.

@@ -14,12 +14,12 @@ struct StaleFlagTests {
             let clock = TestClock()
             let installation = RemoteConfigInstallation()
             let first = running.client(clock: clock, installation: installation, store: try .directory(folder))
-            try running.publish(["color": "green"])
+            try await running.publish(["color": "green"])
             // One fetch an hour per instance: this one, so a later one fails (see below).
             try await running.call("PUT", "/emulator/v1/projects/demo/remoteConfig:fetchLimit",
                 #"{"count": 1, "windowSeconds": 3600}"#)
             #expect(await first.fetchAndActivate() == .successFetchedFromRemote)
-            try running.publish(["color": "blue"])
+            try await running.publish(["color": "blue"])
 
             #expect(first.handleRemoteMessage(data: ["other": "x"]) == false)
             #expect(first.isStale == false)

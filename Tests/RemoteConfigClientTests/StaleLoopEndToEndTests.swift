@@ -31,7 +31,7 @@ struct StaleLoopEndToEndTests {
         try await RunningEmulator.with { running in
             try await Self.deployPushConfig(running)
             let clock = TestClock()
-            try running.publish(["welcome": "hello", "color": "green"])
+            try await running.publish(["welcome": "hello", "color": "green"])
             let subscribed = try await RemoteConfigDevice.register(count: 50, topic: "PUSH_RC", backend: running.base,
                 project: "demo") { _ in running.client(clock: clock) }
             let others = try await RemoteConfigDevice.register(count: 5, topic: nil, backend: running.base,
@@ -46,7 +46,7 @@ struct StaleLoopEndToEndTests {
             var iterator = updates.makeAsyncIterator()
 
             // Publish: pushConfig pings exactly the 50.
-            try running.publish(["welcome": "hi", "color": "green", "banner": "sale"])
+            try await running.publish(["welcome": "hi", "color": "green", "banner": "sale"])
             await running.emulator.waitUntilIdle()
             // The listener's realtime fetch comes first, so that it cannot race the push.
             #expect(try #require(await iterator.next()).map(\.updatedKeys) == .success(["welcome", "banner"]))
@@ -69,7 +69,7 @@ struct StaleLoopEndToEndTests {
             #expect(others.allSatisfy { $0.client.activeTemplateVersion == 2 })
 
             // Rollback to version 1: published as version 3, pinged, refetched.
-            _ = try running.emulator.remoteConfig.rollback(to: 1)
+            _ = try await running.emulator.remoteConfig.rollback(to: 1)
             await running.emulator.waitUntilIdle()
             #expect(try #require(await iterator.next()).map(\.updatedKeys) == .success(["welcome", "banner"]))
             for device in devices { try await device.receivePushes() }

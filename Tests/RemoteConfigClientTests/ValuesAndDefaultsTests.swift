@@ -91,7 +91,7 @@ struct ValuesAndDefaultsTests {
     @Test("defaults load from the emulator's downloadDefaults in PLIST and JSON; bad files are refused")
     func defaultsFiles() async throws {
         try await RunningEmulator.with { running in
-            try running.publish(["color": "green", "enabled": "true"])
+            try await running.publish(["color": "green", "enabled": "true"])
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("defaults-\(UUID())")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }

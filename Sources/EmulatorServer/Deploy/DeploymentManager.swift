@@ -172,7 +172,7 @@ public final class DeploymentManager: Service, Sendable {
         }
         previous?.stop()
         do {
-            try emulator.store.saveDeployment(StoredDeployment(binary: binary.path, manifest: manifest.json(),
+            try await emulator.store.saveDeployment(StoredDeployment(binary: binary.path, manifest: manifest.json(),
                 only: only, time: deployment.time))
         } catch {
             logger.error("could not record the deployment; it will not restart with the emulator",
@@ -213,8 +213,12 @@ public final class DeploymentManager: Service, Sendable {
         environment["FUNCTION_TARGET"] = function
         return WorkerSupervisor(binary: binary, environment: environment, startTimeout: startTimeout,
             logger: logger, tasks: tasks,
-            onProcessChange: { pid, running in
-                _ = try? running ? store.recordWorkerProcess(pid, binary: binary.path) : store.forgetWorkerProcess(pid)
+            onProcessChange: { pid, running async in
+                if running {
+                    try? await store.recordWorkerProcess(pid, binary: binary.path)
+                } else {
+                    try? await store.forgetWorkerProcess(pid)
+                }
             },
             onLine: { [logger] line, stream in
                 let entry = logs.append(line, function: function, stream: stream)
@@ -230,9 +234,9 @@ public final class DeploymentManager: Service, Sendable {
     /// run (a worker built with this package stops by itself when the emulator dies; another may
     /// not). Each is recognised by its process id and command line; elsewhere than Linux
     /// nothing is done.
-    public func endStaleWorkers() {
+    public func endStaleWorkers() async {
         for (pid, binary) in (try? emulator.store.workerProcesses()) ?? [] {
-            try? emulator.store.forgetWorkerProcess(pid)
+            try? await emulator.store.forgetWorkerProcess(pid)
             #if os(Linux)
             guard pid > 1, let commandLine = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline")),
                 commandLine.split(separator: 0).contains(where: { String(decoding: $0, as: UTF8.self) == binary })

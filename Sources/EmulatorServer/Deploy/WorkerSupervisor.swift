@@ -72,7 +72,7 @@ public final class WorkerSupervisor: Sendable {
     /// Where the supervising loop runs.
     let tasks: TaskScope
     /// Told each launched process id (`true`), and when that process has exited (`false`).
-    let onProcessChange: @Sendable (Int32, Bool) -> Void
+    let onProcessChange: @Sendable (Int32, Bool) async -> Void
     /// Told each line the worker writes once it is ready, without its newline.
     let onLine: @Sendable (String, Stream) -> Void
     private let state = Mutex(State())
@@ -80,7 +80,7 @@ public final class WorkerSupervisor: Sendable {
     /// Creates a supervisor; call ``start()``.
     init(
         binary: URL, environment: [String: String], startTimeout: Duration = .seconds(30), logger: Logger,
-        tasks: TaskScope, onProcessChange: @escaping @Sendable (Int32, Bool) -> Void = { _, _ in },
+        tasks: TaskScope, onProcessChange: @escaping @Sendable (Int32, Bool) async -> Void = { _, _ in },
         onLine: @escaping @Sendable (String, Stream) -> Void = { _, _ in }
     ) {
         self.binary = binary
@@ -253,7 +253,7 @@ public final class WorkerSupervisor: Sendable {
                     .path(FilePath(binary.path)), environment: environment, platformOptions: options,
                     input: .inputWriter, output: .sequence, error: .sequence
                 ) { execution in
-                    self.launched(execution.processIdentifier.value, generation: generation)
+                    await self.launched(execution.processIdentifier.value, generation: generation)
                     // Read both outputs to their end; a launch (a restart too) that is not ready by
                     // the start deadline is torn down (SIGTERM, then SIGKILL) by the error thrown.
                     try await withThrowingTaskGroup(of: Bool.self) { group in
@@ -297,7 +297,7 @@ public final class WorkerSupervisor: Sendable {
             } catch {
                 outcome = "could not be run: \(error)"
             }
-            guard let delay = exited(generation: generation, outcome: outcome) else { return }
+            guard let delay = await exited(generation: generation, outcome: outcome) else { return }
             try? await Task.sleep(for: delay)
         }
     }
@@ -306,11 +306,11 @@ public final class WorkerSupervisor: Sendable {
         state.withLock { $0.generation == generation && $0.url != nil }
     }
 
-    private func launched(_ processIdentifier: Int32, generation: Int) {
+    private func launched(_ processIdentifier: Int32, generation: Int) async {
         state.withLock { state in
             if state.generation == generation { state.processIdentifier = processIdentifier }
         }
-        onProcessChange(processIdentifier, true)
+        await onProcessChange(processIdentifier, true)
     }
 
     /// Keeps the tail of the output and looks for the ready line on standard output; the lines
@@ -367,7 +367,7 @@ public final class WorkerSupervisor: Sendable {
 
     /// Records the end of launch `generation`: the delay before the next launch, or nil to
     /// stop (stopped, or it was never ready: restarting would only fail again).
-    private func exited(generation: Int, outcome: String) -> Duration? {
+    private func exited(generation: Int, outcome: String) async -> Duration? {
         let (delay, failed, exitWaiters, pid, unready) = state.withLock { state in
             let pid = state.processIdentifier
             // What a launch that was never ready wrote (a ready one's output is not kept).
@@ -387,7 +387,7 @@ public final class WorkerSupervisor: Sendable {
             // A worker that keeps crashing is restarted at most every few seconds.
             return (Duration.milliseconds(min(state.restarts - 1, 20) * 250), [], exitWaiters, pid, unready)
         }
-        if let pid { onProcessChange(pid, false) }
+        if let pid { await onProcessChange(pid, false) }
         for waiter in exitWaiters.values { waiter.continuation.resume() }
         for waiter in failed {
             waiter.resume(throwing: WorkerError(message: "\(binary.path) \(outcome) before it was ready"))

@@ -39,13 +39,13 @@ struct AuthRoutes {
         }
         for group in [v1, project] {
             post(group, "accounts:lookup") { request, body in try lookup(request, body) }
-            post(group, "accounts:update") { request, body in try update(request, body) }
-            post(group, "accounts:delete") { request, body in try delete(request, body) }
+            post(group, "accounts:update") { request, body in try await update(request, body) }
+            post(group, "accounts:delete") { request, body in try await delete(request, body) }
         }
-        post(project, "accounts:batchCreate") { _, body in try service.importUsers(body).json }
+        post(project, "accounts:batchCreate") { _, body in try await service.importUsers(body).json }
         post(project, "accounts:batchDelete") { _, body in
             let ids = try decode([String].self, body["localIds"] ?? .array([]), field: "localIds")
-            let failures = try service.batchDelete(localIds: ids, force: body["force"]?.boolValue ?? false)
+            let failures = try await service.batchDelete(localIds: ids, force: body["force"]?.boolValue ?? false)
             var answer: [String: JSONValue] = ["kind": "identitytoolkit#BatchDeleteAccountsResponse"]
             if !failures.isEmpty { answer["errors"] = try JSONValue(encoding: failures) }
             return .object(answer)
@@ -68,13 +68,13 @@ struct AuthRoutes {
             return try await authResponse {
                 try requireAPIKey(request)
                 let form = Self.form(data, contentType: request.headers[.contentType])
-                return try JSONValue(encoding: service.refresh(grantType: form["grant_type"] ?? form["grantType"],
+                return try await JSONValue(encoding: service.refresh(grantType: form["grant_type"] ?? form["grantType"],
                     refreshToken: form["refresh_token"] ?? form["refreshToken"]))
             }
         }
         let emulator = router.group("emulator/v1/projects/:project")
         emulator.delete("accounts") { _, _ in
-            try service.deleteAllUsers()
+            try await service.deleteAllUsers()
             return Response.json([:])
         }
         // `{"format": "firebase"|"parse", "export": <the file>, "hashAlgorithm"?}`: a whole export
@@ -86,7 +86,7 @@ struct AuthRoutes {
                 throw ServiceError(.invalidArgument, "format must be firebase or parse")
             }
             guard let export = body["export"] else { throw ServiceError(.invalidArgument, "export (the file's JSON) is missing") }
-            let outcome = try service.importExport(export, format: format, hashAlgorithm: body["hashAlgorithm"]?.stringValue)
+            let outcome = try await service.importExport(export, format: format, hashAlgorithm: body["hashAlgorithm"]?.stringValue)
             return Response.json(["imported": .number(Double(outcome.imported.count)),
                 "errors": .array(outcome.failures.map(\.json))])
         }
@@ -98,7 +98,7 @@ struct AuthRoutes {
             guard privacy == nil || privacy?.boolValue != nil else {
                 throw ServiceError(.invalidArgument, "emailPrivacyConfig.enableImprovedEmailPrivacy must be a boolean")
             }
-            return Response.json(try service.updateEmulatorConfig(enableImprovedEmailPrivacy: privacy?.boolValue).json)
+            return await Response.json(try service.updateEmulatorConfig(enableImprovedEmailPrivacy: privacy?.boolValue).json)
         }
     }
 
@@ -125,15 +125,15 @@ struct AuthRoutes {
         return .object(answer)
     }
 
-    private func update(_ request: Request, _ body: JSONValue) throws -> JSONValue {
+    private func update(_ request: Request, _ body: JSONValue) async throws -> JSONValue {
         let change = try decode(AuthUpdateRequest.self, body, field: nil)
         var user: AuthUser
         var session: AuthSession?
         if request.isAdmin {
-            user = try service.update(change)
+            user = try await service.update(change)
         } else {
             try requireAPIKey(request)
-            (user, session) = try service.clientUpdate(change, idToken: try idToken(body))
+            (user, session) = try await service.clientUpdate(change, idToken: try idToken(body))
         }
         var answer = user.userInfo(includePasswordHash: false).objectValue ?? [:]
         answer["kind"] = "identitytoolkit#SetAccountInfoResponse"
@@ -145,12 +145,12 @@ struct AuthRoutes {
         return .object(answer)
     }
 
-    private func delete(_ request: Request, _ body: JSONValue) throws -> JSONValue {
+    private func delete(_ request: Request, _ body: JSONValue) async throws -> JSONValue {
         if request.isAdmin, body["idToken"] == nil {
-            try service.delete(uid: body["localId"]?.stringValue)
+            try await service.delete(uid: body["localId"]?.stringValue)
         } else {
             try requireAPIKey(request)
-            try service.delete(idToken: try idToken(body))
+            try await service.delete(idToken: try idToken(body))
         }
         return ["kind": "identitytoolkit#DeleteAccountResponse"]
     }

@@ -38,7 +38,7 @@ extension DatabaseRoutes {
 
     /// `PUT`, `PATCH`, `POST` (push) and `DELETE`, conditional on `if-match`; 204 for `print=silent`.
     ///
-    /// Concurrent requests' writes share commits (``DatabaseService/writeJoiningOthers(_:)``).
+    /// Concurrent requests' writes share commits (``DatabaseService/write(_:)``).
     func write(_ request: DatabaseRequest, body value: JSONValue, headers: HTTPFields) async throws -> Response {
         let ifMatch = headers[.ifMatch]
         let operation: DatabaseWrite.Operation
@@ -50,7 +50,7 @@ extension DatabaseRoutes {
         case .get: preconditionFailure("a read is not a write")
         }
         let auth = request.auth
-        let result = try await service.writeJoiningOthers(DatabaseWrite(
+        let result = try await service.write(DatabaseWrite(
             operation, namespace: request.namespace, path: request.path.description, auth: auth, ifMatch: ifMatch,
             disableTriggers: request.flag("disableTriggers"),
             chainDepth: auth == .admin ? headers[Self.chainDepth].flatMap { Int($0) }.map { max(0, $0) } ?? 0 : 0,

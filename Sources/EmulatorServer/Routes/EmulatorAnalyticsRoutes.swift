@@ -46,7 +46,7 @@ struct EmulatorAnalyticsRoutes {
 
     private func log(_ request: inout Request, appId: String) async throws -> Response {
         let body = try await request.jsonBody(limit: server.configuration.maxBodySize)
-        let events = try service.logEvents(AnalyticsMeasurementRequest.parse(body), appId: appId)
+        let events = try await service.logEvents(AnalyticsMeasurementRequest.parse(body), appId: appId)
         return Response.json(["events": .array(events.map(Self.eventJSON))])
     }
 

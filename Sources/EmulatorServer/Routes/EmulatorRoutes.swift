@@ -15,7 +15,7 @@ struct EmulatorRoutes {
             var request = request
             let body = try await request.jsonBody(limit: server.configuration.maxBodySize)
             let platform = body["platform"]?.stringValue
-            let token = try server.emulator.messaging.registerDevice(platform: platform)
+            let token = try await server.emulator.messaging.registerDevice(platform: platform)
             return Response.json(["token": .string(token)])
         }
         group.get("devices") { request, _ in
@@ -61,7 +61,7 @@ struct EmulatorRoutes {
                 throw ServiceError(.invalidArgument, "path must be an absolute directory path")
             }
             do {
-                try server.emulator.export(to: URL(fileURLWithPath: path, isDirectory: true))
+                try await server.emulator.export(to: URL(fileURLWithPath: path, isDirectory: true))
             } catch let error as ServiceError {
                 throw error
             } catch {

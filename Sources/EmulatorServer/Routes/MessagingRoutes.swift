@@ -14,7 +14,7 @@ struct MessagingRoutes {
         router.post("v1/projects/:project/messages:send") { request, _ in
             var request = request
             let body = try await request.bodyData(limit: server.configuration.maxBodySize)
-            let result = try service.send(FCMSendRequest.parse(body))
+            let result = try await service.send(FCMSendRequest.parse(body))
             return Response.json(["name": .string(result.name)])
         }
         for (path, subscribe) in [("iid/v1:batchAdd", true), ("iid/v1:batchRemove", false)] {
@@ -23,7 +23,7 @@ struct MessagingRoutes {
                 do {
                     let body = try await request.jsonBody(limit: server.configuration.maxBodySize)
                     let batch = try FCMTopicBatchRequest.parse(body)
-                    let outcomes = subscribe
+                    let outcomes = await subscribe
                         ? try service.subscribe(tokens: batch.registrationTokens, to: batch.topic)
                         : try service.unsubscribe(tokens: batch.registrationTokens, from: batch.topic)
                     return Response.json(FCMTopicBatchResponse(results: outcomes).jsonValue)
@@ -39,7 +39,7 @@ struct MessagingRoutes {
             var request = request
             let body = try await request.jsonBody(limit: server.configuration.maxBodySize)
             let batch = try APNSTokenImportRequest.parse(body)
-            let tokens = try service.importAPNSTokens(batch)
+            let tokens = try await service.importAPNSTokens(batch)
             let results: [JSONValue] = zip(batch.apnsTokens, tokens).map { apns, token in
                 ["apns_token": .string(apns), "status": "OK", "registration_token": .string(token)]
             }
@@ -50,7 +50,7 @@ struct MessagingRoutes {
                 tokenSegment: try context.parameters.require("token"),
                 query: Self.query(request)
             )
-            try Self.check(service.subscribe(tokens: [subscription.token], to: subscription.topic))
+            try await Self.check(service.subscribe(tokens: [subscription.token], to: subscription.topic))
             return Response.json([:])
         }
         router.delete("v1/projects/:project/registrations/:token/topicSubscriptions/:topic") { request, context in
@@ -66,7 +66,7 @@ struct MessagingRoutes {
                 throw ServiceError(.notFound, 
                     "Requested entity was not found: the token is not subscribed to '\(subscription.topic)'.")
             }
-            try Self.check(service.unsubscribe(tokens: [subscription.token], from: subscription.topic))
+            try await Self.check(service.unsubscribe(tokens: [subscription.token], from: subscription.topic))
             return Response.json([:])
         }
     }

@@ -54,7 +54,7 @@ struct RemoteConfigRoutes {
             let body = try await request.bodyData(limit: server.configuration.maxBodySize)
             let query = request.uri.queryParameters
             let validateOnly = (query.get("validate_only") ?? query.get("validateOnly")) == "true"
-            let published = try service.publish(
+            let published = try await service.publish(
                 RemoteConfigTemplate.decode(from: body),
                 project: try context.parameters.require("project"),
                 namespace: namespace(context),
@@ -90,7 +90,7 @@ struct RemoteConfigRoutes {
                 throw ServiceError(.invalidArgument, 
                     "versionNumber is required: a positive integer, as a number or a string")
             }
-            return template(try service.rollback(
+            return await template(try service.rollback(
                 to: number,
                 project: try context.parameters.require("project"),
                 namespace: namespace(context)

@@ -98,7 +98,7 @@ public struct EmulatorServer: Sendable {
             onServerRunning: { [listening, configuration, deployments] channel in
                 let port = channel.localAddress?.port ?? 0
                 listening.url = URL(string: "http://\(HostPort(host: configuration.host, port: port))")
-                deployments.endStaleWorkers()
+                await deployments.endStaleWorkers()
                 if configuration.restoresDeployment { await deployments.restoreLast() }
                 await onReady(port)
             },

@@ -51,14 +51,14 @@ public final class AnalyticsService: Sendable {
     ///   names, parameters or user properties, the 500th-plus distinct event name of an app instance, or more
     ///   than 25 user property names in the project.
     @discardableResult
-    public func logEvents(_ request: AnalyticsMeasurementRequest, appId: String) throws -> [AnalyticsEvent] {
+    public func logEvents(_ request: AnalyticsMeasurementRequest, appId: String) async throws -> [AnalyticsEvent] {
         guard !appId.isEmpty else {
             throw ServiceError(.invalidArgument, "Missing 'firebase_app_id': the Firebase app id is required.")
         }
         let now = clock.now
         let properties = try Self.propertyTexts(request.userProperties)
         let instance = request.appInstanceId
-        let (events, entries) = try store.write { transaction -> [AnalyticsEvent] in
+        let (events, entries) = try await store.write { [self] transaction -> [AnalyticsEvent] in
             let db = transaction.db
             let seen = try AnalyticsStorage.eventNames(db, project: project, appInstanceId: instance)
             try request.validate(seenEventNames: seen)

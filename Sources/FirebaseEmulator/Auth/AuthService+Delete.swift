@@ -30,9 +30,9 @@ extension AuthService {
     /// - Returns: the deleted user.
     /// - Throws: `MISSING_LOCAL_ID`, `USER_NOT_FOUND`.
     @discardableResult
-    public func delete(uid: String?) throws -> AuthUser {
+    public func delete(uid: String?) async throws -> AuthUser {
         guard let uid, !uid.isEmpty else { throw ServiceError(.invalidArgument, "MISSING_LOCAL_ID") }
-        return try write { transaction in
+        return try await write { [self] transaction in
             guard let user = try AuthUserStorage.user(transaction.db, project: project, uid: uid) else {
                 throw ServiceError(.invalidArgument, "USER_NOT_FOUND")
             }
@@ -46,8 +46,8 @@ extension AuthService {
     ///
     /// - Throws: as ``verifyIDToken(_:)``.
     @discardableResult
-    public func delete(idToken: String?) throws -> AuthUser {
-        try delete(uid: verifyIDToken(idToken).localId)
+    public func delete(idToken: String?) async throws -> AuthUser {
+        try await delete(uid: verifyIDToken(idToken).localId)
     }
 
     /// Deletes many users at once (`accounts:batchDelete`); unknown uids are skipped silently, enabled accounts
@@ -55,11 +55,11 @@ extension AuthService {
     ///
     /// - Returns: the users that were not deleted (the response's `errors`).
     /// - Throws: `LOCAL_ID_LIST_EXCEEDS_LIMIT` for no uids or more than 1000.
-    package func batchDelete(localIds: [String], force: Bool) throws -> [AuthBatchDeleteFailure] {
+    package func batchDelete(localIds: [String], force: Bool) async throws -> [AuthBatchDeleteFailure] {
         guard !localIds.isEmpty, localIds.count <= Self.maximumBatchDelete else {
             throw ServiceError(.invalidArgument, "LOCAL_ID_LIST_EXCEEDS_LIMIT")
         }
-        return try write { transaction in
+        return try await write { [self] transaction in
             var failures: [AuthBatchDeleteFailure] = []
             for (index, uid) in localIds.enumerated() {
                 guard let user = try AuthUserStorage.user(transaction.db, project: project, uid: uid) else { continue }
@@ -78,7 +78,7 @@ extension AuthService {
 
     /// Removes every user of the project (`DELETE /emulator/v1/projects/{p}/accounts`); like the emulator's
     /// reset, it emits no events.
-    public func deleteAllUsers() throws {
-        try write { transaction in try AuthUserStorage.deleteAll(transaction.db, project: project) }
+    public func deleteAllUsers() async throws {
+        try await write { [self] transaction in try AuthUserStorage.deleteAll(transaction.db, project: project) }
     }
 }

@@ -27,9 +27,9 @@ extension AuthService {
     /// - Throws: the request-level errors of ``AuthUserImport`` (`MISSING_USER_ACCOUNT`, `DUPLICATE_LOCAL_ID : …`,
     ///   `INVALID_HASH_ALGORITHM : …`, ...).
     @discardableResult
-    package func importUsers(_ body: JSONValue) throws -> AuthImportOutcome {
+    package func importUsers(_ body: JSONValue) async throws -> AuthImportOutcome {
         let request = try AuthUserImport(parsing: body, now: clock.now, hasher: hasher)
-        return try write { transaction in try store(request, in: &transaction) }
+        return try await write { [self] transaction in try store(request, in: &transaction) }
     }
 
     /// Stores the users of a checked request that have no problem of their own.
@@ -94,8 +94,8 @@ extension AuthService {
     ///
     /// - Throws: `DUPLICATE_LOCAL_ID`, `EMAIL_EXISTS` or `PHONE_NUMBER_EXISTS` when two users collide (then
     ///   nothing changes).
-    public func importExported(_ users: [AuthUser]) throws {
-        try write { transaction in try importExported(users, in: transaction.db) }
+    public func importExported(_ users: [AuthUser]) async throws {
+        try await write { [self] transaction in try importExported(users, in: transaction.db) }
     }
 
     /// ``importExported(_:)`` inside a transaction of the store (the emulator's import of all
@@ -156,7 +156,7 @@ extension AuthService {
     /// - Throws: `INVALID_PARSE_EXPORT : …` or `INVALID_ARGUMENT : …` for a file that is not an
     ///   export of that format, or password hashes without a hash algorithm; the request-level
     ///   errors of ``AuthUserImport`` (`DUPLICATE_LOCAL_ID : …`, ...).
-    package func importExport(_ export: JSONValue, format: ExportFormat, hashAlgorithm: String?) throws
+    package func importExport(_ export: JSONValue, format: ExportFormat, hashAlgorithm: String?) async throws
         -> AuthImportOutcome
     {
         let users: [JSONValue]
@@ -185,7 +185,7 @@ extension AuthService {
                 throw ServiceError(.invalidArgument, "DUPLICATE_LOCAL_ID : \(entry.user.localId)")
             }
         }
-        return try write { transaction in
+        return try await write { [self] transaction in
             var outcome = AuthImportOutcome(imported: [], failures: [])
             for (start, request) in batches {
                 let batch = try store(request, in: &transaction)

@@ -10,9 +10,9 @@ extension AuthService {
     ///
     /// - Throws: `MISSING_EMAIL`, `INVALID_EMAIL`, `MISSING_PASSWORD`, `EMAIL_NOT_FOUND`, `USER_DISABLED`,
     ///   `INVALID_PASSWORD`, `INVALID_LOGIN_CREDENTIALS`.
-    package func signInWithPassword(email: String?, password: String?) throws -> AuthSignInResponse {
+    package func signInWithPassword(email: String?, password: String?) async throws -> AuthSignInResponse {
         let (found, hash) = try checkPassword(email: email, password: password)
-        let (user, session) = try recordSignIn(found, provider: "password", changes: found, sessionClaims: [:],
+        let (user, session) = try await recordSignIn(found, provider: "password", changes: found, sessionClaims: [:],
             check: stillHasPassword(hash))
         return Self.signInResponse(user, session)
     }
@@ -39,12 +39,12 @@ extension AuthService {
         _ found: AuthUser,
         provider: String,
         claims: [String: JSONValue] = [:],
-        check: (AuthUser?) throws -> Void = { _ in }
+        check: @escaping @Sendable (AuthUser?) throws -> Void = { _ in }
     ) async throws -> (AuthUser, AuthSession) {
         var candidate = found
         candidate.lastLoginAt = clock.now
         let outcome = try await runBlockingFunctions([.beforeSignIn], on: candidate, signInMethod: provider)
-        return try recordSignIn(found, provider: provider, changes: outcome.user,
+        return try await recordSignIn(found, provider: provider, changes: outcome.user,
             sessionClaims: claims.merging(outcome.sessionClaims) { $1 }, check: check)
     }
 
@@ -68,7 +68,7 @@ extension AuthService {
 
     /// Fails a sign-in whose user no longer has password `hash` (deleted, or the password changed
     /// while the functions ran).
-    private func stillHasPassword(_ hash: String) -> (AuthUser?) throws -> Void {
+    private func stillHasPassword(_ hash: String) -> @Sendable (AuthUser?) throws -> Void {
         let privacy = emulatorConfig.enableImprovedEmailPrivacy
         return { stored in
             guard stored?.passwordHash == hash else {
@@ -95,10 +95,10 @@ extension AuthService {
         provider: String,
         changes: AuthUser,
         sessionClaims: [String: JSONValue],
-        check: (AuthUser?) throws -> Void = { _ in }
-    ) throws -> (AuthUser, AuthSession) {
+        check: @escaping @Sendable (AuthUser?) throws -> Void = { _ in }
+    ) async throws -> (AuthUser, AuthSession) {
         let now = clock.now
-        let user = try write { transaction in
+        let user = try await write { [self] transaction in
             let stored = try AuthUserStorage.user(transaction.db, project: project, uid: found.localId)
             try check(stored)
             guard var user = stored else { throw ServiceError(.invalidArgument, "USER_NOT_FOUND") }
@@ -129,7 +129,7 @@ extension AuthService {
     ///   - refreshToken: a token from sign-up, sign-in or an earlier refresh.
     /// - Throws: `MISSING_GRANT_TYPE`, `INVALID_GRANT_TYPE`, `MISSING_REFRESH_TOKEN`, `INVALID_REFRESH_TOKEN`,
     ///   `USER_NOT_FOUND`, `TOKEN_EXPIRED` (revoked through `validSince`), `USER_DISABLED`.
-    package func refresh(grantType: String?, refreshToken: String?) throws -> AuthRefreshResponse {
+    package func refresh(grantType: String?, refreshToken: String?) async throws -> AuthRefreshResponse {
         guard let grantType, !grantType.isEmpty else { throw ServiceError(.invalidArgument, "MISSING_GRANT_TYPE") }
         guard grantType == "refresh_token" else { throw ServiceError(.invalidArgument, "INVALID_GRANT_TYPE") }
         guard let refreshToken, !refreshToken.isEmpty else {
@@ -137,7 +137,7 @@ extension AuthService {
         }
         let token = try AuthRefreshToken(parsing: refreshToken)
         let now = clock.now
-        let user = try write { transaction in
+        let user = try await write { [self] transaction in
             var user = try AuthUserStorage.user(transaction.db, project: project, uid: token.localId)
             try token.validate(projectId: project, user: user)
             user?.lastRefreshAt = now

@@ -17,9 +17,9 @@ extension AuthService {
     ///   `WEAK_PASSWORD : Password should be at least 6 characters`, `INVALID_LOCAL_ID : …`,
     ///   `INVALID_PHONE_NUMBER : Invalid format.`, `DUPLICATE_LOCAL_ID`, `EMAIL_EXISTS`, `PHONE_NUMBER_EXISTS`.
     @discardableResult
-    package func signUp(_ request: AuthSignUpRequest, privileged: Bool) throws -> AuthSignUpResponse {
+    package func signUp(_ request: AuthSignUpRequest, privileged: Bool) async throws -> AuthSignUpResponse {
         let (user, provider) = try prepareSignUp(request, privileged: privileged)
-        return try commitSignUp(user, provider: provider, sessionClaims: [:])
+        return try await commitSignUp(user, provider: provider, sessionClaims: [:])
     }
 
     /// A client's sign-up (or an admin create) as the REST route serves it: a client sign-up
@@ -30,9 +30,9 @@ extension AuthService {
     ///
     /// - Throws: what ``signUp(_:privileged:)`` throws, and `BLOCKING_FUNCTION_ERROR_RESPONSE : ((…))`.
     package func clientSignUp(_ request: AuthSignUpRequest, privileged: Bool) async throws -> AuthSignUpResponse {
-        if !privileged, let idToken = request.idToken { return try link(request, idToken: idToken) }
+        if !privileged, let idToken = request.idToken { return try await link(request, idToken: idToken) }
         let (user, provider) = try prepareSignUp(request, privileged: privileged)
-        guard let provider else { return try commitSignUp(user, provider: nil, sessionClaims: [:]) }
+        guard let provider else { return try await commitSignUp(user, provider: nil, sessionClaims: [:]) }
         return try await createRunningBlocking(user, provider: provider).response
     }
 
@@ -51,7 +51,7 @@ extension AuthService {
         // A taken email fails before any function runs.
         try read { db in try checkUnique(user, in: db) }
         let outcome = try await runBlockingFunctions([.beforeCreate, .beforeSignIn], on: user, signInMethod: provider)
-        let response = try commitSignUp(outcome.user, provider: provider,
+        let response = try await commitSignUp(outcome.user, provider: provider,
             sessionClaims: claims.merging(outcome.sessionClaims) { $1 })
         if outcome.user.disabled { throw ServiceError(.invalidArgument, "USER_DISABLED") }
         return (response, outcome.user)
@@ -114,7 +114,7 @@ extension AuthService {
     ///
     /// - Throws: `MISSING_EMAIL`, `MISSING_PASSWORD`, `INVALID_EMAIL`, `WEAK_PASSWORD : …`, what
     ///   ``verifyIDToken(_:)`` throws, `EMAIL_EXISTS` for another user's email.
-    private func link(_ request: AuthSignUpRequest, idToken: String) throws -> AuthSignUpResponse {
+    private func link(_ request: AuthSignUpRequest, idToken: String) async throws -> AuthSignUpResponse {
         guard request.localId == nil else { throw ServiceError(.invalidArgument, "UNEXPECTED_PARAMETER : User ID") }
         guard let email = request.email, !email.isEmpty else { throw ServiceError(.invalidArgument, "MISSING_EMAIL") }
         guard let password = request.password, !password.isEmpty else {
@@ -126,7 +126,7 @@ extension AuthService {
         let caller = try verifyIDToken(idToken)
         let hash = hasher.hash(password)
         let now = clock.now
-        let user = try write { transaction in
+        let user = try await write { [self] transaction in
             guard var user = try AuthUserStorage.user(transaction.db, project: project, uid: caller.localId) else {
                 throw ServiceError(.invalidArgument, "USER_NOT_FOUND")
             }
@@ -156,8 +156,8 @@ extension AuthService {
         _ created: AuthUser,
         provider: String?,
         sessionClaims: [String: JSONValue]
-    ) throws -> AuthSignUpResponse {
-        try write { transaction in
+    ) async throws -> AuthSignUpResponse {
+        try await write { [self] transaction in
             try checkUnique(created, in: transaction.db)
             try AuthUserStorage.save(transaction.db, project: project, user: created)
             try emitUserEvent(FirebaseEventType.authUserCreated, created, in: &transaction)

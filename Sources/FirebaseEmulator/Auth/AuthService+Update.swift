@@ -12,7 +12,7 @@ extension AuthService {
     ///   `PHONE_NUMBER_EXISTS`, `INVALID_CLAIMS`, `CLAIMS_TOO_LARGE`, `FORBIDDEN_CLAIM : <name>`,
     ///   `INVALID_DELETE_ATTRIBUTE : <name>`.
     @discardableResult
-    public func update(_ request: AuthUpdateRequest) throws -> AuthUser {
+    public func update(_ request: AuthUpdateRequest) async throws -> AuthUser {
         guard let localId = request.localId, !localId.isEmpty else {
             throw ServiceError(.invalidArgument, "MISSING_LOCAL_ID")
         }
@@ -29,13 +29,13 @@ extension AuthService {
             return try AuthUserValidation.canonicalEmail(email)
         }
         let now = clock.now
-        var newHash: String?
-        if let password = request.password, !password.isEmpty {
+        let newHash = try request.password.flatMap { password -> String? in
+            guard !password.isEmpty else { return nil }
             try AuthUserValidation.validatePassword(password)
-            newHash = hasher.hash(password)
+            return hasher.hash(password)
         }
         if let phone = request.phoneNumber, !phone.isEmpty { try AuthUserValidation.validatePhoneNumber(phone) }
-        return try write { transaction in
+        return try await write { [self] transaction in
             guard var user = try AuthUserStorage.user(transaction.db, project: project, uid: localId) else {
                 throw ServiceError(.invalidArgument, "USER_NOT_FOUND")
             }
@@ -77,7 +77,7 @@ extension AuthService {
     /// - Returns: the user as stored, and the new session when earlier tokens were revoked.
     /// - Throws: what ``verifyIDToken(_:)`` and ``update(_:)`` throw; `INSUFFICIENT_PERMISSION` for custom
     ///   claims, `OPERATION_NOT_ALLOWED` for `disableUser`.
-    package func clientUpdate(_ request: AuthUpdateRequest, idToken: String?) throws -> (AuthUser, AuthSession?) {
+    package func clientUpdate(_ request: AuthUpdateRequest, idToken: String?) async throws -> (AuthUser, AuthSession?) {
         let (token, caller) = try verifiedIDToken(idToken)
         guard request.customAttributes == nil else { throw ServiceError(.invalidArgument, "INSUFFICIENT_PERMISSION") }
         guard request.disableUser == nil else { throw ServiceError(.invalidArgument, "OPERATION_NOT_ALLOWED") }
@@ -89,11 +89,11 @@ extension AuthService {
         let now = clock.now
         change.validSince = request.validSince == nil ? nil : AuthTimestamp.seconds(now)
         let setsPassword = !(request.password ?? "").isEmpty
-        let user = try update(change)
+        let user = try await update(change)
         guard setsPassword || request.validSince != nil || user.email != caller.email else { return (user, nil) }
         var generator = makeGenerator()
         // Issued no earlier than the revocation the update made (it read the clock itself).
-        let issued = max(now, user.validSince ?? now)
+        let issued = max(now, user.validSince)
         let session = issueSession(for: user, signInProvider: setsPassword ? "password" : provider, now: issued,
             authTime: user.lastLoginAt, using: &generator)
         return (user, session)

@@ -61,10 +61,10 @@ public final class AuthService: Sendable {
     ///
     /// - Returns: the settings now in force.
     @discardableResult
-    package func updateEmulatorConfig(enableImprovedEmailPrivacy: Bool?) throws -> AuthEmulatorConfig {
+    package func updateEmulatorConfig(enableImprovedEmailPrivacy: Bool?) async throws -> AuthEmulatorConfig {
         var config = emulatorConfig
         if let enableImprovedEmailPrivacy { config.enableImprovedEmailPrivacy = enableImprovedEmailPrivacy }
-        _ = try store.write { transaction in
+        _ = try await store.write { [project, config] transaction in
             try AuthUserStorage.saveConfig(transaction.db, project: project, config: config)
         }
         settings.withLock { $0 = config }
@@ -72,8 +72,8 @@ public final class AuthService: Sendable {
     }
 
     /// Runs a write transaction and hands what it emitted to `emit` once it has committed.
-    func write<T>(_ body: (inout StoreTransaction) throws -> T) throws -> T {
-        let (value, entries) = try store.write(body)
+    func write<T: Sendable>(_ body: @escaping @Sendable (inout StoreTransaction) throws -> T) async throws -> T {
+        let (value, entries) = try await store.write(body)
         if !entries.isEmpty { emit(entries) }
         return value
     }

@@ -29,12 +29,12 @@ package struct EmulatorAuthClient: AuthClient {
             disabled: properties.disabled,
             localId: properties.uid
         )
-        let created = try service.signUp(request, privileged: true)
+        let created = try await service.signUp(request, privileged: true)
         return try service.user(uid: created.localId).cloudUserRecord
     }
 
     public func updateUser(_ uid: String, _ properties: UserProperties) async throws -> UserRecord {
-        try service.update(AuthUpdateRequest(
+        try await service.update(AuthUpdateRequest(
             localId: uid,
             email: properties.email,
             password: properties.password,
@@ -47,11 +47,11 @@ package struct EmulatorAuthClient: AuthClient {
     }
 
     public func deleteUser(_ uid: String) async throws {
-        _ = try service.delete(uid: uid)
+        _ = try await service.delete(uid: uid)
     }
 
     public func setCustomUserClaims(_ uid: String, _ claims: [String: JSONValue]?) async throws {
         let text = JSONValue.object(claims ?? [:]).serialized()
-        _ = try service.update(AuthUpdateRequest(localId: uid, customAttributes: text))
+        _ = try await service.update(AuthUpdateRequest(localId: uid, customAttributes: text))
     }
 }

@@ -30,10 +30,10 @@ extension DatabaseService {
     /// get a `put` at `/` with their location's new value.
     /// - Throws: `ServiceError.invalidArgument` for a bad namespace or invalid data (nothing
     ///   is changed then); store errors.
-    public func importTree(namespace: String, value: JSONValue) throws {
+    public func importTree(namespace: String, value: JSONValue) async throws {
         try Self.validate(namespace: namespace)
         let tree = try DatabaseTree(value, now: clock.now)
-        _ = try store.write { transaction in try importTree(namespace: namespace, tree: tree, in: &transaction) }
+        _ = try await store.write { [self] transaction in try importTree(namespace: namespace, tree: tree, in: &transaction) }
     }
 
     /// Replaces the whole tree of a namespace inside a transaction of the store (the emulator's

@@ -28,8 +28,8 @@ extension DatabaseService {
     public func set(
         namespace: String, path: String, value: JSONValue, auth: DatabaseWriteAuth = .admin, ifMatch: String? = nil,
         disableTriggers: Bool = false, chainDepth: Int = 0, rulesAuth: JSONValue? = nil
-    ) throws -> DatabaseWriteResult {
-        try write(DatabaseWrite(.set(value), namespace: namespace, path: path, auth: auth, ifMatch: ifMatch,
+    ) async throws -> DatabaseWriteResult {
+        try await write(DatabaseWrite(.set(value), namespace: namespace, path: path, auth: auth, ifMatch: ifMatch,
             disableTriggers: disableTriggers, chainDepth: chainDepth, rulesAuth: rulesAuth))
     }
 
@@ -44,8 +44,8 @@ extension DatabaseService {
     public func update(
         namespace: String, path: String, values: JSONValue, auth: DatabaseWriteAuth = .admin, ifMatch: String? = nil,
         disableTriggers: Bool = false, chainDepth: Int = 0, rulesAuth: JSONValue? = nil
-    ) throws -> DatabaseWriteResult {
-        try write(DatabaseWrite(.update(values), namespace: namespace, path: path, auth: auth, ifMatch: ifMatch,
+    ) async throws -> DatabaseWriteResult {
+        try await write(DatabaseWrite(.update(values), namespace: namespace, path: path, auth: auth, ifMatch: ifMatch,
             disableTriggers: disableTriggers, chainDepth: chainDepth, rulesAuth: rulesAuth))
     }
 
@@ -59,8 +59,8 @@ extension DatabaseService {
     public func push(
         namespace: String, path: String, value: JSONValue, auth: DatabaseWriteAuth = .admin, ifMatch: String? = nil,
         disableTriggers: Bool = false, chainDepth: Int = 0, rulesAuth: JSONValue? = nil
-    ) throws -> DatabaseWriteResult {
-        try write(DatabaseWrite(.push(value), namespace: namespace, path: path, auth: auth, ifMatch: ifMatch,
+    ) async throws -> DatabaseWriteResult {
+        try await write(DatabaseWrite(.push(value), namespace: namespace, path: path, auth: auth, ifMatch: ifMatch,
             disableTriggers: disableTriggers, chainDepth: chainDepth, rulesAuth: rulesAuth))
     }
 
@@ -73,30 +73,19 @@ extension DatabaseService {
     public func delete(
         namespace: String, path: String, auth: DatabaseWriteAuth = .admin, ifMatch: String? = nil,
         disableTriggers: Bool = false, chainDepth: Int = 0, rulesAuth: JSONValue? = nil
-    ) throws -> DatabaseWriteResult {
-        try write(DatabaseWrite(.delete, namespace: namespace, path: path, auth: auth, ifMatch: ifMatch,
+    ) async throws -> DatabaseWriteResult {
+        try await write(DatabaseWrite(.delete, namespace: namespace, path: path, auth: auth, ifMatch: ifMatch,
             disableTriggers: disableTriggers, chainDepth: chainDepth, rulesAuth: rulesAuth))
     }
 
-    /// Runs `write` in a transaction of its own.
+    /// Runs `write` in a transaction it may share with writes made meanwhile, each in a
+    /// savepoint of its own (``EmulatorStore/writeInGroup(_:)``): for many concurrent writers, as the
+    /// REST API has, one commit serves many writes, and no thread waits for the store's writer.
     ///
     /// - Throws: as the method of its operation (``set(namespace:path:value:auth:ifMatch:disableTriggers:chainDepth:rulesAuth:)``, ...).
     @discardableResult
-    public func write(_ write: DatabaseWrite) throws -> DatabaseWriteResult {
-        let (result, emitted) = try store.write(try transaction(for: write))
-        if !emitted.isEmpty { emit(emitted) }
-        return result
-    }
-
-    /// Runs `write` in a transaction it may share with writes made meanwhile, each in a savepoint
-    /// of its own (``EmulatorStore/write(joiningOthers:)``): for many concurrent writers, as the
-    /// REST API has, one commit serves many writes, and no thread waits for the store's writer.
-    /// What is stored, answered and emitted is what ``write(_:)`` gives.
-    ///
-    /// - Throws: as ``write(_:)``.
-    @discardableResult
-    public func writeJoiningOthers(_ write: DatabaseWrite) async throws -> DatabaseWriteResult {
-        let (result, emitted) = try await store.write(joiningOthers: try transaction(for: write))
+    public func write(_ write: DatabaseWrite) async throws -> DatabaseWriteResult {
+        let (result, emitted) = try await store.writeInGroup(try transaction(for: write))
         if !emitted.isEmpty { emit(emitted) }
         return result
     }

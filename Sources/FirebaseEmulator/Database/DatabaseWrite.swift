@@ -1,7 +1,7 @@
 import CloudFunctions
 
 /// One write to a Realtime Database namespace, as the REST API makes it: what it does, where,
-/// and on whose behalf (``DatabaseService/write(_:)``, ``DatabaseService/writeJoiningOthers(_:)``).
+/// and on whose behalf (``DatabaseService/write(_:)``).
 public struct DatabaseWrite: Sendable {
     /// What the write does at its path.
     public enum Operation: Sendable {

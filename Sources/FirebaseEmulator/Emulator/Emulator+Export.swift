@@ -17,13 +17,13 @@ extension Emulator {
     /// instances whose names differ only in case get files of their own
     /// (`database/<instance>.2.json` for the second), so that the export also holds on a disk
     /// that ignores case, as macOS's usually does.
-    public func export(to directory: URL) throws {
+    public func export(to directory: URL) async throws {
         let files = FileManager.default
         try files.createDirectory(at: directory.appendingPathComponent("database"), withIntermediateDirectories: true)
         try files.createDirectory(at: directory.appendingPathComponent("auth"), withIntermediateDirectories: true)
         // On the store's writer no other write commits, and the database's trees in memory are
         // those of the last commit (each write updates them before the next one runs).
-        let (trees, (versions, users, messagingState, analyticsState)) = try store.readAtOneCommit(
+        let (trees, (versions, users, messagingState, analyticsState)) = try await store.readAtOneCommit(
             capture: database.trees
         ) { [remoteConfig, auth, messaging, analytics] db in
             (try remoteConfig.exportVersions(in: db), try auth.exportUsers(in: db), try messaging.exportState(in: db),
@@ -61,7 +61,7 @@ extension Emulator {
     /// in one transaction: a malformed export, or users that collide, leave the current state
     /// as it was.
     /// - Throws: `INVALID_ARGUMENT` naming the file at fault.
-    public func importState(from directory: URL) throws {
+    public func importState(from directory: URL) async throws {
         let metadata = try read(directory, "emulator-export.json")
         guard metadata["version"]?.numberValue == Double(Self.exportFormatVersion) else {
             throw ServiceError(.invalidArgument, 
@@ -100,7 +100,7 @@ extension Emulator {
             throw ServiceError(.invalidArgument, "auth/users.json: \(error)")
         }
 
-        _ = try store.write { transaction in
+        _ = try await store.write { [self, trees] transaction in
             try remoteConfig.importVersions(versions, file: "remote-config.json", in: transaction.db)
             try messaging.importState(messagingState, file: "messaging.json", in: transaction.db)
             try analytics.importState(analyticsState, file: "analytics.json", in: transaction.db)

@@ -137,7 +137,7 @@ public final class Emulator: Sendable {
         // pending, or those events would be delivered again.
         await dispatcher.waitUntilRecorded()
         do {
-            try dispatcher.recoverPending(through: recoverThrough)
+            try await dispatcher.recoverPending(through: recoverThrough)
         } catch {
             // The new functions are deployed and take every new event: the deployment stands.
             // What is pending stays so in the outbox, for the next start or deploy.

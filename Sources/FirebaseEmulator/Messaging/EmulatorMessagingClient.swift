@@ -10,6 +10,6 @@ package struct EmulatorMessagingClient: MessagingClient {
     }
 
     public func send(_ message: Message, validateOnly: Bool) async throws -> String {
-        try service.send(message, validateOnly: validateOnly).name
+        try await service.send(message, validateOnly: validateOnly).name
     }
 }

@@ -10,7 +10,7 @@ extension MessagingService {
     /// - Throws: `INVALID_ARGUMENT` (with the FCM error details) for an invalid message, and
     ///   `UNREGISTERED` (404) for a token that is not registered.
     @discardableResult
-    public func send(_ request: FCMSendRequest) throws -> SendResult {
+    public func send(_ request: FCMSendRequest) async throws -> SendResult {
         let target = try validation.validate(request.message)
         var generator = SplitMixRandom()
         let now = clock.now
@@ -27,7 +27,7 @@ extension MessagingService {
         // committed (still on the writer, before any later write), keeps the message order and
         // the subscription history consistent. The state lock is only held for moments, never
         // across the SQLite write.
-        let (count, _) = try store.write { transaction in
+        let (count, _) = try await store.write { [self]  transaction in
             let (sequence, recipients, topic, count) = try state.withLock { state in
                 let recipients: [String]
                 var topic: String?
@@ -80,9 +80,9 @@ extension MessagingService {
     /// sent over HTTP (enum names, durations, number ranges and object shapes the typed fields
     /// cannot express).
     @discardableResult
-    public func send(_ message: Message, validateOnly: Bool = false) throws -> SendResult {
+    public func send(_ message: Message, validateOnly: Bool = false) async throws -> SendResult {
         _ = try FCMWireNormalizer.normalize(JSONValue(encoding: message), as: .message, path: "message")
-        return try send(FCMSendRequest(message: message, validateOnly: validateOnly))
+        return try await send(FCMSendRequest(message: message, validateOnly: validateOnly))
     }
 
     /// Every message a device has received, oldest first.

@@ -25,16 +25,16 @@ extension MessagingService {
     /// - Returns: one outcome per token, in order: malformed tokens fail with
     ///   `INVALID_ARGUMENT`, unregistered ones with `NOT_FOUND`.
     /// - Throws: `INVALID_ARGUMENT` for a malformed topic name or more than 1000 tokens.
-    package func subscribe(tokens: [String], to topic: String) throws -> [FCMTopicOutcome] {
-        try changeSubscriptions(tokens: tokens, topic: topic, subscribe: true)
+    package func subscribe(tokens: [String], to topic: String) async throws -> [FCMTopicOutcome] {
+        try await changeSubscriptions(tokens: tokens, topic: topic, subscribe: true)
     }
 
     /// Unsubscribes devices from a topic (the IID `batchRemove` and per-token forms).
-    package func unsubscribe(tokens: [String], from topic: String) throws -> [FCMTopicOutcome] {
-        try changeSubscriptions(tokens: tokens, topic: topic, subscribe: false)
+    package func unsubscribe(tokens: [String], from topic: String) async throws -> [FCMTopicOutcome] {
+        try await changeSubscriptions(tokens: tokens, topic: topic, subscribe: false)
     }
 
-    private func changeSubscriptions(tokens: [String], topic rawTopic: String, subscribe: Bool) throws
+    private func changeSubscriptions(tokens: [String], topic rawTopic: String, subscribe: Bool) async throws
         -> [FCMTopicOutcome]
     {
         let topic = try FCMTopicName.validated(FCMTopicName.stripPrefix(rawTopic), field: "to")
@@ -43,7 +43,7 @@ extension MessagingService {
         }
         // Decided inside the store's write (one write at a time) and applied once it commits,
         // with the state lock held only for the deciding and the applying, not across the write.
-        let (outcomes, _) = try store.write { transaction in
+        let (outcomes, _) = try await store.write { [self]  transaction in
             let (outcomes, changed, sequence) = state.withLock { state in
                 var outcomes: [FCMTopicOutcome] = []
                 var changed: [String] = []

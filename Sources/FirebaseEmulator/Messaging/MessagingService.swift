@@ -58,16 +58,16 @@ public final class MessagingService: Sendable {
     }
 
     /// Registers a new device and returns its FCM registration token.
-    public func registerDevice(platform: String? = nil) throws -> String {
-        try registerDevices(count: 1, platform: platform)[0]
+    public func registerDevice(platform: String? = nil) async throws -> String {
+        try await registerDevices(count: 1, platform: platform)[0]
     }
 
     /// Registers several devices at once, in one transaction.
-    public func registerDevices(count: Int, platform: String? = nil) throws -> [String] {
+    public func registerDevices(count: Int, platform: String? = nil) async throws -> [String] {
         var generator = SplitMixRandom()
         let tokens = (0..<count).map { _ in FCMRegistrationToken.generate(using: &generator) }
         let now = clock.now.timeIntervalSince1970
-        _ = try store.write { transaction in
+        _ = try await store.write { transaction in
             let statement = try transaction.db.makeStatement(
                 sql: "INSERT INTO fcm_devices (token, platform, created_at) VALUES (?, ?, ?)"
             )
@@ -81,14 +81,14 @@ public final class MessagingService: Sendable {
     /// as an iOS device. An APNs token imported again for the same app and APNs environment gets
     /// the registration token it got before, and registers nothing new: an import that stopped
     /// half-way can be run again.
-    public func importAPNSTokens(_ request: APNSTokenImportRequest) throws -> [String] {
+    public func importAPNSTokens(_ request: APNSTokenImportRequest) async throws -> [String] {
         let tokens = request.apnsTokens.map { apns in
             let digest = SHA256.hash(data: Data("\(request.application)\n\(request.sandbox)\n\(apns)".utf8))
             var generator = SplitMixRandom(seed: digest.prefix(8).reduce(0) { $0 << 8 | UInt64($1) })
             return FCMRegistrationToken.generate(using: &generator)
         }
         let now = clock.now.timeIntervalSince1970
-        _ = try store.write { transaction in
+        _ = try await store.write { transaction in
             let statement = try transaction.db.makeStatement(
                 sql: "INSERT OR IGNORE INTO fcm_devices (token, platform, created_at) VALUES (?, 'ios', ?)"
             )

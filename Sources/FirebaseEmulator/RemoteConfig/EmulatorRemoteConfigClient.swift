@@ -16,11 +16,11 @@ package struct EmulatorRemoteConfigClient: RemoteConfigAdminClient {
 
     public func publishTemplate(_ template: JSONValue, etag: String?) async throws -> RemoteConfigTemplateSnapshot {
         let decoded = try RemoteConfigTemplate.decode(from: template.serializedData())
-        return Self.snapshot(try service.publish(decoded, ifMatch: etag ?? "*", origin: .adminSDKNode))
+        return await Self.snapshot(try service.publish(decoded, ifMatch: etag ?? "*", origin: .adminSDKNode))
     }
 
     public func rollback(to versionNumber: Int64) async throws -> RemoteConfigTemplateSnapshot {
-        Self.snapshot(try service.rollback(to: versionNumber, origin: .adminSDKNode))
+        await Self.snapshot(try service.rollback(to: versionNumber, origin: .adminSDKNode))
     }
 
     public func listVersions(pageSize: Int?, pageToken: String?) async throws -> RemoteConfigVersionList {

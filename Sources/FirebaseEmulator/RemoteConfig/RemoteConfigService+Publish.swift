@@ -31,14 +31,14 @@ extension RemoteConfigService {
         validateOnly: Bool = false,
         user: RemoteConfigUser? = nil,
         origin: TemplateVersion.UpdateOrigin = .restAPI
-    ) throws(ServiceError) -> RemoteConfigTemplateResponse {
+    ) async throws(ServiceError) -> RemoteConfigTemplateResponse {
         try namespace.requireManaged()
         let key = Key(project: project ?? self.project, namespace: namespace)
         let description = template.version?.description
         let content = template.withVersion(description.map { TemplateVersion(versionNumber: 0, description: $0) })
         try content.validate()
         if validateOnly {
-            let current = try storeOperation {
+            let current = try Self.storeOperation {
                 try store.read { db in
                     try RemoteConfigVersionTable.latestNumber(db, project: key.project, namespace: namespace)
                 }
@@ -47,7 +47,7 @@ extension RemoteConfigService {
             let etag = RemoteConfigETag.template(project: key.project, versionNumber: current)
             return RemoteConfigTemplateResponse(template: content, etag: RemoteConfigETag.validateOnly(etag))
         }
-        return try commit(key, user: user, origin: origin) { _, current throws(ServiceError) in
+        return try await commit(key, user: user, origin: origin) { _, current throws(ServiceError) in
             let type = try Self.updateType(ifMatch: ifMatch, current: current, project: key.project)
             return Draft(content: content, updateType: type, description: description)
         }
@@ -68,12 +68,12 @@ extension RemoteConfigService {
         namespace: RemoteConfigNamespace = .firebase,
         user: RemoteConfigUser? = nil,
         origin: TemplateVersion.UpdateOrigin = .restAPI
-    ) throws(ServiceError) -> RemoteConfigTemplateResponse {
+    ) async throws(ServiceError) -> RemoteConfigTemplateResponse {
         try namespace.requireManaged()
         try Self.requirePositive(versionNumber, name: "versionNumber")
         let key = Key(project: project ?? self.project, namespace: namespace)
-        return try commit(key, user: user, origin: origin) { db, _ throws(ServiceError) in
-            let source = try storeOperation {
+        return try await commit(key, user: user, origin: origin) { db, _ throws(ServiceError) in
+            let source = try Self.storeOperation {
                 try RemoteConfigVersionTable.template(
                     db, project: key.project, namespace: namespace, versionNumber: versionNumber)
             }
@@ -98,12 +98,12 @@ extension RemoteConfigService {
         _ key: Key,
         user: RemoteConfigUser?,
         origin: TemplateVersion.UpdateOrigin,
-        draft: (GRDB.Database, Int64) throws(ServiceError) -> Draft
-    ) throws(ServiceError) -> RemoteConfigTemplateResponse {
+        draft: @escaping @Sendable (GRDB.Database, Int64) throws(ServiceError) -> Draft
+    ) async throws(ServiceError) -> RemoteConfigTemplateResponse {
         let now = Self.wireTime(clock.now)
         let user = (user ?? Self.defaultUser).completed
-        let (published, entries) = try storeOperation {
-            try store.write { transaction in
+        let (published, entries) = try await Self.storeOperation {
+            try await store.write { transaction in
                 let db = transaction.db
                 let current = try RemoteConfigVersionTable.latestNumber(
                     db, project: key.project, namespace: key.namespace)

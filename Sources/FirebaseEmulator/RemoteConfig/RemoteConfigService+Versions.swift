@@ -15,7 +15,7 @@ extension RemoteConfigService {
         try namespace.requireManaged()
         try Self.requirePositive(versionNumber, name: "versionNumber")
         let project = project ?? self.project
-        let template = try storeOperation {
+        let template = try Self.storeOperation {
             try store.read { db in
                 try RemoteConfigVersionTable.template(
                     db, project: project, namespace: namespace, versionNumber: versionNumber)
@@ -55,7 +55,7 @@ extension RemoteConfigService {
         var upTo = endVersionNumber ?? .max
         if let pageToken, !pageToken.isEmpty { upTo = min(upTo, try Self.pageStart(pageToken)) }
         let project = project ?? self.project
-        let candidates = try storeOperation {
+        let candidates = try Self.storeOperation {
             try store.read { db in
                 try RemoteConfigVersionTable.versions(db, project: project, namespace: namespace, upTo: upTo)
             }

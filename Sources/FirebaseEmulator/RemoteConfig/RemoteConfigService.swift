@@ -104,9 +104,21 @@ public final class RemoteConfigService: Sendable {
 
     /// Runs a store operation, passing `ServiceError`s through and reporting anything else as
     /// `INTERNAL` (a database failure; nothing was written).
-    func storeOperation<T>(_ body: () throws -> T) throws(ServiceError) -> T {
+    static func storeOperation<T>(_ body: () throws -> T) throws(ServiceError) -> T {
         do {
             return try body()
+        } catch let error as ServiceError {
+            throw error
+        } catch {
+            throw ServiceError(.internal, "Internal error: \(error)")
+        }
+    }
+
+    /// Runs a store operation, passing `ServiceError`s through and reporting anything else as
+    /// `INTERNAL` (a database failure; nothing was written).
+    static func storeOperation<T>(_ body: () async throws -> T) async throws(ServiceError) -> T {
+        do {
+            return try await body()
         } catch let error as ServiceError {
             throw error
         } catch {

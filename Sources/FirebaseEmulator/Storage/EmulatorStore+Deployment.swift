@@ -53,16 +53,16 @@ extension EmulatorStore {
     }
 
     /// Notes a running worker process and the binary it runs.
-    public func recordWorkerProcess(_ pid: Int32, binary: String) throws {
-        _ = try write { transaction in
+    public func recordWorkerProcess(_ pid: Int32, binary: String) async throws {
+        _ = try await write { transaction in
             try transaction.db.execute(sql: "INSERT OR REPLACE INTO worker_process (pid, binary) VALUES (?, ?)",
                 arguments: [pid, binary])
         }
     }
 
     /// Forgets a worker process once it has stopped.
-    public func forgetWorkerProcess(_ pid: Int32) throws {
-        _ = try write { transaction in
+    public func forgetWorkerProcess(_ pid: Int32) async throws {
+        _ = try await write { transaction in
             try transaction.db.execute(sql: "DELETE FROM worker_process WHERE pid = ?", arguments: [pid])
         }
     }
@@ -75,9 +75,9 @@ extension EmulatorStore {
     }
 
     /// Records the deployment that now runs, replacing the one before.
-    public func saveDeployment(_ deployment: StoredDeployment) throws {
+    public func saveDeployment(_ deployment: StoredDeployment) async throws {
         let only = deployment.only.map { JSONValue.array($0.map(JSONValue.string)).serialized() }
-        _ = try write { transaction in
+        _ = try await write { transaction in
             try transaction.db.execute(
                 sql: """
                     INSERT INTO deployment (id, binary, manifest, only, deployed_at) VALUES (1, ?, ?, ?, ?)

@@ -27,7 +27,12 @@ extension EmulatorStore {
     }
 
     /// Runs `body` in a write transaction it may share with other writes (group commit), and
-    /// returns once that transaction has committed.
+    /// returns once that transaction has committed; events it emits are committed with its
+    /// changes.
+    ///
+    /// Only for writes that read no in-memory state their group's earlier writes change: those
+    /// writes' ``StoreTransaction/afterCommit(_:orRollback:)`` hooks run once the whole group
+    /// has committed.
     ///
     /// Writes that arrive while a transaction commits wait, without holding a thread, and go
     /// together in the next one, each in a savepoint of its own: a write that throws is undone
@@ -38,8 +43,8 @@ extension EmulatorStore {
     /// - Returns: what `body` returns, and the outbox entries it added.
     /// - Throws: what `body` throws (it wrote nothing then), or the database error that
     ///   stopped the shared transaction.
-    package func write<T: Sendable>(
-        joiningOthers body: @escaping @Sendable (inout StoreTransaction) throws -> T
+    package func writeInGroup<T: Sendable>(
+        _ body: @escaping @Sendable (inout StoreTransaction) throws -> T
     ) async throws -> (T, [OutboxEntry]) {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(T, [OutboxEntry]), any Error>) in
             let write = QueuedWrite(

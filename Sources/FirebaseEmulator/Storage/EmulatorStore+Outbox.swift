@@ -54,9 +54,9 @@ extension EmulatorStore {
     }
 
     /// Notes that the events were sent again by a recovery.
-    public func markRecovered(_ sequences: [Int64]) throws {
+    public func markRecovered(_ sequences: [Int64]) async throws {
         guard !sequences.isEmpty else { return }
-        _ = try write { transaction in
+        _ = try await write { transaction in
             try transaction.db.execute(
                 sql: "UPDATE outbox SET recoveries = recoveries + 1 WHERE seq IN (\(sequences.map(String.init).joined(separator: ",")))"
             )
@@ -68,8 +68,8 @@ extension EmulatorStore {
     /// delivers it). Either way it is published again after a restart, until it is done once more.
     ///
     /// - Returns: the sequence of the pending entry.
-    func reopen(_ event: CloudEvent) throws -> Int64 {
-        let (sequence, _) = try write { transaction -> Int64 in
+    func reopen(_ event: CloudEvent) async throws -> Int64 {
+        let (sequence, _) = try await write { transaction -> Int64 in
             let db = transaction.db
             if let sequence = try Self.latestSequence(of: event.key, in: db) {
                 try db.execute(sql: "UPDATE outbox SET done_at = NULL WHERE seq = ?", arguments: [sequence])
@@ -86,8 +86,8 @@ extension EmulatorStore {
     ///
     /// - Returns: how many events were deleted.
     @discardableResult
-    package func pruneEventLog(keeping count: Int) throws -> Int {
-        let (deleted, _) = try write { transaction in
+    package func pruneEventLog(keeping count: Int) async throws -> Int {
+        let (deleted, _) = try await write { transaction in
             try transaction.db.execute(
                 sql: "DELETE FROM outbox WHERE seq <= (SELECT MAX(seq) FROM outbox) - ? AND done_at IS NOT NULL",
                 arguments: [count])
@@ -149,9 +149,9 @@ extension EmulatorStore {
 
     /// Records outcomes in order, in one transaction. A delivery's attempts add up across
     /// restarts: a bus started anew counts from 1 again, and the log keeps the total.
-    package func record(_ outcomes: [Outcome]) throws {
+    package func record(_ outcomes: [Outcome]) async throws {
         guard !outcomes.isEmpty else { return }
-        _ = try write { transaction in
+        _ = try await write { transaction in
             let db = transaction.db
             for outcome in outcomes {
                 switch outcome {

@@ -18,7 +18,7 @@ public final class EmulatorStore: Sendable {
     /// Which parts of the state each commit changes, for live views.
     package let changes = StoreChangeFeed()
     private let changeObserver: StoreChangeFeed.Observer
-    /// The writes waiting to join the next group commit (``write(joiningOthers:)``).
+    /// The writes waiting to join the next group commit (``writeInGroup(_:)``).
     let queuedWrites = Mutex(QueuedWrites())
 
     /// Opens (creating if needed) the store in `directory`, or an in-memory store when `nil`.
@@ -53,12 +53,16 @@ public final class EmulatorStore: Sendable {
         writer.add(transactionObserver: changeObserver, extent: .observerLifetime)
     }
 
-    /// Runs `body` in one write transaction; events it emits are committed with its changes.
+    /// Runs `body` in a write transaction of its own; events it emits are committed with its
+    /// changes. The caller waits without holding a thread; the transaction's
+    /// ``StoreTransaction/afterCommit(_:orRollback:)`` hooks run before any later write.
     ///
     /// - Returns: what `body` returns, and the outbox entries it added.
     /// - Throws: what `body` throws (nothing is written then), or a database error.
-    package func write<T>(_ body: (inout StoreTransaction) throws -> T) throws -> (T, [OutboxEntry]) {
-        try writer.write { db in
+    package func write<T: Sendable>(
+        _ body: @escaping @Sendable (inout StoreTransaction) throws -> T
+    ) async throws -> (T, [OutboxEntry]) {
+        try await writer.write { db in
             var transaction = StoreTransaction(db: db)
             let value = try body(&transaction)
             return (value, transaction.emitted)
@@ -141,26 +145,21 @@ extension EmulatorStore {
     ///
     /// - Returns: what `capture` and `read` return.
     /// - Throws: what either throws, or a database error.
-    package func readAtOneCommit<Captured, Value: Sendable>(
-        capture: () throws -> Captured, read: @escaping @Sendable (GRDB.Database) throws -> Value
-    ) throws -> (Captured, Value) {
-        let outcome = SnapshotRead<Value>()
-        let captured = try writer.writeWithoutTransaction { _ in
-            let captured = try capture()
-            writer.spawnConcurrentRead { database in
-                outcome.result = Result { try read(database.get()) }
-                outcome.done.signal()
+    package func readAtOneCommit<Captured: Sendable, Value: Sendable>(
+        capture: @escaping @Sendable () throws -> Captured, read: @escaping @Sendable (GRDB.Database) throws -> Value
+    ) async throws -> (Captured, Value) {
+        try await withCheckedThrowingContinuation { continuation in
+            writer.asyncWriteWithoutTransaction { [writer] _ in
+                let captured: Captured
+                do {
+                    captured = try capture()
+                } catch {
+                    return continuation.resume(throwing: error)
+                }
+                writer.spawnConcurrentRead { database in
+                    continuation.resume(with: Result { (captured, try read(database.get())) })
+                }
             }
-            return captured
         }
-        outcome.done.wait()
-        return (captured, try outcome.result!.get())
     }
-}
-
-/// The result of a read on a snapshot, handed from the reader's queue to the caller (the
-/// semaphore orders the write before the read).
-private final class SnapshotRead<Value>: @unchecked Sendable {
-    var result: Result<Value, any Error>?
-    let done = DispatchSemaphore(value: 0)
 }

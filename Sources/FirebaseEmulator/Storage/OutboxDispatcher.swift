@@ -90,7 +90,7 @@ package final class OutboxDispatcher: DeliveryObserver {
         var tracked = false
         if state.withLock({ $0.inFlight[key] == nil }) {
             // In one transaction, so that pruning the event log cannot come in between.
-            let sequence = try store.reopen(letter.event)
+            let sequence = try await store.reopen(letter.event)
             state.withLock { $0.inFlight[key] = [sequence] }
             tracked = true
         }
@@ -111,14 +111,14 @@ package final class OutboxDispatcher: DeliveryObserver {
     ///
     /// - Returns: how many events were published.
     @discardableResult
-    public func recoverPending(through sequence: Int64? = nil) throws -> Int {
+    public func recoverPending(through sequence: Int64? = nil) async throws -> Int {
         var count = 0
         var after: Int64 = 0
         while true {
             var batch = try store.pendingEvents(after: after, limit: 1000)
             if let sequence { batch.removeAll { $0.sequence > sequence } }
             guard let last = batch.last else { return count }
-            try store.markRecovered(batch.map(\.sequence))
+            try await store.markRecovered(batch.map(\.sequence))
             publish(batch)
             count += batch.count
             after = last.sequence
@@ -168,12 +168,12 @@ package final class OutboxDispatcher: DeliveryObserver {
         guard starts else { return }
         Task.detached { [self] in
             try? await Task.sleep(for: recordingDelay)
-            writePending()
+            await writePending()
         }
     }
 
     /// Deletes the oldest finished events once enough have finished since the last time.
-    private func pruneIfDue(after batch: [EmulatorStore.Outcome]) {
+    private func pruneIfDue(after batch: [EmulatorStore.Outcome]) async {
         let done = batch.reduce(0) { count, outcome in
             if case .done(let sequences, _) = outcome { count + sequences.count } else { count }
         }
@@ -186,13 +186,13 @@ package final class OutboxDispatcher: DeliveryObserver {
         }
         guard due else { return }
         do {
-            try store.pruneEventLog(keeping: eventLogSize)
+            try await store.pruneEventLog(keeping: eventLogSize)
         } catch {
             logger.error("could not prune the event log", metadata: ["error": "\(error)"])
         }
     }
 
-    private func writePending() {
+    private func writePending() async {
         while true {
             let batch = state.withLock { state -> [EmulatorStore.Outcome] in
                 if state.pending.isEmpty { state.recording = false }
@@ -201,11 +201,11 @@ package final class OutboxDispatcher: DeliveryObserver {
             }
             guard !batch.isEmpty else { return }
             do {
-                try store.record(batch)
+                try await store.record(batch)
             } catch {
                 logger.error("could not record deliveries", metadata: ["error": "\(error)", "outcomes": "\(batch.count)"])
             }
-            pruneIfDue(after: batch)
+            await pruneIfDue(after: batch)
             let recorded = state.withLock { state -> [CheckedContinuation<Void, Never>] in
                 state.written += batch.count
                 let written = state.written

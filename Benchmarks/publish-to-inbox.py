@@ -4,11 +4,13 @@
 Starts the emulator (release build of the `functions` CLI), deploys the sample `functions/`
 project (its `pushConfig` runs in a worker process and sends through the emulator's FCM API),
 registers DEVICES devices and subscribes them to PUSH_RC, then publishes PUBLISHES templates one
-after the other. For each publish it waits until the event is delivered, reads every device's
-inbox and checks that each holds the STALE message; the time of the publish is from just before
-the PUT (so the publish's own commit is inside it) to the message's `sendTime`, which the
-emulator stamps in the transaction that stores the worker's send (a topic message is stored
-once, and every subscribed inbox has it from that commit on).
+after the other. Each publish is timed from just before the PUT (so the publish's own commit is
+inside it) until `events?wait=true` answers that its delivery is done: the worker's send has
+committed by then (a topic message is stored once, and every subscribed inbox has it from that
+commit on), so the figure counts the send's commit and is an upper bound (it also counts the
+worker's answer and the emulator's bookkeeping). Every device's inbox is then checked to hold
+the STALE message, sent between the two moments. (The message's `sendTime` is stamped before
+its commit, so it is not the end point.)
 
     python3 Benchmarks/publish-to-inbox.py [--devices 1000] [--publishes 20] [--no-build]
 """
@@ -90,24 +92,25 @@ def main():
                 request(connection, "PUT", f"/v1/projects/{PROJECT}/remoteConfig", template,
                         {**OWNER, "If-Match": "*"})
                 request(connection, "GET", f"/emulator/v1/projects/{PROJECT}/events?wait=true&limit=1")
+                done = time.time()
                 sent = set()
                 for token in tokens:
                     messages = request(connection, "GET", f"/emulator/v1/projects/{PROJECT}/devices/{token}/messages")
                     newest = max((m for m in messages["messages"] if m.get("data", {}).get("CONFIG_STATE") == "STALE"),
                                  key=lambda m: m["sendTime"], default=None)
-                    if newest is None or seconds(newest["sendTime"]) < published:
+                    if newest is None or not published <= seconds(newest["sendTime"]) <= done:
                         raise SystemExit(f"publish {index}: device {token[:12]}… has no STALE message from it")
                     sent.add(newest["sendTime"])
                 if len(sent) != 1:
                     raise SystemExit(f"publish {index}: the inboxes hold {len(sent)} different sends")
-                latencies.append((seconds(sent.pop()) - published) * 1000)
+                latencies.append((done - published) * 1000)
         finally:
             emulator.terminate()
             emulator.wait()
     latencies.sort()
     pick = lambda p: latencies[min(len(latencies) - 1, int(len(latencies) * p))]
     print(f"{arguments.publishes} publishes, each reaching all {arguments.devices} subscribed inboxes "
-          f"(pushConfig in a deployed worker, over HTTP): publish → the send's sendTime "
+          f"(pushConfig in a deployed worker, over HTTP): publish → its delivery done, the send committed "
           f"p50 {statistics.median(latencies):.1f} ms, p99 {pick(0.99):.1f} ms, max {latencies[-1]:.1f} ms")
 
 

@@ -4,8 +4,7 @@
 //
 // (scenarios are named match-one, fan-out, typed and database on the command line). BUS_DEDUP_WINDOW=N sets
 // the bus's deduplication window (100,000 unless set), to see what the duplicate check costs;
-// BUS_LATENCY_SAMPLES=N the number of latency samples (20,000 unless set; 0 to profile throughput alone);
-// BUS_IDLE_SPIN_US=N how long an idle drainer spins before it parks (the bus's default unless set; 0 never).
+// BUS_LATENCY_SAMPLES=N the number of latency samples (20,000 unless set; 0 to profile throughput alone).
 //
 // Scenarios, each with 1, 10 and 100 registered functions:
 // - "match one": every function listens on its own path; each event matches exactly one.
@@ -28,7 +27,7 @@ let eventsPerRun = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 
 let onlyFunctionCount = CommandLine.arguments.dropFirst(2).first.flatMap(Int.init)
 let onlyScenario = CommandLine.arguments.dropFirst(3).first
 let latencySamples = ProcessInfo.processInfo.environment["BUS_LATENCY_SAMPLES"].flatMap(Int.init) ?? 20_000
-/// Latency samples taken 1 ms apart, past the drainers' idle spin, so a sleeping thread must wake.
+/// Latency samples taken 1 ms apart, so that each event finds its drainer parked.
 let spacedSamples = min(latencySamples, ProcessInfo.processInfo.environment["BUS_SPACED_SAMPLES"].flatMap(Int.init) ?? 1_000)
 
 final class StartTimes: Sendable {
@@ -138,9 +137,6 @@ for scenario in Scenario.allCases where onlyScenario == nil || onlyScenario == s
         var configuration = EventBus.Configuration()
         if let window = ProcessInfo.processInfo.environment["BUS_DEDUP_WINDOW"].flatMap(Int.init) {
             configuration.deduplicationWindow = window
-        }
-        if let spin = ProcessInfo.processInfo.environment["BUS_IDLE_SPIN_US"].flatMap(Int.init) {
-            configuration.idleSpin = .microseconds(spin)
         }
         let bus = try EventBus(functions: registry(scenario, count: count, starts: starts), configuration: configuration)
         let total = scenario == .fanOut ? max(10_000, eventsPerRun / count) : eventsPerRun

@@ -15,7 +15,7 @@ final class BusLane: Sendable {
     /// The queue and drainers of the function.
     struct State: Sendable {
         var queue = Deque<Delivery>()
-        /// Drainer tasks alive: running a handler, between deliveries (or watching for work), or parked.
+        /// Drainer tasks alive: running a handler, between deliveries, or parked.
         var drainers = 0
         var running = 0
         /// The drainer waiting for work, if one is.
@@ -70,15 +70,6 @@ final class BusLane: Sendable {
     /// The trigger it was made with.
     let trigger: EventTrigger
     let state = Mutex(State())
-    /// Bumped under the lane's lock each time deliveries are queued: what a spinning drainer
-    /// watches, without the lock.
-    let arrivals = Atomic<UInt64>(0)
-    /// Whether the lane's drainers spin when it runs out of work (see `EventBus.spinForWork`).
-    /// Positive, they spin at every idle moment: one more for each spin that found work (up to
-    /// ``maximumSpinCredit``), one less for each that found nothing. Otherwise it counts idle
-    /// moments down, and they spin at one in 16.
-    let spinCredit = Atomic<Int>(1)
-    static let maximumSpinCredit = 8
 
     var name: String { invocations.functionName }
 

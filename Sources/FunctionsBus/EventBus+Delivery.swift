@@ -52,9 +52,6 @@ extension EventBus {
     func enqueue(count: Int, lane index: Int, effects: inout BusEffects, _ append: (inout Deque<Delivery>) -> Void) {
         let owner = lanes[index]
         owner.state.withLock { lane in
-            // Only ever written under the lane's lock, so a load and a store. Bumped before
-            // `active` rises, which a watching drainer reads as work elsewhere.
-            owner.arrivals.store(owner.arrivals.load(ordering: .relaxed) &+ 1, ordering: .releasing)
             active.add(count, ordering: .sequentiallyConsistent)
             append(&lane.queue)
             startDrainerIfNeeded(lane: index, in: &lane, effects: &effects)
@@ -79,8 +76,7 @@ extension EventBus {
     /// running a handler: checked when work arrives and each time a drainer starts a delivery,
     /// so busy (suspended) handlers grow the number of drainers up to the concurrency limit
     /// while fast ones are served by few. A parked drainer is woken first; a new one is started
-    /// only when none is parked. While a drainer watches for work (see ``spinForWork``), it
-    /// counts as idle and not parked: nothing is woken or started, the work is left to it.
+    /// only when none is parked.
     func startDrainerIfNeeded(lane index: Int, in lane: inout BusLane.State, effects: inout BusEffects) {
         let idle = lane.parked == nil ? 0 : 1
         guard !lane.queue.isEmpty, lane.drainers - idle == lane.running else { return }
@@ -103,10 +99,9 @@ extension EventBus {
         }
     }
 
-    /// Runs deliveries of one function until the queue is empty and a short watch for more
-    /// (``spinForWork``) found none (`true`: park, so the next event needs no new task), or until
-    /// this drainer is to end (`false`: it timed out, the bus shuts down, or the queue is empty
-    /// and another drainer is parked already).
+    /// Runs deliveries of one function until the queue is empty (`true`: park, so the next event
+    /// needs no new task), or until this drainer is to end (`false`: it timed out, the bus shuts
+    /// down, or the queue is empty and another drainer is parked already).
     ///
     /// Recording one attempt's end and taking the next delivery share one acquisition of the
     /// lane's lock; the bus's lock is taken only for what concerns every function (a retry, a
@@ -117,13 +112,10 @@ extension EventBus {
         // holding an existential is copied through the runtime's generic witnesses.
         var finished: Job?
         var failure: (any Error)?
-        // Whether this drainer has watched for work since it last took a delivery.
-        var spun = false
         while true {
             var effects = BusEffects()
             var ended: Delivery?
             var expired: [Delivery] = []
-            var arrivals: UInt64 = 0
             // One reading of the clock serves the attempt that ended and the one that starts.
             // It is taken before the lane's lock, so that the publisher and other drainers do
             // not wait for it.
@@ -134,9 +126,7 @@ extension EventBus {
                     state.running -= 1
                     ended = entry.delivery
                 }
-                let next = nextJob(lane: index, drainer: id, now: now, in: &state, expired: &expired, effects: &effects)
-                if case .park = next { arrivals = lane.arrivals.load(ordering: .relaxed) }
-                return next
+                return nextJob(lane: index, drainer: id, now: now, in: &state, expired: &expired, effects: &effects)
             }
             if let ended {
                 conclude(ended, lane: index, error: failure.map { "\($0)" }, now: now, effects: &effects)
@@ -155,14 +145,9 @@ extension EventBus {
             let event: CloudEvent
             switch next {
             case .run(let next, let nextEvent): (job, event) = (next, nextEvent)
-            case .park:
-                guard !spun else { return true }
-                spun = true
-                if await spinForWork(lane, since: arrivals) { continue }
-                return true
+            case .park: return true
             case .stop, .replaced: return false
             }
-            spun = false
             armTimerIfNeeded(for: job.deadline)
             let context = EventContext(event: event, invocations: lane.invocations, attempt: job.attempt, deadline: job.deadline)
             do {
@@ -199,63 +184,11 @@ extension EventBus {
         return .stop
     }
 
-    /// Whether a drainer is spinning: one in the process at a time, so spinning keeps at most
-    /// one of the cooperative pool's threads busy.
-    private static let spinner = Atomic<Bool>(false)
-    /// How long a spinning drainer watches before it yields its thread to whatever else waits
-    /// for one, and watches again.
-    private static let spinSlice = Duration.microseconds(20)
-
-    /// Watches the lane for deliveries queued after `seen` arrivals, without parking, for up to
-    /// ``Configuration/idleSpin`` and only while nothing else is queued or running in the bus:
-    /// whether any came. The caller is still counted as one of the lane's drainers, neither
-    /// running nor parked, so whoever queues work meanwhile leaves it for this drainer rather
-    /// than waking or starting another, and it starts without a thread to wake.
-    ///
-    /// It watches in slices of ``spinSlice``, yielding in between, so other tasks of its priority
-    /// or higher waiting for a thread are held back by a slice at most. It holds the bus while
-    /// it watches, and stops when the bus closes or its task is cancelled. Spinning costs CPU
-    /// time whenever nothing comes, so it follows the lane's credit (``BusLane/spinCredit``): a
-    /// lane whose spins keep finding nothing spins once in 16 idle moments, to notice when its
-    /// events come closer again.
-    private func spinForWork(_ lane: BusLane, since seen: UInt64) async -> Bool {
-        guard idleSpin > .zero, active.load(ordering: .relaxed) == 0 else { return false }
-        let credit = lane.spinCredit.load(ordering: .relaxed)
-        if credit <= 0 {
-            lane.spinCredit.store(credit &- 1, ordering: .relaxed)
-            guard credit % 16 == 0 else { return false }
-        }
-        guard !Self.spinner.exchange(true, ordering: .acquiring) else { return false }
-        defer { Self.spinner.store(false, ordering: .releasing) }
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: idleSpin)
-        while true {
-            // Watch for a moment, then let whatever else waits for a thread run.
-            let slice = min(deadline, clock.now.advanced(by: Self.spinSlice))
-            repeat {
-                // `active` first: work for this lane bumps `arrivals` before it raises `active`.
-                let busy = active.load(ordering: .sequentiallyConsistent) != 0
-                if lane.arrivals.load(ordering: .acquiring) != seen {
-                    lane.spinCredit.store(min(max(credit, 0) + 1, BusLane.maximumSpinCredit), ordering: .relaxed)
-                    return true
-                }
-                // Work for another function (or a delivery of this one still running): the
-                // thread may be needed to run it, so the drainer stops watching, without losing
-                // credit.
-                if busy { return false }
-            } while clock.now < slice
-            guard !closing.load(ordering: .relaxed), !Task.isCancelled, clock.now < deadline else { break }
-            await Task.yield()
-        }
-        if credit > 0 { lane.spinCredit.store(credit - 1, ordering: .relaxed) }
-        return false
-    }
-
     /// Waits, as the lane's one parked drainer, until work arrives (`true`) or the drainer is
     /// to end (`false`: the bus shuts down or goes away, the drainer is cancelled, or another
     /// one parked first). It holds the bus only to register. Whoever decides that it ends
     /// counts it out of its lane in the same locked section. A drainer that is neither parked
-    /// nor running (between deliveries, or watching for work) always looks at the queue under
+    /// nor running (between deliveries) always looks at the queue under
     /// the lane's lock before it parks or ends, so work left to it is never stranded.
     private static func park(_ bus: @Sendable () -> EventBus?, lane index: Int, drainer id: UInt64) async -> Bool {
         await withTaskCancellationHandler {

@@ -31,15 +31,6 @@ public final class EventBus: Sendable {
         public var deduplicationWindow = 100_000
         /// A number in `0..<1` for backoff jitter.
         public var random: @Sendable () -> Double = { Double.random(in: 0..<1) }
-        /// How long a drainer whose function has nothing queued keeps watching for the next
-        /// event before it parks. An event that arrives meanwhile starts on that drainer at
-        /// once, without a sleeping thread to wake (tens of microseconds on a virtual machine).
-        /// The drainer yields its thread every 20 µs while it watches (to tasks of its priority
-        /// or higher), and stops when another function of the bus has work. It keeps the bus
-        /// alive meanwhile. One drainer in the process watches at a time; a function whose
-        /// watches keep finding nothing watches only once in 16 idle moments. `.zero` turns
-        /// watching off, as does a machine with one core.
-        public var idleSpin = Duration.microseconds(100)
 
         /// The default settings.
         public init() {}
@@ -82,8 +73,6 @@ public final class EventBus: Sendable {
     /// The armed timer's deadline (the bits of its time since the reference date), infinite
     /// when none is armed: an attempt whose deadline is later needs no timer of its own.
     let armedDeadline = Atomic<UInt64>(Double.infinity.bitPattern)
-    /// ``Configuration/idleSpin``, zero on a machine with one core.
-    let idleSpin: Duration
     /// Numbers ``waitUntilIdle()`` calls.
     private let waiterIDs = Atomic<UInt64>(0)
     /// The drainers and the timer.
@@ -121,7 +110,6 @@ public final class EventBus: Sendable {
         self.index = TriggerIndex(lanes.map(\.trigger))
         self.clock = clock
         self.configuration = configuration
-        self.idleSpin = ProcessInfo.processInfo.activeProcessorCount > 1 ? configuration.idleSpin : .zero
         self.observer = observer
         self.observed = observer != nil
         self.logger = logger

@@ -158,7 +158,8 @@ struct DatabaseRulesTests {
     @Test("writes: .write grants, .validate checks every written node, deletes skip validation, nothing half-written")
     func writes() async throws {
         let database = try await Self.service(Self.chat, data: ["users": ["ada": ["name": "Ada"]]])
-        try await database.set(namespace: Self.ns, path: "users/ada", value: ["name": "Ada L", "age": 36], rulesAuth: Self.ada)
+        try await database.write(DatabaseWrite(.set(["name": "Ada L", "age": 36]),
+            namespace: Self.ns, path: "users/ada", rulesAuth: Self.ada))
         let refused: [(String, JSONValue, JSONValue)] = [
             ("users/bob", ["name": "Bob"], Self.ada),                  // not his own
             ("users/ada", ["name": "Ada"], .null),                     // signed out
@@ -171,20 +172,21 @@ struct DatabaseRulesTests {
         ]
         for (path, value, auth) in refused.dropLast() {
             await #expect(throws: ServiceError.permissionDeniedByRules, "\(path) \(value)") {
-                try await database.set(namespace: Self.ns, path: path, value: value, rulesAuth: auth)
+                try await database.write(DatabaseWrite(.set(value), namespace: Self.ns, path: path, rulesAuth: auth))
             }
         }
         // A grant above cannot be taken back below.
-        try await database.set(namespace: Self.ns, path: "locked/inner", value: 1, rulesAuth: .null)
+        try await database.write(DatabaseWrite(.set(1), namespace: Self.ns, path: "locked/inner", rulesAuth: .null))
         #expect(try database.get(namespace: Self.ns, path: "users") == ["ada": ["name": "Ada L", "age": 36]])
         // A delete is not validated; a multi-path update must pass for every location.
-        try await database.delete(namespace: Self.ns, path: "users/ada/age", rulesAuth: Self.ada)
+        try await database.write(DatabaseWrite(.delete, namespace: Self.ns, path: "users/ada/age", rulesAuth: Self.ada))
         await #expect(throws: ServiceError.permissionDeniedByRules) {
-            try await database.update(namespace: Self.ns, path: "users", values: ["ada/age": 40, "bob/name": "B"],
-                rulesAuth: Self.ada)
+            try await database.write(DatabaseWrite(.update(["ada/age": 40, "bob/name": "B"]),
+                namespace: Self.ns, path: "users", rulesAuth: Self.ada))
         }
         #expect(try database.get(namespace: Self.ns, path: "users") == ["ada": ["name": "Ada L"]])
-        try await database.update(namespace: Self.ns, path: "users/ada", values: ["age": 40], rulesAuth: Self.ada)
+        try await database.write(DatabaseWrite(.update(["age": 40]),
+            namespace: Self.ns, path: "users/ada", rulesAuth: Self.ada))
         // Administrators (no rules auth) are not checked.
         try await database.set(namespace: Self.ns, path: "users/bob", value: ["anything": true])
     }

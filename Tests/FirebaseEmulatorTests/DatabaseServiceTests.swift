@@ -150,21 +150,24 @@ struct DatabaseServiceTests {
 
     @Test("a conditional write succeeds on the current ETag and fails with 412, value and ETag otherwise")
     func conditionalWrites() async throws {
-        let created = try await service.set(namespace: ns, path: "/doc", value: ["v": 1], ifMatch: "null_etag")
-        let updated = try await service.set(namespace: ns, path: "/doc", value: ["v": 2], ifMatch: created.etag)
+        let created = try await service.write(DatabaseWrite(.set(["v": 1]),
+            namespace: ns, path: "/doc", ifMatch: "null_etag"))
+        let updated = try await service.write(DatabaseWrite(.set(["v": 2]),
+            namespace: ns, path: "/doc", ifMatch: created.etag))
         let error = await #expect(throws: ServiceError.self) {
-            try await service.set(namespace: ns, path: "/doc", value: ["v": 3], ifMatch: created.etag)
+            try await service.write(DatabaseWrite(.set(["v": 3]), namespace: ns, path: "/doc", ifMatch: created.etag))
         }
         #expect(error?.status == "FAILED_PRECONDITION")
         #expect(error?.httpStatus == 412)
         let failure = try #require(error.flatMap(DatabasePreconditionFailure.init))
         #expect(failure == DatabasePreconditionFailure(value: ["v": 2], etag: updated.etag))
-        await #expect(throws: ServiceError.self) { try await service.delete(namespace: ns, path: "/doc", ifMatch: "null_etag") }
+        await #expect(throws: ServiceError.self) { try await service.write(DatabaseWrite(.delete,
+            namespace: ns, path: "/doc", ifMatch: "null_etag")) }
         await #expect(throws: ServiceError.self) {
-            try await service.update(namespace: ns, path: "/doc", values: ["v": 9], ifMatch: "nope")
+            try await service.write(DatabaseWrite(.update(["v": 9]), namespace: ns, path: "/doc", ifMatch: "nope"))
         }
         #expect(try service.get(namespace: ns, path: "/doc") == ["v": 2])
-        try await service.delete(namespace: ns, path: "/doc", ifMatch: updated.etag)
+        try await service.write(DatabaseWrite(.delete, namespace: ns, path: "/doc", ifMatch: updated.etag))
         #expect(try service.get(namespace: ns, path: "/doc") == .null)
     }
 

@@ -146,10 +146,11 @@ struct DatabaseServiceTriggerTests {
     @Test("disableTriggers writes emit nothing")
     func disabled() async throws {
         let harness = try harness(Database.ref("/scores/{id}").onWrite(noHandler))
-        try await harness.service.set(namespace: ns, path: "/scores/a", value: 1, disableTriggers: true)
-        try await harness.service.update(namespace: ns, path: "/scores", values: ["b": 2], disableTriggers: true)
-        try await harness.service.push(namespace: ns, path: "/scores", value: 3, disableTriggers: true)
-        try await harness.service.delete(namespace: ns, path: "/scores/a", disableTriggers: true)
+        try await harness.service.write(DatabaseWrite(.set(1), namespace: ns, path: "/scores/a", disableTriggers: true))
+        try await harness.service.write(DatabaseWrite(.update(["b": 2]),
+            namespace: ns, path: "/scores", disableTriggers: true))
+        try await harness.service.write(DatabaseWrite(.push(3), namespace: ns, path: "/scores", disableTriggers: true))
+        try await harness.service.write(DatabaseWrite(.delete, namespace: ns, path: "/scores/a", disableTriggers: true))
         #expect(harness.recorder.take().isEmpty)
         #expect(try harness.store.pendingEvents().isEmpty)
     }

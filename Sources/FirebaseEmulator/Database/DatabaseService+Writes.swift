@@ -17,20 +17,18 @@ extension DatabaseService {
 
     /// Replaces the data at `path` (REST `PUT`); `null` deletes it.
     ///
-    /// - Parameters:
-    ///   - auth: who writes; reported in the events' `authtype`/`authid`.
-    ///   - ifMatch: write only when the location's current ETag is this one.
-    ///   - disableTriggers: emit no events for this write.
+    /// A conditional write, one without events, or one checked against rules is a
+    /// ``DatabaseWrite`` given to ``write(_:)``.
+    ///
+    /// - Parameter auth: who writes; reported in the events' `authtype`/`authid`.
     /// - Returns: the written value (server values resolved) and the new ETag.
     /// - Throws: `ServiceError.invalidArgument` for a bad namespace, path, key or value;
     ///   ``DatabasePreconditionFailure/error`` (412) on an ETag mismatch; store errors.
     @discardableResult
     public func set(
-        namespace: String, path: String, value: JSONValue, auth: DatabaseWriteAuth = .admin, ifMatch: String? = nil,
-        disableTriggers: Bool = false, chainDepth: Int = 0, rulesAuth: JSONValue? = nil
+        namespace: String, path: String, value: JSONValue, auth: DatabaseWriteAuth = .admin
     ) async throws -> DatabaseWriteResult {
-        try await write(DatabaseWrite(.set(value), namespace: namespace, path: path, auth: auth, ifMatch: ifMatch,
-            disableTriggers: disableTriggers, chainDepth: chainDepth, rulesAuth: rulesAuth))
+        try await write(DatabaseWrite(.set(value), namespace: namespace, path: path, auth: auth))
     }
 
     /// Merges children into the data at `path` (REST `PATCH`); keys may be relative paths
@@ -42,26 +40,22 @@ extension DatabaseService {
     ///   or bad keys and bad values; the 412 error on an ETag mismatch; store errors.
     @discardableResult
     public func update(
-        namespace: String, path: String, values: JSONValue, auth: DatabaseWriteAuth = .admin, ifMatch: String? = nil,
-        disableTriggers: Bool = false, chainDepth: Int = 0, rulesAuth: JSONValue? = nil
+        namespace: String, path: String, values: JSONValue, auth: DatabaseWriteAuth = .admin
     ) async throws -> DatabaseWriteResult {
-        try await write(DatabaseWrite(.update(values), namespace: namespace, path: path, auth: auth, ifMatch: ifMatch,
-            disableTriggers: disableTriggers, chainDepth: chainDepth, rulesAuth: rulesAuth))
+        try await write(DatabaseWrite(.update(values), namespace: namespace, path: path, auth: auth))
     }
 
     /// Stores `value` under a new push id below `path` (REST `POST`).
     ///
     /// - Returns: the new child's path (``DatabaseWriteResult/name`` is the 20-character id),
     ///   the stored value and its ETag.
-    /// - Throws: as ``set(namespace:path:value:auth:ifMatch:disableTriggers:chainDepth:rulesAuth:)``;
-    ///   `ifMatch` is compared with the ETag of `path`.
+    /// - Throws: as ``set(namespace:path:value:auth:)``; a ``DatabaseWrite/ifMatch`` is
+    ///   compared with the ETag of `path`.
     @discardableResult
     public func push(
-        namespace: String, path: String, value: JSONValue, auth: DatabaseWriteAuth = .admin, ifMatch: String? = nil,
-        disableTriggers: Bool = false, chainDepth: Int = 0, rulesAuth: JSONValue? = nil
+        namespace: String, path: String, value: JSONValue, auth: DatabaseWriteAuth = .admin
     ) async throws -> DatabaseWriteResult {
-        try await write(DatabaseWrite(.push(value), namespace: namespace, path: path, auth: auth, ifMatch: ifMatch,
-            disableTriggers: disableTriggers, chainDepth: chainDepth, rulesAuth: rulesAuth))
+        try await write(DatabaseWrite(.push(value), namespace: namespace, path: path, auth: auth))
     }
 
     /// Removes the data at `path` (REST `DELETE`).
@@ -71,18 +65,16 @@ extension DatabaseService {
     ///   an ETag mismatch; store errors.
     @discardableResult
     public func delete(
-        namespace: String, path: String, auth: DatabaseWriteAuth = .admin, ifMatch: String? = nil,
-        disableTriggers: Bool = false, chainDepth: Int = 0, rulesAuth: JSONValue? = nil
+        namespace: String, path: String, auth: DatabaseWriteAuth = .admin
     ) async throws -> DatabaseWriteResult {
-        try await write(DatabaseWrite(.delete, namespace: namespace, path: path, auth: auth, ifMatch: ifMatch,
-            disableTriggers: disableTriggers, chainDepth: chainDepth, rulesAuth: rulesAuth))
+        try await write(DatabaseWrite(.delete, namespace: namespace, path: path, auth: auth))
     }
 
     /// Runs `write` in a transaction it may share with writes made meanwhile, each in a
     /// savepoint of its own (``EmulatorStore/writeInGroup(_:)``): for many concurrent writers, as the
     /// REST API has, one commit serves many writes, and no thread waits for the store's writer.
     ///
-    /// - Throws: as the method of its operation (``set(namespace:path:value:auth:ifMatch:disableTriggers:chainDepth:rulesAuth:)``, ...).
+    /// - Throws: as the method of its operation (``set(namespace:path:value:auth:)``, ...).
     @discardableResult
     public func write(_ write: DatabaseWrite) async throws -> DatabaseWriteResult {
         let (result, emitted) = try await store.writeInGroup(try transaction(for: write))

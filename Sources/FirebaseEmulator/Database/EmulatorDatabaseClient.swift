@@ -31,19 +31,22 @@ package struct EmulatorDatabaseClient: DatabaseClient {
     }
 
     public func set(_ path: String, _ value: JSONValue) async throws {
-        _ = try await service.set(namespace: namespace, path: path, value: value, chainDepth: chainDepth)
+        _ = try await service.write(DatabaseWrite(.set(value),
+            namespace: namespace, path: path, chainDepth: chainDepth))
     }
 
     public func update(_ path: String, _ values: [String: JSONValue]) async throws {
-        _ = try await service.update(namespace: namespace, path: path, values: .object(values), chainDepth: chainDepth)
+        _ = try await service.write(DatabaseWrite(.update(.object(values)),
+            namespace: namespace, path: path, chainDepth: chainDepth))
     }
 
     public func push(_ path: String, _ value: JSONValue) async throws -> String {
-        try await service.push(namespace: namespace, path: path, value: value, chainDepth: chainDepth).name ?? ""
+        try await service.write(DatabaseWrite(.push(value),
+            namespace: namespace, path: path, chainDepth: chainDepth)).name ?? ""
     }
 
     public func delete(_ path: String) async throws {
-        _ = try await service.delete(namespace: namespace, path: path, chainDepth: chainDepth)
+        _ = try await service.write(DatabaseWrite(.delete, namespace: namespace, path: path, chainDepth: chainDepth))
     }
 
     public func getVersioned(_ path: String) async throws -> VersionedValue {
@@ -53,7 +56,8 @@ package struct EmulatorDatabaseClient: DatabaseClient {
 
     public func set(_ path: String, _ value: JSONValue, ifMatch etag: String) async throws -> VersionedValue? {
         do {
-            _ = try await service.set(namespace: namespace, path: path, value: value, ifMatch: etag, chainDepth: chainDepth)
+            _ = try await service.write(DatabaseWrite(.set(value),
+                namespace: namespace, path: path, ifMatch: etag, chainDepth: chainDepth))
             return nil
         } catch {
             guard let serviceError = error as? ServiceError, let failure = DatabasePreconditionFailure(serviceError)

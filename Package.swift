@@ -53,6 +53,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "ProcessSupport",
+            dependencies: [.product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "FunctionsBus",
             dependencies: [
                 "CloudFunctions", "CloudEvents",
@@ -87,7 +92,7 @@ let package = Package(
         .target(
             name: "EmulatorServer",
             dependencies: [
-                "FirebaseEmulator", "FirebaseHTTP", "FunctionsBus", "CloudFunctions", "CloudEvents", "CZlib",
+                "FirebaseEmulator", "FirebaseHTTP", "FunctionsBus", "CloudFunctions", "CloudEvents", "CZlib", "ProcessSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -126,7 +131,7 @@ let package = Package(
         .target(
             name: "FunctionsWorker",
             dependencies: [
-                "CloudFunctions", "CloudEvents", "FirebaseHTTP", "FunctionsBuiltins", "GoogleAuth",
+                "CloudFunctions", "CloudEvents", "FirebaseHTTP", "FunctionsBuiltins", "GoogleAuth", "ProcessSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -146,14 +151,14 @@ let package = Package(
         ),
         .target(
             name: "RemoteConfigClient",
-            dependencies: [.product(name: "Logging", package: "swift-log")],
+            dependencies: ["CloudFunctions", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "functions",
             dependencies: [
                 "EmulatorServer", "FirebaseEmulator", "CloudFunctions", "CloudEvents", "RemoteConfigClient",
-                "FunctionsWorker", "FirebaseHTTP",
+                "FirebaseHTTP", "ProcessSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -230,7 +235,7 @@ let package = Package(
             name: "FunctionsWorkerTests",
             dependencies: [
                 "FunctionsWorker", "CloudFunctions", "CloudEvents", "CloudFunctionsTesting", "FunctionsBuiltins",
-                "FirebaseHTTP",
+                "FirebaseHTTP", "ProcessSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -249,6 +254,11 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .testTarget(
+            name: "ProcessSupportTests",
+            dependencies: ["ProcessSupport", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "FunctionsCLITests", dependencies: ["CloudFunctions"], swiftSettings: swiftSettings),
         .testTarget(
             name: "EmulatorServerTests",
@@ -263,6 +273,26 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FirebaseHTTPTests",
+            dependencies: [
+                "FirebaseHTTP", "EmulatorServer", "FunctionsWorker", "FirebaseEmulator", "CloudFunctions", "CloudEvents",
+                "FunctionsBuiltins",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FunctionsBuiltinsTests",
+            dependencies: [
+                "FunctionsBuiltins", "EmulatorServer", "FunctionsWorker", "FirebaseEmulator", "FirebaseHTTP",
+                "CloudFunctions", "FunctionsBus",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

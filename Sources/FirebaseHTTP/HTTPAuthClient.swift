@@ -68,7 +68,7 @@ public struct HTTPAuthClient: AuthClient {
         guard let user = answer["users"]?.arrayValue?.first else {
             throw AdminHTTPError(status: 404, message: "USER_NOT_FOUND : no user with \(what)")
         }
-        return Self.userRecord(user)
+        return UserRecord(try user.decode(as: IdentityToolkitUser.self))
     }
 
     private static func fields(_ properties: UserProperties) -> [String: JSONValue] {
@@ -80,41 +80,5 @@ public struct HTTPAuthClient: AuthClient {
             "photoUrl": properties.photoURL.map(JSONValue.string),
             "phoneNumber": properties.phoneNumber.map(JSONValue.string),
         ].compactMapValues { $0 }
-    }
-
-    /// A user from its Identity Toolkit form (`localId`, times as millisecond strings,
-    /// `customAttributes` as a JSON string, `providerUserInfo` with `rawId`).
-    static func userRecord(_ info: JSONValue) -> UserRecord {
-        func date(_ key: String) -> Date? {
-            let milliseconds = info[key]?.stringValue.flatMap(Double.init) ?? info[key]?.numberValue
-            return milliseconds.map { Date(timeIntervalSince1970: $0 / 1000) }
-        }
-        let claims = info["customAttributes"]?.stringValue.flatMap { try? JSONValue(parsing: Data($0.utf8)) }
-        let validSince = info["validSince"]?.stringValue.flatMap(Double.init)
-        return UserRecord(
-            uid: info["localId"]?.stringValue ?? "",
-            email: info["email"]?.stringValue,
-            emailVerified: info["emailVerified"]?.boolValue ?? false,
-            displayName: info["displayName"]?.stringValue,
-            photoURL: info["photoUrl"]?.stringValue,
-            phoneNumber: info["phoneNumber"]?.stringValue,
-            disabled: info["disabled"]?.boolValue ?? false,
-            metadata: UserMetadata(creationTime: date("createdAt"), lastSignInTime: date("lastLoginAt")),
-            providerData: (info["providerUserInfo"]?.arrayValue ?? []).map { provider in
-                UserProviderInfo(
-                    uid: provider["rawId"]?.stringValue ?? "",
-                    providerId: provider["providerId"]?.stringValue ?? "",
-                    email: provider["email"]?.stringValue,
-                    displayName: provider["displayName"]?.stringValue,
-                    photoURL: provider["photoUrl"]?.stringValue,
-                    phoneNumber: provider["phoneNumber"]?.stringValue
-                )
-            },
-            customClaims: claims?.objectValue ?? [:],
-            passwordHash: info["passwordHash"]?.stringValue,
-            passwordSalt: info["salt"]?.stringValue,
-            tokensValidAfterTime: validSince.map { Date(timeIntervalSince1970: $0) },
-            tenantId: info["tenantId"]?.stringValue
-        )
     }
 }

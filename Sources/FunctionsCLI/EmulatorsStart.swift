@@ -4,9 +4,9 @@ import EmulatorServer
 import FirebaseEmulator
 import FirebaseHTTP
 import Foundation
-import FunctionsWorker
 import Hummingbird
 import Logging
+import ProcessSupport
 
 /// `functions emulators:start`: serves every emulated service on one port.
 struct EmulatorsStart: AsyncParsableCommand {

@@ -2,6 +2,7 @@ import CloudEvents
 import CloudFunctions
 import Foundation
 import Logging
+import ProcessSupport
 import Synchronization
 
 /// A swift-log handler writing Cloud Logging's structured JSON: one object per line, which

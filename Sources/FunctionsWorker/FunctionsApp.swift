@@ -2,6 +2,7 @@ import CloudFunctions
 import FirebaseHTTP
 import Foundation
 import Logging
+import ProcessSupport
 
 /// An author's functions binary: register the functions, and `main` does the rest.
 ///

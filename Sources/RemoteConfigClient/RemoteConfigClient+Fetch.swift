@@ -1,3 +1,4 @@
+import CloudFunctions
 import Foundation
 import Synchronization
 
@@ -80,7 +81,7 @@ extension RemoteConfigClient {
     /// config stays stale. The answer to a fetch sent before one whose answer was applied already
     /// (two fetches crossing) leaves the fetched config as it is.
     private func fetchFromBackend(etag: String?, realtime: Bool, pingsAtStart: UInt64, fetch: UInt64) async throws {
-        let answer: FetchAnswer
+        let answer: RemoteConfigFetchResponse
         do {
             answer = try await send(etag: etag, realtime: realtime)
         } catch let error as RemoteConfigError {
@@ -91,12 +92,12 @@ extension RemoteConfigClient {
             if fetch > fetchApplied.load(ordering: .relaxed) {
                 fetchApplied.store(fetch, ordering: .relaxed)
                 switch answer.state {
-                case "UPDATE": state.fetched = answer.entries
-                case "NO_CHANGE": break
-                default: state.fetched = [:]  // EMPTY_CONFIG, NO_TEMPLATE
+                case .update: state.fetched = answer.entries
+                case .noChange: break
+                case .emptyConfig, .noTemplate: state.fetched = [:]
                 }
-                state.fetchedVersion = answer.templateVersion ?? state.fetchedVersion
-                state.fetchedETag = answer.etag ?? state.fetchedETag
+                state.fetchedVersion = Int64(answer.templateVersion) ?? state.fetchedVersion
+                if !answer.etag.isEmpty { state.fetchedETag = answer.etag }
                 state.hasUnactivatedFetch = true
             }
             state.lastFetchStatus = .success
@@ -122,14 +123,7 @@ extension RemoteConfigClient {
         }
     }
 
-    struct FetchAnswer {
-        var state: String
-        var entries: [String: String]
-        var templateVersion: Int64?
-        var etag: String?
-    }
-
-    private func send(etag: String?, realtime: Bool) async throws -> FetchAnswer {
+    private func send(etag: String?, realtime: Bool) async throws -> RemoteConfigFetchResponse {
         var components = URLComponents(url: backend, resolvingAgainstBaseURL: false)!
         components.path += "/v1/projects/\(project)/namespaces/firebase:fetch"
         components.queryItems = [URLQueryItem(name: "key", value: apiKey)]
@@ -139,7 +133,7 @@ extension RemoteConfigClient {
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.setValue(realtime ? "REALTIME/1" : "BASE/1", forHTTPHeaderField: "X-Firebase-RC-Fetch-Type")
         if let etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
-        request.httpBody = try? JSONSerialization.data(withJSONObject: installation.fetchBody)
+        request.httpBody = try? JSONEncoder().encode(installation.fetchRequest)
         let data: Data
         let response: URLResponse
         do {
@@ -149,21 +143,18 @@ extension RemoteConfigClient {
         }
         let http = response as? HTTPURLResponse
         let status = http?.statusCode ?? 0
-        let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
         guard status == 200 else {
-            let message = (json?["error"] as? [String: Any])?["message"] as? String
+            let message = (try? JSONValue(parsing: data))?["error"]?["message"]?.stringValue
                 ?? String(decoding: data.prefix(300), as: UTF8.self)
             throw RemoteConfigError.fetchFailed(status: status, message: message)
         }
-        guard let json, let state = json["state"] as? String else {
+        do {
+            var answer = try JSONDecoder().decode(RemoteConfigFetchResponse.self, from: data)
+            answer.etag = http?.value(forHTTPHeaderField: "ETag") ?? ""
+            return answer
+        } catch {
             let text = String(decoding: data.prefix(300), as: UTF8.self)
-            throw RemoteConfigError.transport("the answer has no state: \(text)")
+            throw RemoteConfigError.transport("the answer is not a fetch answer (\(error)): \(text)")
         }
-        return FetchAnswer(
-            state: state,
-            entries: (json["entries"] as? [String: Any] ?? [:]).compactMapValues { $0 as? String },
-            templateVersion: (json["templateVersion"] as? String).flatMap { Int64($0) },
-            etag: http?.value(forHTTPHeaderField: "ETag")
-        )
     }
 }

@@ -1,3 +1,4 @@
+import CloudFunctions
 import Foundation
 
 /// The app install a client stands for: what the device SDK sends with each fetch, and what
@@ -51,16 +52,18 @@ public struct RemoteConfigInstallation: Sendable, Hashable, Codable {
         return String((0..<22).map { _ in alphabet.randomElement()! })
     }
 
-    /// The fetch request body (the Web SDK's strict JSON form).
-    var fetchBody: [String: Any] {
-        var body: [String: Any] = [
-            "app_instance_id": installationID, "app_instance_id_token": "emulator-token", "app_id": appID,
-            "app_version": appVersion, "app_build": appBuild, "platform": platform,
-            "language_code": languageCode, "country_code": countryCode, "sdk_version": "swift-cloud-functions",
-            "time_zone": "UTC",
-        ]
-        if !userProperties.isEmpty { body["analytics_user_properties"] = userProperties }
-        if !customSignals.isEmpty { body["custom_signals"] = customSignals }
-        return body
+    /// What a fetch sends for this installation.
+    var fetchRequest: RemoteConfigFetchRequest {
+        var request = RemoteConfigFetchRequest(appInstanceId: installationID, appId: appID,
+            analyticsUserProperties: userProperties, customSignals: customSignals)
+        request.appInstanceIdToken = "emulator-token"
+        request.appVersion = appVersion
+        request.appBuild = appBuild
+        request.platform = platform
+        request.languageCode = languageCode
+        request.countryCode = countryCode
+        request.sdkVersion = "swift-cloud-functions"
+        request.timeZone = "UTC"
+        return request
     }
 }

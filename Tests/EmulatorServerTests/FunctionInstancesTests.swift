@@ -28,23 +28,14 @@ struct FunctionInstancesTests {
         return try FunctionsManifest(json: Data(contentsOf: file))
     }
 
-    /// Waits (checking every 20 ms, for at most 30 s) until `condition` holds.
-    static func waitUntil(_ condition: () throws -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            if try condition() { return true }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return try condition()
-    }
-
     static func publish(_ emulator: Emulator, description: String) async throws {
         let template = try RemoteConfigTemplate.decode(
             from: Data(#"{"parameters": {}, "version": {"description": "\#(description)"}}"#.utf8))
         try await emulator.remoteConfig.publish(template, ifMatch: "*")
     }
 
-    @Test("every function has its own process; more instances under load, up to maxInstances, fewer when idle")
+    @Test("every function has its own process; more instances under load, up to maxInstances, fewer when idle",
+        .timeLimit(.minutes(2)))
     func scaling() async throws {
         let emulator = try Emulator(project: "demo", directory: nil)
         var configuration = EmulatorServer.Configuration()
@@ -67,7 +58,9 @@ struct FunctionInstancesTests {
             // Five slow events at once: one instance takes one, so three run (the maximum), two wait.
             // Slow for oneAtATime only: configUpdated, with its 3 s timeout, handles them at once.
             for _ in 0..<5 { try await Self.publish(emulator, description: "slow-one-at-a-time") }
-            #expect(try await Self.waitUntil { oneAtATime.supervisors.count == 3 })
+            // Each new instance's process is recorded in the store once it runs.
+            await emulator.store.waitUntil { oneAtATime.supervisors.count == 3 }
+            #expect(oneAtATime.supervisors.count == 3)
             #expect(oneAtATime.load.allSatisfy { $0.inFlight <= 1 })
             await emulator.waitUntilIdle()
             #expect(try emulator.store.eventLog().allSatisfy { entry in
@@ -75,7 +68,8 @@ struct FunctionInstancesTests {
             })
             #expect(oneAtATime.supervisors.count <= 3)
             // Idle past the timeout: back to one.
-            #expect(try await Self.waitUntil { oneAtATime.supervisors.count == 1 })
+            await emulator.store.waitUntil { oneAtATime.supervisors.count == 1 }
+            #expect(oneAtATime.supervisors.count == 1)
             #expect(pools["configUpdated"]?.supervisors.count == 1)
         }
     }

@@ -17,7 +17,7 @@ struct AuthUserTests {
 
     @Test("writes the Identity Toolkit UserInfo wire form")
     func userInfo() throws {
-        let info = user.userInfo()
+        let info = user.userInfoJSON()
         #expect(info["localId"] == "UUpby3s4spZre6kHsgVSPetzQ8l2")
         #expect(info["createdAt"] == "1590489747123")
         #expect(info["lastLoginAt"] == "1603537200000")
@@ -33,12 +33,18 @@ struct AuthUserTests {
         #expect(providers.map { $0["providerId"] } == ["password", "phone", "google.com"])
         #expect(providers[0]["rawId"] == "test@nowhere.com")
         #expect(providers[2]["email"] == "test@gmail.com")
-        #expect(user.userInfo(includePasswordHash: false)["passwordHash"] == nil)
+        #expect(user.userInfo(includePasswordHash: false).passwordHash == nil)
+        // What the Admin HTTP client reads back from it.
+        let read = UserRecord(user.userInfo())
+        #expect(read.uid == user.localId && read.email == user.email && read.customClaims == ["admin": true])
+        #expect(read.metadata == UserMetadata(creationTime: AuthFixtures.created, lastSignInTime: AuthFixtures.lastLogin))
+        #expect(read.tokensValidAfterTime == Date(timeIntervalSince1970: 1_590_489_747))
+        #expect(read.providerData.map(\.providerId) == ["password", "phone", "google.com"])
     }
 
     @Test("leaves absent fields and empty claims out of UserInfo")
     func sparseUserInfo() {
-        let info = AuthUser(localId: "u1", createdAt: AuthFixtures.created).userInfo()
+        let info = AuthUser(localId: "u1", createdAt: AuthFixtures.created).userInfoJSON()
         #expect(info["email"] == nil)
         #expect(info["lastLoginAt"] == nil)
         #expect(info["customAttributes"] == nil)
@@ -46,27 +52,19 @@ struct AuthUserTests {
         #expect(info["providerUserInfo"] == [])
     }
 
-    @Test("writes the firebase-functions UserRecord event form")
+    @Test("is the firebase-functions UserRecord of its events, without hash, salt or validSince")
     func userRecord() throws {
-        let record = user.userRecord
-        #expect(record["uid"] == "UUpby3s4spZre6kHsgVSPetzQ8l2")
-        #expect(record["photoURL"] == "https://example.com/a.png")
-        #expect(record["metadata"] == ["creationTime": "2020-05-26T10:42:27.123Z",
-                                       "lastSignInTime": "2020-10-24T11:00:00.000Z"])
-        #expect(record["customClaims"] == ["admin": true])
-        #expect(record["passwordHash"] == nil)
-        #expect(record["validSince"] == nil)
-        let providers = try #require(record["providerData"]?.arrayValue)
-        #expect(providers[0] == ["providerId": "password", "uid": "test@nowhere.com", "email": "test@nowhere.com",
-                                 "displayName": "Test", "photoURL": "https://example.com/a.png"])
-        #expect(providers[2] == ["providerId": "google.com", "uid": "g-1", "email": "test@gmail.com"])
-    }
-
-    @Test("writes empty defaults in the UserRecord of a bare user")
-    func bareUserRecord() {
-        let record = AuthUser(localId: "u1", createdAt: AuthFixtures.created).userRecord
-        #expect(record == ["uid": "u1", "emailVerified": false, "disabled": false, "providerData": [],
-                           "customClaims": [:], "metadata": ["creationTime": "2020-05-26T10:42:27.123Z"]])
+        let record = user.cloudUserRecord
+        #expect(record.uid == "UUpby3s4spZre6kHsgVSPetzQ8l2")
+        #expect(record.photoURL == "https://example.com/a.png")
+        #expect(record.metadata == UserMetadata(creationTime: AuthFixtures.created, lastSignInTime: AuthFixtures.lastLogin))
+        #expect(record.customClaims == ["admin": true])
+        #expect(record.passwordHash == nil && record.passwordSalt == nil && record.tokensValidAfterTime == nil)
+        #expect(record.providerData[0] == UserProviderInfo(uid: "test@nowhere.com", providerId: "password",
+            email: "test@nowhere.com", displayName: "Test", photoURL: "https://example.com/a.png"))
+        #expect(record.providerData[2] == UserProviderInfo(uid: "g-1", providerId: "google.com", email: "test@gmail.com"))
+        let bare = AuthUser(localId: "u1", createdAt: AuthFixtures.created).cloudUserRecord
+        #expect(bare == UserRecord(uid: "u1", metadata: UserMetadata(creationTime: AuthFixtures.created)))
     }
 
     @Test("does not duplicate listed password or phone providers")

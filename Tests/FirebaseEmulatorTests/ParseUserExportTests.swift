@@ -1,5 +1,6 @@
 import FirebaseEmulator
 import Foundation
+import CloudEvents
 import CloudFunctions
 import Testing
 
@@ -59,7 +60,8 @@ struct ParseUserExportTests {
         #expect(AuthFixtures.hasher.verify("parse-pass-2", against: bobHash))
         #expect(!AuthFixtures.hasher.verify("wrong", against: bobHash))
         #expect(alice.providerData == [AuthProviderInfo(providerId: "facebook.com", rawId: "10153")])
-        #expect(alice.userRecord["metadata"]?["creationTime"] == "2016-01-02T03:04:05.678Z")
+        #expect(alice.cloudUserRecord.metadata.creationTime.map(RFC3339Timestamp.millisecondString(from:))
+            == "2016-01-02T03:04:05.678Z")
     }
 
     @Test("accepts a bare array")

@@ -3,6 +3,7 @@ import FirebaseHTTP
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import ProcessSupport
 import Synchronization
 import Testing
 

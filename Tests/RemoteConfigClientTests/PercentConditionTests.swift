@@ -1,3 +1,4 @@
+import CloudFunctions
 import FirebaseEmulator
 import Foundation
 import RemoteConfigClient

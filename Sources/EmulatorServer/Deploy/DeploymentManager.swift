@@ -3,6 +3,7 @@ import FirebaseEmulator
 import Foundation
 import FunctionsBus
 import Logging
+import ProcessSupport
 import ServiceLifecycle
 import Synchronization
 

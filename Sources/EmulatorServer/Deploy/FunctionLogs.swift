@@ -1,6 +1,7 @@
 import CloudEvents
 import CloudFunctions
 import Foundation
+import ProcessSupport
 import Synchronization
 
 /// The recent log lines of the deployed functions' workers, kept in memory (the newest

@@ -20,8 +20,10 @@ struct AuthRoutes {
     func add(to router: Router<EmulatorRequestContext>) {
         let v1 = router.group("identitytoolkit.googleapis.com/v1")
         let project = v1.group("projects/:project")
+        // Creating, listing and deleting accounts in bulk: the Admin SDKs' calls.
+        let admin = v1.group("projects/:project").add(middleware: server.ownerOnly(.identityToolkit))
         post(v1, "accounts:signUp") { request, body in try await signUp(request, body) }
-        post(project, "accounts") { request, body in try await signUp(request, body) }
+        post(admin, "accounts") { request, body in try await signUp(request, body) }
         post(v1, "accounts:signInWithPassword") { request, body in
             try requireAPIKey(request)
             return try encoded(await service.clientSignInWithPassword(email: body["email"]?.stringValue,
@@ -42,15 +44,15 @@ struct AuthRoutes {
             post(group, "accounts:update") { request, body in try await update(request, body) }
             post(group, "accounts:delete") { request, body in try await delete(request, body) }
         }
-        post(project, "accounts:batchCreate") { _, body in try await service.importUsers(body).json }
-        post(project, "accounts:batchDelete") { _, body in
+        post(admin, "accounts:batchCreate") { _, body in try await service.importUsers(body).json }
+        post(admin, "accounts:batchDelete") { _, body in
             let ids = try decode([String].self, body["localIds"] ?? .array([]), field: "localIds")
             let failures = try await service.batchDelete(localIds: ids, force: body["force"]?.boolValue ?? false)
             var answer: [String: JSONValue] = ["kind": "identitytoolkit#BatchDeleteAccountsResponse"]
             if !failures.isEmpty { answer["errors"] = try JSONValue(encoding: failures) }
             return .object(answer)
         }
-        project.get("accounts:batchGet") { request, _ in
+        admin.get("accounts:batchGet") { request, _ in
             try await authResponse {
                 let query = request.uri.queryParameters
                 let maxResults = try query.get("maxResults").map { text in
@@ -73,13 +75,14 @@ struct AuthRoutes {
             }
         }
         let emulator = router.group("emulator/v1/projects/:project")
-        emulator.delete("accounts") { _, _ in
+        let owner = router.group("emulator/v1/projects/:project").add(middleware: server.ownerOnly(.google))
+        owner.delete("accounts") { _, _ in
             try await service.deleteAllUsers()
             return Response.json([:])
         }
         // `{"format": "firebase"|"parse", "export": <the file>, "hashAlgorithm"?}`: a whole export
         // file, as `functions auth:import` reads it (the console's import).
-        emulator.post("accounts:import") { request, _ in
+        owner.post("accounts:import") { request, _ in
             var request = request
             let body = try await request.jsonBody(limit: server.configuration.maxBodySize)
             guard let format = body["format"]?.stringValue.flatMap(AuthService.ExportFormat.init(rawValue:)) else {
@@ -91,7 +94,7 @@ struct AuthRoutes {
                 "errors": .array(outcome.failures.map(\.json))])
         }
         emulator.get("config") { _, _ in Response.json(service.emulatorConfig.json) }
-        emulator.patch("config") { request, _ in
+        owner.patch("config") { request, _ in
             var request = request
             let body = try await request.jsonBody(limit: server.configuration.maxBodySize)
             let privacy = body["emailPrivacyConfig"]?["enableImprovedEmailPrivacy"]
@@ -121,7 +124,7 @@ struct AuthRoutes {
         }
         var answer: [String: JSONValue] = ["kind": "identitytoolkit#GetAccountInfoResponse"]
         // The key is absent when nothing matched: the Node admin SDK relies on it.
-        if !users.isEmpty { answer["users"] = .array(users.map { $0.userInfo() }) }
+        if !users.isEmpty { answer["users"] = .array(users.map { $0.userInfoJSON() }) }
         return .object(answer)
     }
 
@@ -135,7 +138,7 @@ struct AuthRoutes {
             try requireAPIKey(request)
             (user, session) = try await service.clientUpdate(change, idToken: try idToken(body))
         }
-        var answer = user.userInfo(includePasswordHash: false).objectValue ?? [:]
+        var answer = user.userInfoJSON(includePasswordHash: false).objectValue ?? [:]
         answer["kind"] = "identitytoolkit#SetAccountInfoResponse"
         if let session {
             answer["idToken"] = .string(session.idToken)

@@ -9,7 +9,7 @@ import NIOCore
 /// module's resources) under `/__/console/`, and the stream of changes that keeps it live.
 ///
 /// The console calls the emulator's own REST routes from its origin, so it goes through the
-/// same validation as any client, and the admin-only routes accept it (see AdminOnlyMiddleware).
+/// same validation as any client, and the admin-only routes accept it (see OwnerOnlyMiddleware).
 struct ConsoleRoutes {
     let server: EmulatorServer
 

@@ -12,9 +12,10 @@ struct DeployRoutes {
 
     func add(to router: Router<EmulatorRequestContext>) {
         let group = router.group("emulator/v1/projects/:project")
-        // Admin only (AdminOnlyMiddleware), JSON only (a browser cannot send that across
-        // origins without asking first), and only a binary that `swift build` made.
-        group.post("deployments") { request, context in
+        let owner = router.group("emulator/v1/projects/:project").add(middleware: server.ownerOnly(.google))
+        // The owner's only, JSON only (a browser cannot send that across origins without asking
+        // first), and only a binary that `swift build` made.
+        owner.post("deployments") { request, context in
             guard request.headers[.contentType]?.lowercased().hasPrefix("application/json") == true else {
                 throw ServiceError(.unsupportedMediaType,
                     "A deployment must be sent as Content-Type: application/json.")
@@ -51,7 +52,7 @@ struct DeployRoutes {
             }
             return Response.json(try Self.describe(deployment, base: server.deployments.baseURL(), project: server.emulator.project))
         }
-        group.post("functions/:call") { request, context in
+        owner.post("functions/:call") { request, context in
             var request = request
             let body = try await request.jsonBody(limit: server.configuration.maxBodySize)
             return Response.json(try await trigger(try context.parameters.require("call"), body: body))

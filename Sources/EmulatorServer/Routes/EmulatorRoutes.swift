@@ -11,6 +11,8 @@ struct EmulatorRoutes {
 
     func add(to router: Router<EmulatorRequestContext>) {
         let group = router.group("emulator/v1/projects/:project")
+        let owner = router.group("emulator/v1/projects/:project").add(middleware: server.ownerOnly(.google))
+        // What a device does for itself: open, as an app's own calls carry no credential.
         group.post("devices") { request, context in
             var request = request
             let body = try await request.jsonBody(limit: server.configuration.maxBodySize)
@@ -35,7 +37,7 @@ struct EmulatorRoutes {
             return Response.json(["messages": try JSONValue(encoding: messages)])
         }
         // `{"count": 5, "windowSeconds": 3600}` throttles each app instance's fetches; `{}` turns it off.
-        group.put("remoteConfig:fetchLimit") { request, _ in
+        owner.put("remoteConfig:fetchLimit") { request, _ in
             var request = request
             let body = try await request.jsonBody(limit: server.configuration.maxBodySize)
             guard body["count"] != nil || body["windowSeconds"] != nil else {
@@ -52,9 +54,9 @@ struct EmulatorRoutes {
                 RemoteConfigFetchLimit(count: Int(count), window: .milliseconds(Int64(window * 1000))))
             return Response.json(["count": .number(count), "windowSeconds": .number(window)])
         }
-        // Writes the whole state to a directory of this machine (admin only, as every emulator route that
-        // changes state: see AdminOnlyMiddleware), like `firebase emulators:export`.
-        group.post("export") { request, _ in
+        // Writes the whole state to a directory of this machine (the owner's only, as every
+        // emulator route that changes state), like `firebase emulators:export`.
+        owner.post("export") { request, _ in
             var request = request
             let body = try await request.jsonBody(limit: server.configuration.maxBodySize)
             guard let path = body["path"]?.stringValue, path.hasPrefix("/") else {

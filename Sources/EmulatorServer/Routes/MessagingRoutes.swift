@@ -11,21 +11,23 @@ struct MessagingRoutes {
     var service: MessagingService { server.emulator.messaging }
 
     func add(to router: Router<EmulatorRequestContext>) {
-        router.post("v1/projects/:project/messages:send") { request, _ in
+        let project = router.group("v1/projects/:project").add(middleware: server.ownerOnly(.google))
+        let instanceID = router.group("iid").add(middleware: server.ownerOnly(.instanceID))
+        project.post("messages:send") { request, _ in
             var request = request
             let body = try await request.bodyData(limit: server.configuration.maxBodySize)
             let result = try await service.send(FCMSendRequest.parse(body))
             return Response.json(["name": .string(result.name)])
         }
-        for (path, subscribe) in [("iid/v1:batchAdd", true), ("iid/v1:batchRemove", false)] {
-            router.post(RouterPath(path)) { request, _ in
+        for (path, subscribe) in [("v1:batchAdd", true), ("v1:batchRemove", false)] {
+            instanceID.post(RouterPath(path)) { request, _ in
                 var request = request
                 do {
                     let body = try await request.jsonBody(limit: server.configuration.maxBodySize)
                     let batch = try FCMTopicBatchRequest.parse(body)
-                    let outcomes = await subscribe
-                        ? try service.subscribe(tokens: batch.registrationTokens, to: batch.topic)
-                        : try service.unsubscribe(tokens: batch.registrationTokens, from: batch.topic)
+                    let outcomes = try await subscribe
+                        ? service.subscribe(tokens: batch.registrationTokens, to: batch.topic)
+                        : service.unsubscribe(tokens: batch.registrationTokens, from: batch.topic)
                     return Response.json(FCMTopicBatchResponse(results: outcomes).jsonValue)
                 } catch let error as ServiceError {
                     // The Instance ID API answers whole-request errors as {"error": "<CODE>"}.
@@ -35,7 +37,7 @@ struct MessagingRoutes {
             }
         }
         // APNs device tokens → FCM registration tokens (each becomes an emulated iOS device).
-        router.post("iid/v1:batchImport") { request, _ in
+        instanceID.post("v1:batchImport") { request, _ in
             var request = request
             let body = try await request.jsonBody(limit: server.configuration.maxBodySize)
             let batch = try APNSTokenImportRequest.parse(body)
@@ -45,7 +47,7 @@ struct MessagingRoutes {
             }
             return Response.json(["results": .array(results)])
         }
-        router.post("v1/projects/:project/registrations/:token/topicSubscriptions") { request, context in
+        project.post("registrations/:token/topicSubscriptions") { request, context in
             let subscription = try FCMTopicSubscriptionRequest.subscribe(
                 tokenSegment: try context.parameters.require("token"),
                 query: Self.query(request)
@@ -53,7 +55,7 @@ struct MessagingRoutes {
             try await Self.check(service.subscribe(tokens: [subscription.token], to: subscription.topic))
             return Response.json([:])
         }
-        router.delete("v1/projects/:project/registrations/:token/topicSubscriptions/:topic") { request, context in
+        project.delete("registrations/:token/topicSubscriptions/:topic") { request, context in
             let subscription = try FCMTopicSubscriptionRequest.unsubscribe(
                 tokenSegment: try context.parameters.require("token"),
                 topicSegment: try context.parameters.require("topic"),

@@ -13,34 +13,24 @@ extension RemoteConfigRoutes {
     /// A throttled instance gets 429 `RESOURCE_EXHAUSTED` (only when a fetch limit is set).
     func fetch(_ request: inout Request, context: EmulatorRequestContext, namespace: String) async throws -> Response {
         let body = try await deviceBody(&request, context: context)
-        func text(_ key: String) -> String? {
-            switch body[key] {
-            case .string(let text)?: text
-            case let value? where value.numberValue != nil || value.boolValue != nil: value.serialized()
-            default: nil
-            }
-        }
-        func strings(_ key: String) -> [String: String] {
-            (body[key]?.objectValue ?? [:]).compactMapValues { value in
-                switch value {
-                case .string(let text): text
-                case .number, .bool: value.serialized()
-                default: nil
-                }
-            }
+        let device: RemoteConfigFetchRequest
+        do {
+            device = try body.decode(as: RemoteConfigFetchRequest.self)
+        } catch {
+            throw ServiceError(.invalidArgument, "Invalid JSON payload received. \(error)")
         }
         // `platform_version` (the OS version) is read by no condition, so it is accepted and unused.
         let instance = RemoteConfigAppInstance(
-            installationID: text("app_instance_id"),
-            appID: text("app_id"),
-            appVersion: text("app_version"),
-            appBuild: text("app_build"),
-            platform: text("platform") ?? Self.platform(fromAppID: text("app_id")),
-            languageCode: text("language_code"),
-            countryCode: text("country_code"),
-            userProperties: strings("analytics_user_properties"),
-            customSignals: strings("custom_signals"),
-            firstOpenTime: text("first_open_time").flatMap { RFC3339Timestamp.date(from: $0) }
+            installationID: device.appInstanceId,
+            appID: device.appId,
+            appVersion: device.appVersion,
+            appBuild: device.appBuild,
+            platform: device.platform ?? Self.platform(fromAppID: device.appId),
+            languageCode: device.languageCode,
+            countryCode: device.countryCode,
+            userProperties: device.analyticsUserProperties,
+            customSignals: device.customSignals,
+            firstOpenTime: device.firstOpenTime.flatMap { RFC3339Timestamp.date(from: $0) }
         )
         let response = try service.fetch(
             project: try clientProject(context),
@@ -48,12 +38,7 @@ extension RemoteConfigRoutes {
             instance: instance,
             ifNoneMatch: request.headers[.ifNoneMatch]
         )
-        let json: JSONValue = [
-            "state": .string(response.state.rawValue),
-            "entries": .object(response.entries.mapValues(JSONValue.string)),
-            "templateVersion": .string(response.templateVersion),
-        ]
-        return Response.json(json, headers: [.eTag: response.etag])
+        return Response.json(try JSONValue(encoding: response), headers: [.eTag: response.etag])
     }
 
     /// The JSON object a device sent: gunzipped when it starts with the gzip magic bytes (whatever

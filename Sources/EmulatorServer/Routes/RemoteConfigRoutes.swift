@@ -16,13 +16,14 @@ struct RemoteConfigRoutes {
     var service: RemoteConfigService { server.emulator.remoteConfig }
 
     func add(to router: Router<EmulatorRequestContext>) {
-        let project = router.group("v1/projects/:project")
-        addTemplateRoutes(to: project, namespace: { _ in .firebase })
-        addTemplateRoutes(to: project.group("namespaces/:namespace")) {
+        let templates = router.group("v1/projects/:project").add(middleware: server.ownerOnly(.google))
+        addTemplateRoutes(to: templates, namespace: { _ in .firebase })
+        addTemplateRoutes(to: templates.group("namespaces/:namespace")) {
             RemoteConfigNamespace(rawValue: try $0.parameters.require("namespace"))
         }
-        // `namespaces/firebase:fetch`: the namespace and the method share one path segment.
-        project.post("namespaces/:namespace") { request, context in
+        // `namespaces/firebase:fetch`, what devices call: the namespace and the method share
+        // one path segment.
+        router.post("v1/projects/:project/namespaces/:namespace") { request, context in
             let segment = try context.parameters.require("namespace")
             var request = request
             if let namespace = Self.namespace(segment, method: "fetch") {

@@ -2,6 +2,7 @@ import CloudFunctions
 import Foundation
 import Hummingbird
 import Logging
+import ProcessSupport
 import ServiceLifecycle
 import UnixSignals
 

@@ -3,6 +3,7 @@ import FirebaseEmulator
 import Foundation
 import Hummingbird
 import Logging
+import ProcessSupport
 import Synchronization
 
 /// The emulator's HTTP face: every emulated service on one port, with the Firebase routes and
@@ -51,6 +52,8 @@ public struct EmulatorServer: Sendable {
     public let deployments: DeploymentManager
     let logger: Logger
     private let listening: ListeningAddress
+    /// The web pages that may change the emulator: its console, wherever it is opened from.
+    let origins: PageOrigins
 
     /// Creates a server for an emulator.
     public init(emulator: Emulator, configuration: Configuration = Configuration(), logger: Logger? = nil) {
@@ -60,6 +63,10 @@ public struct EmulatorServer: Sendable {
         self.configuration = configuration
         self.logger = logger
         self.listening = listening
+        self.origins = PageOrigins(listening: {
+            guard let port = listening.url?.port else { return [] }
+            return ["http://127.0.0.1:\(port)", "http://localhost:\(port)", "http://[::1]:\(port)"]
+        })
         self.deployments = DeploymentManager(emulator: emulator, baseURL: { listening.url },
             startTimeout: configuration.workerStartTimeout, idleTimeout: configuration.instanceIdleTimeout,
             deliveryBatch: configuration.deliveryBatch, logger: logger)
@@ -71,10 +78,8 @@ public struct EmulatorServer: Sendable {
         router.add(middleware: ServiceErrorMiddleware())
         // Function URLs are public, as in production: the functions check their callers themselves.
         router.add(middleware: FunctionRequestMiddleware(server: self))
-        router.add(middleware: AdminOnlyMiddleware(listeningHost: configuration.host, ownOrigins: { [listening] in
-            guard let port = listening.url?.port else { return [] }
-            return ["http://127.0.0.1:\(port)", "http://localhost:\(port)", "http://[::1]:\(port)"]
-        }))
+        router.add(middleware: HostAndOriginMiddleware(hostCheck: LoopbackHost(listeningHost: configuration.host),
+            origins: origins))
         EmulatorRoutes(server: self).add(to: router)
         RemoteConfigRoutes(server: self).add(to: router)
         MessagingRoutes(server: self).add(to: router)

@@ -40,25 +40,14 @@ package struct AuthProviderInfo: Sendable, Hashable, Codable {
     /// The SDK name of ``rawId``.
     public var uid: String { rawId }
 
-    /// The Identity Toolkit wire form: `{providerId, rawId, federatedId?, email?, displayName?, photoUrl?,
-    /// phoneNumber?}`.
-    public var userInfo: JSONValue {
-        var members: [String: JSONValue] = ["providerId": .string(providerId), "rawId": .string(rawId)]
-        members["federatedId"] = federatedId.map(JSONValue.string)
-        members["email"] = email.map(JSONValue.string)
-        members["displayName"] = displayName.map(JSONValue.string)
-        members["photoUrl"] = photoURL.map(JSONValue.string)
-        members["phoneNumber"] = phoneNumber.map(JSONValue.string)
-        return .object(members)
-    }
-
-    /// The firebase-functions `UserInfo` form: `{uid, providerId, email?, displayName?, photoURL?, phoneNumber?}`.
-    public var userRecordInfo: JSONValue {
-        var members: [String: JSONValue] = ["providerId": .string(providerId), "uid": .string(rawId)]
-        members["email"] = email.map(JSONValue.string)
-        members["displayName"] = displayName.map(JSONValue.string)
-        members["photoURL"] = photoURL.map(JSONValue.string)
-        members["phoneNumber"] = phoneNumber.map(JSONValue.string)
-        return .object(members)
+    /// The Identity Toolkit wire form.
+    public var userInfo: IdentityToolkitUser.Provider {
+        var info = IdentityToolkitUser.Provider(providerId: providerId, rawId: rawId)
+        info.federatedId = federatedId
+        info.email = email
+        info.displayName = displayName
+        info.photoUrl = photoURL
+        info.phoneNumber = phoneNumber
+        return info
     }
 }

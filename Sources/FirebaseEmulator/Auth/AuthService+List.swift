@@ -11,7 +11,7 @@ package struct AuthUserPage: Sendable, Hashable {
     /// The response body: `{kind, users, nextPageToken?}`.
     public var json: JSONValue {
         var body: [String: JSONValue] = [
-            "kind": "identitytoolkit#DownloadAccountResponse", "users": .array(users.map { $0.userInfo() }),
+            "kind": "identitytoolkit#DownloadAccountResponse", "users": .array(users.map { $0.userInfoJSON() }),
         ]
         body["nextPageToken"] = nextPageToken.map(JSONValue.string)
         return .object(body)

@@ -59,7 +59,7 @@ extension AuthService {
     /// The `accounts:lookup` response body: `{kind, users?: [UserInfo]}`, without `users` when empty.
     public static func lookupResponse(_ users: [AuthUser]) -> JSONValue {
         var body: [String: JSONValue] = ["kind": "identitytoolkit#GetAccountInfoResponse"]
-        if !users.isEmpty { body["users"] = .array(users.map { $0.userInfo() }) }
+        if !users.isEmpty { body["users"] = .array(users.map { $0.userInfoJSON() }) }
         return .object(body)
     }
 

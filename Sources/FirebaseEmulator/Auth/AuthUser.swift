@@ -124,60 +124,38 @@ extension AuthUser {
     /// standard base64 of the bcrypt string (the salt is inside it, so no `salt` is written).
     ///
     /// - Parameter includePasswordHash: whether to write `passwordHash` (the emulator does; production redacts).
-    public func userInfo(includePasswordHash: Bool = true) -> JSONValue {
-        var members: [String: JSONValue] = [
-            "localId": .string(localId),
-            "emailVerified": .bool(emailVerified),
-            "disabled": .bool(disabled),
-            "createdAt": .string(String(AuthTimestamp.milliseconds(createdAt))),
-            "validSince": .string(String(AuthTimestamp.seconds(validSince))),
-            "providerUserInfo": .array(effectiveProviderData.map(\.userInfo)),
-        ]
-        members["email"] = email.map(JSONValue.string)
-        members["displayName"] = displayName.map(JSONValue.string)
-        members["photoUrl"] = photoURL.map(JSONValue.string)
-        members["phoneNumber"] = phoneNumber.map(JSONValue.string)
-        members["lastLoginAt"] = lastLoginAt.map { .string(String(AuthTimestamp.milliseconds($0))) }
-        members["lastRefreshAt"] = lastRefreshAt.map { .string(RFC3339Timestamp.millisecondString(from: $0)) }
-        if !customClaims.isEmpty {
-            members["customAttributes"] = .string(JSONValue.object(customClaims).serialized(sortedKeys: true))
-        }
+    public func userInfo(includePasswordHash: Bool = true) -> IdentityToolkitUser {
+        var info = IdentityToolkitUser(localId: localId)
+        info.email = email
+        info.emailVerified = emailVerified
+        info.displayName = displayName
+        info.photoUrl = photoURL
+        info.phoneNumber = phoneNumber
+        info.disabled = disabled
+        info.createdAt = String(AuthTimestamp.milliseconds(createdAt))
+        info.lastLoginAt = lastLoginAt.map { String(AuthTimestamp.milliseconds($0)) }
+        info.lastRefreshAt = lastRefreshAt.map(RFC3339Timestamp.millisecondString(from:))
+        info.validSince = String(AuthTimestamp.seconds(validSince))
+        if !customClaims.isEmpty { info.customAttributes = JSONValue.object(customClaims).serialized(sortedKeys: true) }
+        info.providerUserInfo = effectiveProviderData.map(\.userInfo)
         if includePasswordHash, let passwordHash {
-            members["passwordHash"] = .string(Data(passwordHash.utf8).base64EncodedString())
-            members["passwordUpdatedAt"] = passwordUpdatedAt.map { .number(Double(AuthTimestamp.milliseconds($0))) }
+            info.passwordHash = Data(passwordHash.utf8).base64EncodedString()
+            info.passwordUpdatedAt = passwordUpdatedAt.map { Double(AuthTimestamp.milliseconds($0)) }
         }
-        return .object(members)
+        return info
+    }
+
+    /// ``userInfo(includePasswordHash:)`` as JSON, as the routes answer it.
+    public func userInfoJSON(includePasswordHash: Bool = true) -> JSONValue {
+        // Strings, Bools and numbers only: encoding cannot fail.
+        (try? JSONValue(encoding: userInfo(includePasswordHash: includePasswordHash))) ?? [:]
     }
 }
 
 extension AuthUser {
-    /// The firebase-functions `UserRecord` JSON the Auth emulator sends with `user.create`/`user.delete` events.
-    ///
-    /// `{uid, email?, emailVerified, displayName?, photoURL?, phoneNumber?, disabled,
-    /// metadata: {creationTime, lastSignInTime?}, providerData: [{uid, providerId, email?, ...}], customClaims}`,
-    /// times in RFC 3339 with milliseconds. Like the emulator it leaves out the password hash and `validSince`.
-    public var userRecord: JSONValue {
-        var metadata: [String: JSONValue] = ["creationTime": .string(RFC3339Timestamp.millisecondString(from: createdAt))]
-        metadata["lastSignInTime"] = lastLoginAt.map { .string(RFC3339Timestamp.millisecondString(from: $0)) }
-        var members: [String: JSONValue] = [
-            "uid": .string(localId),
-            "emailVerified": .bool(emailVerified),
-            "disabled": .bool(disabled),
-            "metadata": .object(metadata),
-            "providerData": .array(effectiveProviderData.map(\.userRecordInfo)),
-            "customClaims": .object(customClaims),
-        ]
-        members["email"] = email.map(JSONValue.string)
-        members["displayName"] = displayName.map(JSONValue.string)
-        members["photoURL"] = photoURL.map(JSONValue.string)
-        members["phoneNumber"] = phoneNumber.map(JSONValue.string)
-        return .object(members)
-    }
-}
-
-extension AuthUser {
-    /// The user as the `CloudFunctions.UserRecord` that `user.v1.created`/`deleted` events carry: the same fields
-    /// as ``userRecord`` (no password hash, salt or `validSince`), with the derived `password`/`phone` providers.
+    /// The user as the `CloudFunctions.UserRecord` that `user.v1.created`/`deleted` events carry, as the
+    /// Auth emulator sends it (no password hash, salt or `validSince`), with the derived `password`/`phone`
+    /// providers.
     public var cloudUserRecord: UserRecord {
         UserRecord(
             uid: localId,

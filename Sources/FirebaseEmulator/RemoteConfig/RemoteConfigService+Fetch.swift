@@ -29,12 +29,12 @@ extension RemoteConfigService {
         let template = currentTemplate(key)
         let version = template.versionNumber
         guard version > 0 else {
-            let etag = RemoteConfigFetchResponse.etag(
+            let etag = RemoteConfigETag.fetch(
                 project: key.project, namespace: namespace, version: 0, entries: [:])
             return RemoteConfigFetchResponse(state: .noTemplate, entries: [:], templateVersion: "0", etag: etag)
         }
         let entries = template.evaluate(for: instance, at: now)
-        let etag = RemoteConfigFetchResponse.etag(
+        let etag = RemoteConfigETag.fetch(
             project: key.project, namespace: namespace, version: version, entries: entries)
         let state: RemoteConfigFetchResponse.State =
             if ifNoneMatch == etag { .noChange } else if entries.isEmpty { .emptyConfig } else { .update }

@@ -55,17 +55,21 @@ public final class EmulatorStore: Sendable {
 
     /// Runs `body` in a write transaction of its own; events it emits are committed with its
     /// changes. The caller waits without holding a thread; the transaction's
-    /// ``StoreTransaction/afterCommit(_:orRollback:)`` hooks run before any later write.
+    /// ``StoreTransaction/afterCommit(_:orRollback:)`` hooks run before any later write. A write
+    /// goes through even when the calling task is cancelled meanwhile (a worker that stops still
+    /// has its process forgotten), as a blocking write did.
     ///
     /// - Returns: what `body` returns, and the outbox entries it added.
     /// - Throws: what `body` throws (nothing is written then), or a database error.
     package func write<T: Sendable>(
         _ body: @escaping @Sendable (inout StoreTransaction) throws -> T
     ) async throws -> (T, [OutboxEntry]) {
-        try await writer.write { db in
-            var transaction = StoreTransaction(db: db)
-            let value = try body(&transaction)
-            return (value, transaction.emitted)
+        try await withCheckedThrowingContinuation { continuation in
+            writer.asyncWrite({ db in
+                var transaction = StoreTransaction(db: db)
+                let value = try body(&transaction)
+                return (value, transaction.emitted)
+            }, completion: { _, result in continuation.resume(with: result) })
         }
     }
 
@@ -161,5 +165,16 @@ extension EmulatorStore {
                 }
             }
         }
+    }
+}
+
+extension EmulatorStore {
+    /// Returns once `condition` holds: checked now, then after each commit that changes the
+    /// emulator's state (events and their deliveries, deployments and worker processes, the
+    /// services' data). Returns early, the condition unmet, if the calling task is cancelled.
+    package func waitUntil(_ condition: () throws -> Bool) async rethrows {
+        let subscription = changes.subscribe()
+        if try condition() { return }
+        for await _ in subscription.signals where try condition() { return }
     }
 }

@@ -1,12 +1,11 @@
-import CloudFunctions
-import Crypto
 import Foundation
 
-/// The answer to a client fetch, `POST .../namespaces/{namespace}:fetch`.
+/// The answer to a client fetch, `POST .../namespaces/{namespace}:fetch`: what the emulator
+/// answers and the device model reads.
 ///
 /// The body is `{"state", "entries", "templateVersion"}`; ``etag`` is sent as the `ETag` header
 /// (not in the body) and comes back as `If-None-Match` on the next fetch.
-package struct RemoteConfigFetchResponse: Sendable, Hashable, Codable {
+public struct RemoteConfigFetchResponse: Sendable, Hashable, Codable {
     /// What the client does with ``entries``.
     public enum State: String, Sendable, Hashable, Codable {
         /// Replace the fetched values with ``entries``.
@@ -32,27 +31,18 @@ package struct RemoteConfigFetchResponse: Sendable, Hashable, Codable {
         case state, entries, templateVersion
     }
 
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        state = try c.decode(State.self, forKey: .state)
+        entries = try c.decodeIfPresent([String: String].self, forKey: .entries) ?? [:]
+        templateVersion = try c.decodeIfPresent(String.self, forKey: .templateVersion) ?? "0"
+    }
+
     /// Creates a response.
     public init(state: State, entries: [String: String], templateVersion: String, etag: String) {
         self.state = state
         self.entries = entries
         self.templateVersion = templateVersion
         self.etag = etag
-    }
-
-    /// The ETag of a fetch answer: the template version and a digest of the resolved values, so it
-    /// changes exactly when what this instance receives changes.
-    static func etag(project: String, namespace: RemoteConfigNamespace, version: Int64, entries: [String: String])
-        -> String
-    {
-        var hasher = SHA256()
-        for (key, value) in entries.sorted(by: { $0.key < $1.key }) {
-            hasher.update(data: Data(key.utf8))
-            hasher.update(data: Data([0]))
-            hasher.update(data: Data(value.utf8))
-            hasher.update(data: Data([0]))
-        }
-        let digest = hasher.finalize().prefix(8).map { String(format: "%02x", $0) }.joined()
-        return "etag-\(project)-\(namespace.rawValue)-\(version)-\(digest)"
     }
 }

@@ -1,5 +1,5 @@
-import FunctionsWorker
 import Logging
+import ProcessSupport
 import Synchronization
 import Testing
 

@@ -1,5 +1,5 @@
-import CloudFunctions
 import Foundation
+import ProcessSupport
 import Testing
 
 @Suite("Host and port")

@@ -169,50 +169,13 @@ let package = Package(
         .executableTarget(
             name: "push-config-worker",
             dependencies: ["CloudFunctions", "FunctionsBuiltins", "FunctionsWorker"],
-            path: "Examples/PushConfigWorker",
+            path: "Tests/Fixtures/PushConfigWorker",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "rehearsal-worker",
             dependencies: ["CloudFunctions", "FunctionsWorker", .product(name: "Logging", package: "swift-log")],
             path: "Tests/Fixtures/RehearsalWorker",
-            swiftSettings: swiftSettings
-        ),
-        .executableTarget(
-            name: "stale-loop",
-            dependencies: [
-                "CloudFunctions", "CloudEvents", "FirebaseEmulator", "FunctionsBuiltins", "FunctionsBus",
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Examples/StaleLoop",
-            swiftSettings: swiftSettings
-        ),
-        .executableTarget(
-            name: "bus-benchmark",
-            dependencies: ["CloudFunctions", "CloudEvents", "FunctionsBus"],
-            path: "Benchmarks/BusBenchmark",
-            swiftSettings: swiftSettings
-        ),
-        .executableTarget(
-            name: "noop-worker",
-            dependencies: ["CloudFunctions", "FunctionsWorker"],
-            path: "Benchmarks/NoopWorker",
-            swiftSettings: swiftSettings
-        ),
-        .executableTarget(
-            name: "bare-route",
-            dependencies: [
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
-            ],
-            path: "Benchmarks/BareRoute",
-            swiftSettings: swiftSettings
-        ),
-        .executableTarget(
-            name: "emulator-benchmark",
-            dependencies: ["FirebaseEmulator", "CloudFunctions", "CloudFunctionsTesting", "FunctionsBus", "FunctionsBuiltins"],
-            path: "Benchmarks/EmulatorBenchmark",
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -34,7 +34,12 @@ export GCE_METADATA_HOST="${GCE_METADATA_HOST:-127.0.0.1:9}"
 # build order and breaks elsewhere).
 step "build (debug, with tests)" swift build --build-tests --explicit-target-dependency-import-check error
 step "swift test" swift test --skip-build
+# The examples and benchmarks are packages of their own; they build here so that they keep building.
+step "build Examples/ and Benchmarks/ (debug, sharing .build)" bash -c \
+    'swift build --package-path Examples --scratch-path .build --disable-build-manifest-caching &&
+     swift build --package-path Benchmarks --scratch-path .build --disable-build-manifest-caching'
 [ "${1:-}" = "--swift-only" ] && exit 0
 # functions/ depends on the root package by path: building it in the same folder reuses the root's modules.
-step "build functions/ (debug, sharing .build)" swift build --package-path functions --scratch-path .build
+step "build functions/ (debug, sharing .build)" \
+    swift build --package-path functions --scratch-path .build --disable-build-manifest-caching
 step "firebase-admin conformance (conformance/)" conformance

@@ -27,7 +27,10 @@ ROW = re.compile(r"^(match one|fan-out|typed \(decode\)|database)\s+(\d+)\s+(\d+
 
 
 def build(package, scratch):
-    """Builds bus-benchmark of the package in release; returns the binary."""
+    """Builds bus-benchmark of the package in release; returns the binary. It is in the package's
+    `Benchmarks/` package since that has one; before, it was in the root package."""
+    if (Path(package) / "Benchmarks" / "Package.swift").exists():
+        package = Path(package) / "Benchmarks"
     command = ["swift", "build", "-c", "release", "--package-path", str(package)]
     if scratch:
         command += ["--scratch-path", str(scratch)]

@@ -10,8 +10,8 @@ duration="${1:-10}"
 connections="${2:-32}"
 command -v wrk >/dev/null || { echo "worker-benchmark: needs wrk (apt-get install wrk)" >&2; exit 1; }
 
-swift build -c release --product noop-worker >&2
-bin="$(swift build -c release --show-bin-path)/noop-worker"
+swift build -c release --package-path Benchmarks --product noop-worker >&2
+bin="$(swift build -c release --package-path Benchmarks --show-bin-path)/noop-worker"
 work="$(mktemp -d)"
 trap 'kill "${pid:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
 

@@ -3,12 +3,12 @@
 # binary given (default: the release noop-worker), 20 launches timed from exec to the "ready:"
 # line (min / median / max), the RSS once ready, the binary's size and whether it links
 # FoundationNetworking. Compare two builds of the same worker:
-#   Benchmarks/worker-startup.sh old/noop-worker .build/release/noop-worker
+#   Benchmarks/worker-startup.sh old/noop-worker Benchmarks/.build/release/noop-worker
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ $# -eq 0 ]; then
-    swift build -c release --product noop-worker >&2
-    set -- "$(swift build -c release --show-bin-path)/noop-worker"
+    swift build -c release --package-path Benchmarks --product noop-worker >&2
+    set -- "$(swift build -c release --package-path Benchmarks --show-bin-path)/noop-worker"
 fi
 launches="${LAUNCHES:-20}"
 work="$(mktemp -d)"

@@ -51,13 +51,18 @@ HEADERS = {
 }
 
 
+BENCHMARKS = ["swift", "build", "-c", "release", "--package-path", str(ROOT / "Benchmarks")]
+
+
 def build(products):
     for product in products:
-        subprocess.run(["swift", "build", "-c", "release", "--product", product], cwd=ROOT, check=True,
-                       stdout=sys.stderr)
-    path = subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=ROOT, check=True,
-                          capture_output=True, text=True).stdout.strip()
-    return Path(path)
+        subprocess.run(BENCHMARKS + ["--product", product], check=True, stdout=sys.stderr)
+    return bin_path()
+
+
+def bin_path():
+    return Path(subprocess.run(BENCHMARKS + ["--show-bin-path"], check=True, capture_output=True,
+                               text=True).stdout.strip())
 
 
 def free_port():
@@ -199,17 +204,15 @@ def main():
     arguments = parser.parse_args()
     if subprocess.run(["which", "wrk"], capture_output=True).returncode != 0:
         raise SystemExit("worker-vs-bare: needs wrk (apt-get install wrk)")
-    bin_path = (Path(subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=ROOT, check=True,
-                                    capture_output=True, text=True).stdout.strip())
-                if arguments.no_build else build(["noop-worker", "bare-route"]))
+    binaries = bin_path() if arguments.no_build else build(["noop-worker", "bare-route"])
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
         script.write('wrk.method = "POST"\n')
         script.write(f"wrk.body = '{DATA}'\n")
         for name, value in HEADERS.items():
             script.write(f'wrk.headers["{name}"] = "{value}"\n')
     try:
-        servers = {"bare route": Path(arguments.baseline) if arguments.baseline else bin_path / "bare-route",
-                   "worker": bin_path / "noop-worker"}
+        servers = {"bare route": Path(arguments.baseline) if arguments.baseline else binaries / "bare-route",
+                   "worker": binaries / "noop-worker"}
         figures, pairs = measure(servers, arguments, script.name)
         bare, worker = figures["bare route"], figures["worker"]
     finally:

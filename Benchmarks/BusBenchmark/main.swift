@@ -1,6 +1,6 @@
 // Pushes events through the in-process EventBus and prints throughput and dispatch latency.
 //
-//   swift run -c release bus-benchmark [events-per-run [only-this-function-count [only-this-scenario]]]
+//   swift run -c release --package-path Benchmarks bus-benchmark [events-per-run [only-this-function-count [only-this-scenario]]]
 //
 // (scenarios are named match-one, fan-out, typed and database on the command line). BUS_DEDUP_WINDOW=N sets
 // the bus's deduplication window (100,000 unless set), to see what the duplicate check costs;

@@ -50,8 +50,9 @@ enum DatabaseWriteBenchmark {
         for onDisk in [false, true] {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("db-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: directory) }
-            let store = try EmulatorStore(directory: onDisk ? directory : nil)
-            let service = try DatabaseService(store: store, project: "bench", clock: SystemClock())
+            let emulator = try Emulator(project: "bench", directory: onDisk ? directory : nil)
+            let store = emulator.store
+            let service = emulator.database
             let trigger = Database.ref("/scores/{id}").onWrite { _, _ in }.eventTrigger!
             service.setTriggers([trigger])
             let namespace = "bench-default-rtdb"

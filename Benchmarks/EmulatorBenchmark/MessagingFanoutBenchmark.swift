@@ -18,11 +18,7 @@ enum MessagingFanoutBenchmark {
         for onDisk in [false, true] {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fanout-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: directory) }
-            let service = try MessagingService(
-                store: EmulatorStore(directory: onDisk ? directory : nil),
-                project: "bench",
-                clock: SystemClock()
-            )
+            let service = try Emulator(project: "bench", directory: onDisk ? directory : nil).messaging
             var clock = ContinuousClock().now
             var tokens: [String] = []
             tokens.reserveCapacity(subscribers)

@@ -1,6 +1,6 @@
 // Measures the emulated Firebase services and prints one block of figures per section.
 //
-//   swift run -c release emulator-benchmark [section-name ...]
+//   swift run -c release --package-path Benchmarks emulator-benchmark [section-name ...]
 //
 // With no arguments every section runs; otherwise only the sections whose names contain one of
 // the arguments (case-insensitive). Each section is one function in its own file, registered in

@@ -120,7 +120,7 @@ for (id, player, points) in [("s1", "ann", 10), ("s2", "bob", 7), ("s3", "ann", 
 }
 await emulator.waitUntilIdle()
 step("wrote 4 scores; onScoreWrite keeps /leaderboard = "
-    + (try emulator.database.get(namespace: db, path: "leaderboard")).serialized(sortedKeys: true))
+    + (try emulator.database.get(namespace: db, path: "leaderboard", queryParameters: [:])).serialized(sortedKeys: true))
 
 let log = try emulator.store.eventLog()
 step("event log: \(log.count) events, every one delivered: \(log.allSatisfy { $0.done })")

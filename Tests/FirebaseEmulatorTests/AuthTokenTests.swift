@@ -16,7 +16,7 @@ struct AuthTokenTests {
 
     @Test("issues an unsigned JWT with the emulator's claims")
     func issue() throws {
-        let token = AuthIDToken.issue(for: user, projectId: "demo-p", signInProvider: "password", now: now)
+        let token = AuthIDToken.encode(claims: AuthIDToken.claims(for: user, projectId: "demo-p", signInProvider: "password", now: now))
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         #expect(parts.count == 3)
         #expect(parts[0] == "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0")
@@ -47,7 +47,7 @@ struct AuthTokenTests {
 
     @Test("parses its own tokens back")
     func roundTrip() throws {
-        let token = AuthIDToken.issue(for: user, projectId: "demo-p", signInProvider: "google.com", now: now)
+        let token = AuthIDToken.encode(claims: AuthIDToken.claims(for: user, projectId: "demo-p", signInProvider: "google.com", now: now))
         let parsed = try AuthIDToken(parsing: token, projectId: "demo-p", now: now.addingTimeInterval(3598))
         #expect(parsed.uid == "uid-1")
         #expect(parsed.audience == "demo-p")
@@ -62,7 +62,7 @@ struct AuthTokenTests {
 
     @Test("rejects expired tokens unless told not to check")
     func expiry() throws {
-        let token = AuthIDToken.issue(for: user, projectId: "p", signInProvider: "password", now: now)
+        let token = AuthIDToken.encode(claims: AuthIDToken.claims(for: user, projectId: "p", signInProvider: "password", now: now))
         let later = now.addingTimeInterval(3600)
         #expect(
             AuthFixtures.message { _ = try AuthIDToken(parsing: token, projectId: "p", now: later) } == "TOKEN_EXPIRED"
@@ -102,7 +102,7 @@ struct AuthTokenTests {
 
     @Test("accepts signed tokens but says so")
     func signed() throws {
-        let unsigned = AuthIDToken.issue(for: user, projectId: "p", signInProvider: "password", now: now)
+        let unsigned = AuthIDToken.encode(claims: AuthIDToken.claims(for: user, projectId: "p", signInProvider: "password", now: now))
         let payload = unsigned.split(separator: ".")[1]
         let header = AuthBase64.urlEncoded(Data(#"{"alg":"RS256","kid":"k"}"#.utf8))
         let parsed = try AuthIDToken(parsing: "\(header).\(payload).c2ln", projectId: "p", now: now)
@@ -112,7 +112,7 @@ struct AuthTokenTests {
     @Test("checks the stored user in the emulator's order")
     func userChecks() throws {
         let token = try AuthIDToken(
-            parsing: AuthIDToken.issue(for: user, projectId: "p", signInProvider: "password", now: now),
+            parsing: AuthIDToken.encode(claims: AuthIDToken.claims(for: user, projectId: "p", signInProvider: "password", now: now)),
             projectId: "p", now: now)
         #expect(AuthFixtures.message { try token.validate(for: nil) } == "USER_NOT_FOUND")
         var revoked = user

@@ -3,7 +3,7 @@ import Foundation
 
 /// An Auth emulator ID token: an unsigned JWT (`{"alg":"none","typ":"JWT"}`, empty signature).
 ///
-/// ``issue(for:projectId:signInProvider:now:authTime:tenantId:)`` writes one;
+/// ``encode(claims:)`` of ``claims(for:projectId:signInProvider:now:authTime:tenantId:)`` writes one;
 /// ``init(parsing:projectId:now:checksExpiry:)`` reads one back, accepting signed tokens too (their signature is
 /// ignored, as the emulator does).
 public struct AuthIDToken: Sendable, Hashable {
@@ -107,7 +107,8 @@ extension AuthIDToken {
 }
 
 extension AuthIDToken {
-    /// Writes a fresh ID token for a user.
+    /// The payload of a fresh ID token: the user's custom claims overlaid with the standard ones (which win);
+    /// ``encode(claims:)`` makes the token.
     ///
     /// - Parameters:
     ///   - user: the signed-in user.
@@ -116,23 +117,6 @@ extension AuthIDToken {
     ///   - now: the issue time (`iat`; `exp` is one hour later).
     ///   - authTime: when the user signed in (`auth_time`); defaults to `now`.
     ///   - tenantId: `firebase.tenant`, for multi-tenant projects.
-    public static func issue(
-        for user: AuthUser,
-        projectId: String,
-        signInProvider: String,
-        now: Date,
-        authTime: Date? = nil,
-        tenantId: String? = nil
-    ) -> String {
-        encode(
-            claims: claims(
-                for: user, projectId: projectId, signInProvider: signInProvider, now: now, authTime: authTime,
-                tenantId: tenantId
-            )
-        )
-    }
-
-    /// The payload of a fresh ID token: the user's custom claims overlaid with the standard ones (which win).
     public static func claims(
         for user: AuthUser,
         projectId: String,

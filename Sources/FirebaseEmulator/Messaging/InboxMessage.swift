@@ -2,7 +2,7 @@ import CloudFunctions
 import Foundation
 
 /// A message as a device received it: what `GET .../devices/{token}/messages` lists.
-package struct InboxMessage: Sendable, Hashable, Codable {
+public struct InboxMessage: Sendable, Hashable, Codable {
     /// The message name, `projects/{project}/messages/{id}`.
     public var name: String
     /// The data payload.

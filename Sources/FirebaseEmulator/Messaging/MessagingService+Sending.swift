@@ -88,7 +88,7 @@ extension MessagingService {
     /// Every message a device has received, oldest first.
     ///
     /// - Throws: `NOT_FOUND` for a token that is not registered.
-    package func inbox(token: String) throws -> [InboxMessage] {
+    public func inbox(token: String) throws -> [InboxMessage] {
         guard isRegistered(token) else {
             throw ServiceError(.notFound, "no device is registered with token \(token)")
         }
@@ -114,7 +114,7 @@ extension MessagingService {
     }
 
     /// Messages as they arrive at a device, for push-style listeners.
-    package func inboxUpdates(token: String) -> AsyncStream<InboxMessage> {
+    public func inboxUpdates(token: String) -> AsyncStream<InboxMessage> {
         let (stream, continuation) = AsyncStream.makeStream(of: InboxMessage.self)
         let id = UUID()
         state.withLock { $0.listeners[token, default: [:]][id] = continuation }

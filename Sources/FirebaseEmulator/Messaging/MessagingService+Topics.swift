@@ -25,12 +25,12 @@ extension MessagingService {
     /// - Returns: one outcome per token, in order: malformed tokens fail with
     ///   `INVALID_ARGUMENT`, unregistered ones with `NOT_FOUND`.
     /// - Throws: `INVALID_ARGUMENT` for a malformed topic name or more than 1000 tokens.
-    package func subscribe(tokens: [String], to topic: String) async throws -> [FCMTopicOutcome] {
+    public func subscribe(tokens: [String], to topic: String) async throws -> [FCMTopicOutcome] {
         try await changeSubscriptions(tokens: tokens, topic: topic, subscribe: true)
     }
 
     /// Unsubscribes devices from a topic (the IID `batchRemove` and per-token forms).
-    package func unsubscribe(tokens: [String], from topic: String) async throws -> [FCMTopicOutcome] {
+    public func unsubscribe(tokens: [String], from topic: String) async throws -> [FCMTopicOutcome] {
         try await changeSubscriptions(tokens: tokens, topic: topic, subscribe: false)
     }
 

@@ -4,16 +4,16 @@ import CloudFunctions
 /// A Remote Config parameter: a default value plus values chosen by conditions.
 public struct RemoteConfigParameter: Sendable, Hashable {
     /// The value used when no condition applies; absent means the key is left out of fetches.
-    package var defaultValue: RemoteConfigParameterValue?
+    public var defaultValue: RemoteConfigParameterValue?
     /// Values keyed by condition name; the one whose condition comes first in the template wins.
-    package var conditionalValues: [String: RemoteConfigParameterValue]
+    public var conditionalValues: [String: RemoteConfigParameterValue]
     /// A description (≤100 characters).
     public var description: String?
     /// The declared type of the values; absent means `STRING`.
-    package var valueType: RemoteConfigParameterValueType?
+    public var valueType: RemoteConfigParameterValueType?
 
     /// Creates a parameter.
-    package init(
+    public init(
         defaultValue: RemoteConfigParameterValue? = nil,
         conditionalValues: [String: RemoteConfigParameterValue] = [:],
         description: String? = nil,
@@ -54,7 +54,7 @@ extension RemoteConfigParameter: Codable {
 }
 
 /// The `valueType` of a parameter; unknown names decode and are rejected by validation.
-package struct RemoteConfigParameterValueType: RawRepresentable, Codable, Sendable, Hashable {
+public struct RemoteConfigParameterValueType: RawRepresentable, Codable, Sendable, Hashable {
     /// The wire name, e.g. `NUMBER`.
     public var rawValue: String
 

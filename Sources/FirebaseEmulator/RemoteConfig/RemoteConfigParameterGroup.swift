@@ -2,7 +2,7 @@ import Foundation
 import CloudFunctions
 
 /// A named group of parameters. Grouping is for people only: fetches see a flat key space.
-package struct RemoteConfigParameterGroup: Sendable, Hashable {
+public struct RemoteConfigParameterGroup: Sendable, Hashable {
     /// A description (≤256 characters).
     public var description: String?
     /// The parameters in the group, by key.

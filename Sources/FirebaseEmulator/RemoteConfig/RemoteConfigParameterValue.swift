@@ -2,7 +2,7 @@ import Foundation
 import CloudFunctions
 
 /// A parameter value: an explicit string, "use the in-app default", or a console-only form.
-package enum RemoteConfigParameterValue: Sendable, Hashable {
+public enum RemoteConfigParameterValue: Sendable, Hashable {
     /// `{"value": "..."}`.
     case value(String)
     /// `{"useInAppDefault": true}`: the parameter is left out of fetch results.

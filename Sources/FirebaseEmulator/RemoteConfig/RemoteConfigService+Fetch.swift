@@ -17,7 +17,7 @@ extension RemoteConfigService {
     /// - Returns: the answer and its ETag.
     /// - Throws: 429 `RESOURCE_EXHAUSTED` `[THROTTLED]: ...` only when a ``RemoteConfigFetchLimit``
     ///   is set and this instance is over it.
-    package func fetch(
+    public func fetch(
         project: String? = nil,
         namespace: RemoteConfigNamespace = .firebase,
         instance: RemoteConfigAppInstance,

@@ -37,7 +37,7 @@ extension RemoteConfigService {
     /// - Returns: the page, with `nextPageToken` when more versions match.
     /// - Throws: `INVALID_ARGUMENT` for a page size out of range, an empty or foreign page token, or an
     ///   `endVersionNumber` below 1.
-    package func listVersions(
+    public func listVersions(
         project: String? = nil,
         namespace: RemoteConfigNamespace = .firebase,
         pageSize: Int? = nil,

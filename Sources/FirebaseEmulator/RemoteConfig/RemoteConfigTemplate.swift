@@ -10,12 +10,12 @@ public struct RemoteConfigTemplate: Sendable, Hashable {
     /// The top-level parameters, by key.
     public var parameters: [String: RemoteConfigParameter]
     /// The parameter groups, by group name.
-    package var parameterGroups: [String: RemoteConfigParameterGroup]
+    public var parameterGroups: [String: RemoteConfigParameterGroup]
     /// The version metadata; absent in most publish requests.
     public var version: TemplateVersion?
 
     /// Creates a template.
-    package init(
+    public init(
         conditions: [RemoteConfigCondition] = [],
         parameters: [String: RemoteConfigParameter] = [:],
         parameterGroups: [String: RemoteConfigParameterGroup] = [:],

@@ -129,7 +129,7 @@ extension EmulatorStore {
     }
 
     /// Events not yet done, oldest first, after `sequence`.
-    package func pendingEvents(after sequence: Int64 = 0, limit: Int = 1000) throws -> [OutboxEntry] {
+    public func pendingEvents(after sequence: Int64 = 0, limit: Int = 1000) throws -> [OutboxEntry] {
         try read { db in
             try Row.fetchAll(
                 db,
@@ -311,7 +311,7 @@ public struct EventLogEntry: Sendable, Hashable {
     }
 
     /// The event and its place in the outbox.
-    package var entry: OutboxEntry
+    public var entry: OutboxEntry
     /// Whether every function has finished with it.
     public var done: Bool
     /// The deliveries.

@@ -2,7 +2,7 @@ import CloudEvents
 import Foundation
 
 /// An event in the outbox, numbered in commit order.
-package struct OutboxEntry: Sendable, Hashable {
+public struct OutboxEntry: Sendable, Hashable {
     /// The position in the outbox: events are dispatched in this order.
     public var sequence: Int64
     /// The event.

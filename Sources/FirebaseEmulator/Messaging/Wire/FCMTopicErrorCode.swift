@@ -3,7 +3,7 @@ import Foundation
 
 /// The Instance ID topic management errors the emulator gives for one token: the `error` of
 /// its entry in a batch answer, or the error of the per-token v1 call.
-package enum FCMTopicErrorCode: String, Sendable, Hashable, CaseIterable {
+public enum FCMTopicErrorCode: String, Sendable, Hashable, CaseIterable {
     /// The registration token is unknown or was deleted.
     case notFound = "NOT_FOUND"
     /// The token or topic is malformed.

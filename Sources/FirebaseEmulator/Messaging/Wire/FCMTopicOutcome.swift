@@ -2,7 +2,7 @@ import Foundation
 import CloudFunctions
 
 /// The per-token result of a topic subscription change.
-package enum FCMTopicOutcome: Sendable, Hashable {
+public enum FCMTopicOutcome: Sendable, Hashable {
     /// The change was applied (or was already in place).
     case success
     /// The change failed for this token.

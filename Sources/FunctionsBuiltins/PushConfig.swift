@@ -46,13 +46,13 @@ public struct PushConfig: FunctionsPlugin {
     public func register(_ functions: inout FunctionRegistry) {
         let message = message
         // It sends through Cloud Messaging and calls nothing else.
-        var function = RemoteConfig.onUpdate(.uses(.messaging)) { version, context in
+        var function = RemoteConfig.onUpdate { version, context in
             let name = try await context.messaging.send(message)
             context.logger.info(
                 "config marked stale",
                 metadata: ["version": "\(version.versionNumber)", "topic": "\(topic)", "message": "\(name)"]
             )
-        }
+        }.options(.uses(.messaging))
         function.options = function.options.with(options)
         functions[name] = function
     }

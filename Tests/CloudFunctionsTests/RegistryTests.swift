@@ -49,7 +49,7 @@ struct RegistryTests {
     @Test("rejects unusable options")
     func invalidOptions() {
         var functions = FunctionRegistry()
-        functions["a"] = RemoteConfig.onUpdate(.timeout(.seconds(541))) { _, _ in }
+        functions["a"] = RemoteConfig.onUpdate { _, _ in }.options(.timeout(.seconds(541)))
         functions["b"] = Database.ref("x").options(.concurrency(0)).onWrite { _, _ in }
         functions["c"] = Auth.user().options(.backoff(BackoffPolicy(initial: .seconds(10), maximum: .seconds(1))))
             .onCreate { _, _ in }

@@ -336,7 +336,7 @@ struct EventBusTests {
     @Test("rejects a registry with problems")
     func rejectsBadRegistry() {
         var functions = FunctionRegistry()
-        functions["f"] = RemoteConfig.onUpdate(.timeout(.seconds(0))) { _, _ in }
+        functions["f"] = RemoteConfig.onUpdate { _, _ in }.options(.timeout(.seconds(0)))
         #expect(throws: RegistryError.self) { try EventBus(functions: functions) }
     }
 

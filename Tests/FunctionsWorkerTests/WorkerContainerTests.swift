@@ -266,9 +266,7 @@ struct MessageStreamLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
-        file: String, function: String, line: UInt)
-    {
-        continuation.yield(message.description)
+    func log(event: LogEvent) {
+        continuation.yield(event.message.description)
     }
 }

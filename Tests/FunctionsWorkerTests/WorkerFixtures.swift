@@ -103,10 +103,10 @@ enum WorkerFixtures {
             seen.add("v\(version.versionNumber) \(context.eventId)")
         }
         functions["fails"] = RemoteConfig.onUpdate { _, _ in throw Failure() }
-        functions["slow"] = RemoteConfig.onUpdate(.timeout(.seconds(5))) { _, _ in
+        functions["slow"] = RemoteConfig.onUpdate { _, _ in
             seen.add("slow started")
             try await clock.sleep(until: .distantFuture)
-        }
+        }.options(.timeout(.seconds(5)))
         functions["users"] = Auth.user().onCreate { user, _ in seen.add("user \(user.uid)") }
         functions["anywhere"] = Database.ref("{collection}/{id}").onWrite { _, context in
             let params = context.params.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }

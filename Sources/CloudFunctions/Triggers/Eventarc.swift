@@ -8,7 +8,6 @@ public enum Eventarc {
         type: String,
         filters: [String: String] = [:],
         pathPatterns: [String: String] = [:],
-        _ options: FunctionOption...,
         handler: @escaping @Sendable (CloudEvent, EventContext) async throws -> Void
     ) -> CloudFunction {
         var problems: [String] = []
@@ -22,7 +21,7 @@ public enum Eventarc {
         }
         return CloudFunction(
             trigger: EventTrigger(eventType: type, filters: filters, pathPatterns: patterns),
-            options: FunctionOptions().with(options),
+            options: FunctionOptions(),
             problems: problems,
             handler: handler
         )

@@ -5,16 +5,15 @@ public enum RemoteConfig {
     /// A function that runs each time a Remote Config template version is published or
     /// rolled back (`google.firebase.remoteconfig.remoteConfig.v1.updated`).
     ///
-    /// - Parameters:
-    ///   - options: delivery options, e.g. `.retry(true)`.
-    ///   - handler: receives the new version and the context.
+    /// Options are given with ``CloudFunction/options(_:)``, as for every trigger.
+    ///
+    /// - Parameter handler: receives the new version and the context.
     public static func onUpdate(
-        _ options: FunctionOption...,
         handler: @escaping @Sendable (TemplateVersion, EventContext) async throws -> Void
     ) -> CloudFunction {
         CloudFunction(
             trigger: EventTrigger(eventType: FirebaseEventType.remoteConfigUpdated),
-            options: FunctionOptions().with(options),
+            options: FunctionOptions(),
             problems: [],
             handler: { event, context in
                 let version = try event.data.flatMap(TemplateVersion.init(eventData:))

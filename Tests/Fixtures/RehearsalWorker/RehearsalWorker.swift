@@ -16,7 +16,7 @@ struct RehearsalWorker: FunctionsApp {
     static let failed = Mutex<Set<String>>([])
 
     static func register(_ functions: inout FunctionRegistry) {
-        functions["configUpdated"] = RemoteConfig.onUpdate(.timeout(.seconds(3))) { version, context in
+        functions["configUpdated"] = RemoteConfig.onUpdate { version, context in
             context.logger.info("started")
             switch version.description {
             case "fail-first":
@@ -28,14 +28,14 @@ struct RehearsalWorker: FunctionsApp {
             default: break
             }
             context.logger.info("handled")
-        }
+        }.options(.timeout(.seconds(3)))
         // One event at a time per instance, up to three instances: the emulator scales it out.
-        functions["oneAtATime"] = RemoteConfig.onUpdate(.concurrency(1), .maxInstances(3)) { version, context in
+        functions["oneAtATime"] = RemoteConfig.onUpdate { version, context in
             if ["slow", "slow-one-at-a-time"].contains(version.description) {
                 try await Task.sleep(for: .milliseconds(1500))
             }
             context.logger.info("handled")
-        }
+        }.options(.concurrency(1), .maxInstances(3))
         functions["scoreWritten"] = Database.ref("scores/{id}").onWrite { _, context in
             context.logger.info("handled", metadata: ["score": "\(context.params["id"] ?? "")"])
         }

@@ -21,20 +21,19 @@ public struct HTTPRemoteConfigClient: RemoteConfigAdminClient {
     }
 
     public func getTemplate() async throws -> RemoteConfigTemplateSnapshot {
-        snapshot(try await http.send("GET", try await path()))
+        try snapshot(try await http.send("GET", try await path()))
     }
 
-    public func publishTemplate(_ template: JSONValue, etag: String?) async throws -> RemoteConfigTemplateSnapshot {
-        var body = template
-        if case .object(var members) = body {
-            members["version"] = nil
-            body = .object(members)
-        }
-        return snapshot(try await http.send("PUT", try await path(), json: body, headers: ["If-Match": etag ?? "*"]))
+    /// Publishes the template without its version (the service numbers the new one).
+    public func publishTemplate(_ template: RemoteConfigTemplate, etag: String?) async throws
+        -> RemoteConfigTemplateSnapshot
+    {
+        let body = try JSONValue(encoding: template.withVersion(nil))
+        return try snapshot(try await http.send("PUT", try await path(), json: body, headers: ["If-Match": etag ?? "*"]))
     }
 
     public func rollback(to versionNumber: Int64) async throws -> RemoteConfigTemplateSnapshot {
-        snapshot(try await http.send("POST", try await path(":rollback"),
+        try snapshot(try await http.send("POST", try await path(":rollback"),
             json: ["versionNumber": .string(String(versionNumber))]))
     }
 
@@ -50,7 +49,16 @@ public struct HTTPRemoteConfigClient: RemoteConfigAdminClient {
         "/v1/projects/\(try await http.credentials.projectID())/remoteConfig\(suffix)"
     }
 
-    private func snapshot(_ answer: AdminHTTP.Answer) -> RemoteConfigTemplateSnapshot {
-        RemoteConfigTemplateSnapshot(template: (try? answer.json()) ?? .null, etag: answer.headers["etag"] ?? "")
+    /// The template an answer holds, and its ETag.
+    ///
+    /// - Throws: ``AdminHTTPError`` when the answer is not a template.
+    private func snapshot(_ answer: AdminHTTP.Answer) throws -> RemoteConfigTemplateSnapshot {
+        do {
+            let template = try JSONDecoder().decode(RemoteConfigTemplate.self, from: answer.body)
+            return RemoteConfigTemplateSnapshot(template: template, etag: answer.headers["etag"] ?? "")
+        } catch {
+            throw AdminHTTPError(status: 200, message: "the Remote Config answer is not a template: \(error)",
+                answer: answer)
+        }
     }
 }

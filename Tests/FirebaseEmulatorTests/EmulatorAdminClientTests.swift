@@ -99,11 +99,8 @@ struct EmulatorAdminClientTests {
         functions["mirror"] = Database.ref("/flags/{key}").onWrite { change, context in
             let current = try await context.remoteConfig.getTemplate()
             var template = current.template
-            guard case .object(var root) = template, let value = change.after.val().stringValue else { return }
-            var parameters = root["parameters"]?.objectValue ?? [:]
-            parameters[context.params["key"]!] = ["defaultValue": ["value": .string(value)]]
-            root["parameters"] = .object(parameters)
-            template = .object(root)
+            guard let value = change.after.val().stringValue else { return }
+            template.parameters[context.params["key"]!] = RemoteConfigParameter(defaultValue: .value(value))
             let published = try await context.remoteConfig.publishTemplate(template, etag: current.etag)
             seen.withLock { $0 = published.defaultValues }
         }

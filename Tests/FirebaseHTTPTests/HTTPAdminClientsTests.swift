@@ -187,7 +187,7 @@ struct HTTPAdminClientsTests {
                 ])
                 _ = try await admin.auth.createUser(UserProperties(uid: "ada", email: "ada@example.com"))
                 try await admin.database.ref("notes/n1").set("hello")
-                _ = try await admin.remoteConfig.publishTemplate(["parameters": [:]], etag: nil)
+                _ = try await admin.remoteConfig.publishTemplate(RemoteConfigTemplate(), etag: nil)
             }
         }
         #expect(try other.auth.listUsers().users.map(\.localId) == ["ada"])
@@ -207,13 +207,14 @@ struct HTTPAdminClientsTests {
             let empty = try await remoteConfig.getTemplate()
             #expect(empty.versionNumber == 0)
             let first = try await remoteConfig.publishTemplate(
-                ["parameters": ["welcome": ["defaultValue": ["value": "hi"]]]], etag: empty.etag)
+                RemoteConfigTemplate(parameters: ["welcome": RemoteConfigParameter(defaultValue: .value("hi"))]),
+                etag: empty.etag)
             #expect(first.versionNumber == 1)
             #expect(first.defaultValues == ["welcome": "hi"])
             await #expect {
-                try await remoteConfig.publishTemplate(["parameters": [:]], etag: empty.etag)
+                try await remoteConfig.publishTemplate(RemoteConfigTemplate(), etag: empty.etag)
             } throws: { ($0 as? AdminHTTPError)?.status == 412 }
-            let second = try await remoteConfig.publishTemplate(["parameters": [:]], etag: nil)
+            let second = try await remoteConfig.publishTemplate(RemoteConfigTemplate(), etag: nil)
             #expect(second.versionNumber == 2)
             let rolledBack = try await remoteConfig.rollback(to: 1)
             #expect(rolledBack.versionNumber == 3)

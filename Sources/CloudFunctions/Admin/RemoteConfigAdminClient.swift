@@ -2,9 +2,9 @@
 public protocol RemoteConfigAdminClient: Sendable {
     /// The current template.
     func getTemplate() async throws -> RemoteConfigTemplateSnapshot
-    /// Publishes a template (its JSON as the REST API takes it). With an ETag the publish
-    /// fails if the template changed since; without one it is forced.
-    func publishTemplate(_ template: JSONValue, etag: String?) async throws -> RemoteConfigTemplateSnapshot
+    /// Publishes a template. With an ETag the publish fails if the template changed since;
+    /// without one it is forced.
+    func publishTemplate(_ template: RemoteConfigTemplate, etag: String?) async throws -> RemoteConfigTemplateSnapshot
     /// Publishes a new version with the content of an earlier one.
     func rollback(to versionNumber: Int64) async throws -> RemoteConfigTemplateSnapshot
     /// The published versions, newest first, `pageSize` (1...300, all kept ones by default) at a
@@ -19,48 +19,29 @@ extension RemoteConfigAdminClient {
     }
 }
 
-/// A Remote Config template as the admin API returns it.
+/// A Remote Config template as the admin API returns it, with its ETag.
 public struct RemoteConfigTemplateSnapshot: Sendable, Hashable {
-    /// The template JSON: conditions, parameters, parameter groups and version.
-    public var template: JSONValue
+    /// The template: conditions, parameters, parameter groups and version.
+    public var template: RemoteConfigTemplate
     /// The ETag to publish a change against.
     public var etag: String
 
     /// Creates a snapshot.
-    public init(template: JSONValue, etag: String) {
+    public init(template: RemoteConfigTemplate, etag: String) {
         self.template = template
         self.etag = etag
     }
 
     /// The template's version; version 0 for a template never published.
-    public var version: TemplateVersion {
-        (try? template["version"]?.decode(as: TemplateVersion.self)) ?? TemplateVersion(versionNumber: 0)
-    }
+    public var version: TemplateVersion { template.version ?? TemplateVersion(versionNumber: 0) }
 
-    /// The version number, 0 for a template never published (read on its own, so that another
-    /// malformed version field does not hide it).
-    public var versionNumber: Int64 {
-        switch template["version"]?["versionNumber"] {
-        case .string(let text)?: Int64(text) ?? 0
-        case .number(let number)?: Int64(exactly: number) ?? 0
-        default: 0
-        }
-    }
+    /// The version number, 0 for a template never published.
+    public var versionNumber: Int64 { template.versionNumber }
 
     /// Each parameter's default value (top level and in groups); parameters whose default is
     /// the in-app default are left out.
     public var defaultValues: [String: String] {
-        var values: [String: String] = [:]
-        var sources = [template["parameters"]?.objectValue ?? [:]]
-        for group in (template["parameterGroups"]?.objectValue ?? [:]).values {
-            sources.append(group["parameters"]?.objectValue ?? [:])
-        }
-        for parameters in sources {
-            for (key, parameter) in parameters {
-                if let value = parameter["defaultValue"]?["value"]?.stringValue { values[key] = value }
-            }
-        }
-        return values
+        template.allParameters.compactMapValues { $0.defaultValue?.stringValue }
     }
 }
 
@@ -72,7 +53,7 @@ public struct UnavailableRemoteConfig: RemoteConfigAdminClient {
     public func getTemplate() async throws -> RemoteConfigTemplateSnapshot {
         throw AdminClientError(service: "remoteConfig")
     }
-    public func publishTemplate(_ template: JSONValue, etag: String?) async throws -> RemoteConfigTemplateSnapshot {
+    public func publishTemplate(_ template: RemoteConfigTemplate, etag: String?) async throws -> RemoteConfigTemplateSnapshot {
         throw AdminClientError(service: "remoteConfig")
     }
     public func rollback(to versionNumber: Int64) async throws -> RemoteConfigTemplateSnapshot {

@@ -14,9 +14,10 @@ package struct EmulatorRemoteConfigClient: RemoteConfigAdminClient {
         Self.snapshot(try service.template())
     }
 
-    public func publishTemplate(_ template: JSONValue, etag: String?) async throws -> RemoteConfigTemplateSnapshot {
-        let decoded = try RemoteConfigTemplate.decode(from: template.serializedData())
-        return await Self.snapshot(try service.publish(decoded, ifMatch: etag ?? "*", origin: .adminSDKNode))
+    public func publishTemplate(_ template: RemoteConfigTemplate, etag: String?) async throws
+        -> RemoteConfigTemplateSnapshot
+    {
+        await Self.snapshot(try service.publish(template, ifMatch: etag ?? "*", origin: .adminSDKNode))
     }
 
     public func rollback(to versionNumber: Int64) async throws -> RemoteConfigTemplateSnapshot {
@@ -28,6 +29,6 @@ package struct EmulatorRemoteConfigClient: RemoteConfigAdminClient {
     }
 
     static func snapshot(_ response: RemoteConfigTemplateResponse) -> RemoteConfigTemplateSnapshot {
-        RemoteConfigTemplateSnapshot(template: response.template.jsonValue, etag: response.etag)
+        RemoteConfigTemplateSnapshot(template: response.template, etag: response.etag)
     }
 }

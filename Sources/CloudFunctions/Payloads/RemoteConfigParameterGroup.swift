@@ -1,5 +1,4 @@
 import Foundation
-import CloudFunctions
 
 /// A named group of parameters. Grouping is for people only: fetches see a flat key space.
 public struct RemoteConfigParameterGroup: Sendable, Hashable {

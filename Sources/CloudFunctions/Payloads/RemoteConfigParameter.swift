@@ -1,5 +1,4 @@
 import Foundation
-import CloudFunctions
 
 /// A Remote Config parameter: a default value plus values chosen by conditions.
 public struct RemoteConfigParameter: Sendable, Hashable {

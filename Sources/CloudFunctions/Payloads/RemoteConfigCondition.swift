@@ -1,5 +1,4 @@
 import Foundation
-import CloudFunctions
 
 /// A named condition of a client template; its position in the template is its priority.
 public struct RemoteConfigCondition: Sendable, Hashable {
@@ -22,13 +21,6 @@ public struct RemoteConfigCondition: Sendable, Hashable {
         "CONDITION_DISPLAY_COLOR_UNSPECIFIED", "BLUE", "BROWN", "CYAN", "DEEP_ORANGE", "GREEN", "INDIGO", "LIME",
         "ORANGE", "PINK", "PURPLE", "TEAL",
     ]
-
-    /// Parses the expression.
-    ///
-    /// - Throws: `ServiceError.invalidArgument` naming this condition and the error's position.
-    package func parsedExpression() throws(ServiceError) -> RemoteConfigConditionExpression {
-        try RemoteConfigConditionExpression.parse(expression, conditionName: name)
-    }
 }
 
 extension RemoteConfigCondition: Codable {

@@ -1,5 +1,4 @@
 import Foundation
-import CloudFunctions
 
 /// A parameter value: an explicit string, "use the in-app default", or a console-only form.
 public enum RemoteConfigParameterValue: Sendable, Hashable {

@@ -96,7 +96,7 @@ struct SystemClockDeadlineTests {
     func past() async throws {
         let clock = SystemClock()
         let ran = Cancelled()
-        let result = try await clock.run(until: clock.now.addingTimeInterval(-1)) { ran.fire() }
+        let result: Void? = try await clock.run(until: clock.now.addingTimeInterval(-1)) { ran.fire() }
         #expect(result == nil)
         #expect(!ran.fired)
     }

@@ -34,6 +34,9 @@ extension BusClock {
 
 /// The wall clock, sleeping with the continuous clock.
 public struct SystemClock: BusClock {
+    /// The deadlines of ``run(until:_:)``, watched by one task for this clock and its copies.
+    private let watch = DeadlineWatch()
+
     /// Creates the clock.
     public init() {}
 
@@ -54,6 +57,6 @@ public struct SystemClock: BusClock {
         until deadline: Date,
         _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T? {
-        try await DeadlineWatch.shared.run(until: deadline, body)
+        try await watch.run(until: deadline, body)
     }
 }

@@ -9,10 +9,10 @@ import Synchronization
 /// dictionary update, and work that ends without suspending registers none. The watcher sleeps
 /// until the earliest deadline it knows of; deadlines removed before it wakes only make it look
 /// again and sleep on.
+///
+/// Each ``SystemClock`` owns one (copies of a clock share it), so a runtime's deadlines are
+/// watched by the clock it runs on, not by a process-wide singleton.
 final class DeadlineWatch: Sendable {
-    /// The watch ``SystemClock`` uses.
-    static let shared = DeadlineWatch()
-
     private struct Entry {
         let deadline: ContinuousClock.Instant
         let expire: @Sendable () -> Void

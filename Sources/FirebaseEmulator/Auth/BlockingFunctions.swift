@@ -68,7 +68,7 @@ public struct BlockingFunctions: Sendable {
             guard let function = functions[endpoint.name] else { return (404, Data()) }
             let request = HTTPSRequest(method: .post, headerFields: [.contentType: "application/json"], body: body)
             // Authentication enforces the timeout, on the emulator's clock.
-            let context = RequestContext(functionName: endpoint.name, admin: admin, tokens: tokens,
+            let context = RequestContext(functionName: endpoint.name, clock: clock, admin: admin, tokens: tokens,
                 region: functionRegions[endpoint.name] ?? "us-central1", logger: logger)
             let response = await function.respond(to: request, context: context)
             return (response.status.code, try await response.collectBody())

@@ -14,6 +14,45 @@ extension EmulatorStore {
         let run: @Sendable (GRDB.Database) -> RanWrite
         /// Answers the caller when the shared transaction did not commit.
         let fail: @Sendable (any Error) -> Void
+        /// Tells the caller to commit the queue itself: the writes before it are committed.
+        let lead: @Sendable () -> Void
+    }
+
+    /// What the caller of a queued write waits for: its answer, or its turn to commit the queue.
+    final class Turn<Value: Sendable>: Sendable {
+        enum Event: Sendable {
+            case lead
+            case done(Result<Value, any Error>)
+        }
+
+        private let state = Mutex<(pending: Event?, waiter: CheckedContinuation<Event, Never>?)>((nil, nil))
+
+        /// Waits for the next event. Not cancellable: a write once queued is committed.
+        func next() async -> Event {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Event, Never>) in
+                let ready = state.withLock { state -> Event? in
+                    if let pending = state.pending {
+                        state.pending = nil
+                        return pending
+                    }
+                    state.waiter = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        }
+
+        func post(_ event: Event) {
+            let waiter = state.withLock { state -> CheckedContinuation<Event, Never>? in
+                guard let waiter = state.waiter else {
+                    state.pending = event
+                    return nil
+                }
+                state.waiter = nil
+                return waiter
+            }
+            waiter?.resume(returning: event)
+        }
     }
 
     /// A queued write that has run in its savepoint.
@@ -40,35 +79,45 @@ extension EmulatorStore {
     /// others commit. Under concurrent writers, such as HTTP requests, many writes share one
     /// commit. A write that arrives alone commits at once.
     ///
+    /// No task of its own commits: the caller whose write finds no commit under way commits the
+    /// queue, then hands the next group (writes queued meanwhile) to the first of their callers.
+    /// A write goes through even when its caller's task is cancelled meanwhile.
+    ///
     /// - Returns: what `body` returns, and the outbox entries it added.
     /// - Throws: what `body` throws (it wrote nothing then), or the database error that
     ///   stopped the shared transaction.
     package func writeInGroup<T: Sendable>(
         _ body: @escaping @Sendable (inout StoreTransaction) throws -> T
     ) async throws -> (T, [OutboxEntry]) {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(T, [OutboxEntry]), any Error>) in
-            let write = QueuedWrite(
-                run: { db in
-                    var transaction = StoreTransaction(db: db, isGrouped: true)
-                    do {
-                        let value = try EmulatorStore.inSavepoint(db) { try body(&transaction) }
-                        let result = (value, transaction.emitted)
-                        return RanWrite(commitHooks: transaction.commitHooks, rollbackHooks: transaction.rollbackHooks) {
-                            continuation.resume(returning: result)
-                        }
-                    } catch {
-                        for undo in transaction.rollbackHooks.reversed() { undo() }
-                        return RanWrite { continuation.resume(throwing: error) }
+        let turn = Turn<(T, [OutboxEntry])>()
+        let write = QueuedWrite(
+            run: { db in
+                var transaction = StoreTransaction(db: db, isGrouped: true)
+                do {
+                    let value = try EmulatorStore.inSavepoint(db) { try body(&transaction) }
+                    let result = (value, transaction.emitted)
+                    return RanWrite(commitHooks: transaction.commitHooks, rollbackHooks: transaction.rollbackHooks) {
+                        turn.post(.done(.success(result)))
                     }
-                },
-                fail: { continuation.resume(throwing: $0) })
-            let starts = queuedWrites.withLock { queue -> Bool in
-                queue.writes.append(write)
-                guard !queue.isCommitting else { return false }
-                queue.isCommitting = true
-                return true
+                } catch {
+                    for undo in transaction.rollbackHooks.reversed() { undo() }
+                    return RanWrite { turn.post(.done(.failure(error))) }
+                }
+            },
+            fail: { turn.post(.done(.failure($0))) },
+            lead: { turn.post(.lead) })
+        let leads = queuedWrites.withLock { queue -> Bool in
+            queue.writes.append(write)
+            guard !queue.isCommitting else { return false }
+            queue.isCommitting = true
+            return true
+        }
+        if leads { await commitQueuedGroup() }
+        while true {
+            switch await turn.next() {
+            case .done(let result): return try result.get()
+            case .lead: await commitQueuedGroup()
             }
-            if starts { Task.detached { await self.commitQueuedWrites() } }
         }
     }
 
@@ -108,18 +157,18 @@ extension EmulatorStore {
         }
     }
 
-    /// Commits the queued writes, a group per transaction, until none are left.
-    private func commitQueuedWrites() async {
-        while true {
-            let group = queuedWrites.withLock { queue -> [QueuedWrite] in
-                defer { queue.writes = [] }
-                if queue.writes.isEmpty { queue.isCommitting = false }
-                return queue.writes
-            }
-            guard !group.isEmpty else { return }
-            let answers: [@Sendable () -> Void]
-            do {
-                answers = try await writer.write { db in
+    /// Commits the writes queued now in one transaction, then hands the writes queued meanwhile
+    /// to the caller of the first of them (or ends the commit under way when none are).
+    private func commitQueuedGroup() async {
+        let group = queuedWrites.withLock { queue -> [QueuedWrite] in
+            defer { queue.writes = [] }
+            return queue.writes
+        }
+        let answers: [@Sendable () -> Void]
+        do {
+            answers = try await withCheckedThrowingContinuation { continuation in
+                // GRDB's callback form: the commit is not cancelled with the committing task.
+                writer.asyncWrite({ db in
                     let ran = group.map { $0.run(db) }
                     // An error such as a full disk makes SQLite roll the whole transaction back
                     // by itself: the writes that had run are gone, so their changes go too.
@@ -136,14 +185,21 @@ extension EmulatorStore {
                             for write in ran.reversed() { for undo in write.rollbackHooks.reversed() { undo() } }
                         })
                     return ran.map(\.answer)
-                }
-            } catch {
-                // The transaction did not commit: no write of the group is stored.
-                for write in group { write.fail(error) }
-                continue
+                }, completion: { _, result in continuation.resume(with: result) })
             }
-            for answer in answers { answer() }
+        } catch {
+            // The transaction did not commit: no write of the group is stored.
+            answers = group.map { write in { write.fail(error) } }
         }
+        let next = queuedWrites.withLock { queue -> QueuedWrite? in
+            guard let first = queue.writes.first else {
+                queue.isCommitting = false
+                return nil
+            }
+            return first
+        }
+        for answer in answers { answer() }
+        next?.lead()
     }
 }
 

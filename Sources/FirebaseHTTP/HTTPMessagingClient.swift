@@ -3,7 +3,7 @@ import Foundation
 
 /// `context.messaging` for a functions binary: `POST {base}/v1/projects/{project}/messages:send`,
 /// of FCM (`https://fcm.googleapis.com`, ``productionBaseURL``) or of an emulator.
-public struct HTTPMessagingClient: MessagingClient {
+public struct HTTPMessagingClient: MessagingClient, AdminHTTPClient {
     /// FCM's HTTP v1 API.
     public static let productionBaseURL = URL(string: "https://fcm.googleapis.com")!
 
@@ -12,11 +12,6 @@ public struct HTTPMessagingClient: MessagingClient {
     /// Creates a client of `baseURL` acting as `credentials`.
     public init(baseURL: URL, credentials: any AdminCredentials) {
         http = AdminHTTP(baseURL: baseURL, credentials: credentials)
-    }
-
-    /// Creates a client of an emulator at `baseURL`, e.g. `http://127.0.0.1:4400`.
-    public init(baseURL: URL, project: String, bearerToken: String = "owner") {
-        self.init(baseURL: baseURL, credentials: FixedCredentials(project: project, token: bearerToken))
     }
 
     public func send(_ message: Message, validateOnly: Bool) async throws -> String {

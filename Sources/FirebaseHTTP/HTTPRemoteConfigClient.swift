@@ -4,7 +4,7 @@ import Foundation
 /// `context.remoteConfig` for a functions binary: the Remote Config REST API
 /// (`{base}/v1/projects/{project}/remoteConfig`), of Google (``productionBaseURL``) or of an
 /// emulator. Answers may come gzipped: Google's API sends the ETag reliably only then.
-public struct HTTPRemoteConfigClient: RemoteConfigAdminClient {
+public struct HTTPRemoteConfigClient: RemoteConfigAdminClient, AdminHTTPClient {
     /// Google's Remote Config API.
     public static let productionBaseURL = URL(string: "https://firebaseremoteconfig.googleapis.com")!
 
@@ -13,11 +13,6 @@ public struct HTTPRemoteConfigClient: RemoteConfigAdminClient {
     /// Creates a client of `baseURL` acting as `credentials`.
     public init(baseURL: URL, credentials: any AdminCredentials) {
         http = AdminHTTP(baseURL: baseURL, credentials: credentials, acceptsGzip: true)
-    }
-
-    /// Creates a client of an emulator at `baseURL`, e.g. `http://127.0.0.1:4400`.
-    public init(baseURL: URL, project: String, bearerToken: String = "owner") {
-        self.init(baseURL: baseURL, credentials: FixedCredentials(project: project, token: bearerToken))
     }
 
     public func getTemplate() async throws -> RemoteConfigTemplateSnapshot {

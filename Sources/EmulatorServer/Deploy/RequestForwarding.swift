@@ -95,11 +95,7 @@ struct FunctionRequestMiddleware: RouterMiddleware {
         hostCheck = LoopbackHost(listeningHost: server.configuration.host)
     }
 
-    func handle(
-        _ request: Request,
-        context: Context,
-        next: (Request, Context) async throws -> Response
-    ) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: EmulatorResponder) async throws -> Response {
         // Database paths (`*.json`) are never function URLs; they go on without being split.
         guard !DatabaseRequest.isDatabasePath(request.uri.path) else { return try await next(request, context) }
         let parts = request.uri.path.split(separator: "/", omittingEmptySubsequences: true)

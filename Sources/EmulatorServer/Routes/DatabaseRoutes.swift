@@ -98,11 +98,7 @@ struct DatabaseMiddleware: RouterMiddleware {
 
     let routes: DatabaseRoutes
 
-    func handle(
-        _ request: Request,
-        context: Context,
-        next: (Request, Context) async throws -> Response
-    ) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: EmulatorResponder) async throws -> Response {
         guard DatabaseRequest.isDatabasePath(request.uri.path) else { return try await next(request, context) }
         return try await routes.respond(to: request)
     }

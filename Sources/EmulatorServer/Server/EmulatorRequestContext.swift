@@ -25,3 +25,6 @@ public struct EmulatorRequestContext: RequestContext {
         }
     }
 }
+
+/// What the emulator's router middleware calls to go on with a request.
+typealias EmulatorResponder = (Request, EmulatorRequestContext) async throws -> Response

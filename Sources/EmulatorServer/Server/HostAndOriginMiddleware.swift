@@ -17,11 +17,7 @@ struct HostAndOriginMiddleware: RouterMiddleware {
     let hostCheck: LoopbackHost
     let origins: PageOrigins
 
-    func handle(
-        _ request: Request,
-        context: Context,
-        next: (Request, Context) async throws -> Response
-    ) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: EmulatorResponder) async throws -> Response {
         guard let refusal = hostCheck.refusal(of: request) ?? (request.isAdmin ? origins.refusal(of: request) : nil)
         else { return try await next(request, context) }
         if DatabaseRequest.isDatabasePath(request.uri.path) { throw DatabaseHTTPError(error: refusal) }

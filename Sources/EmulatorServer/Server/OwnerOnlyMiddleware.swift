@@ -24,11 +24,7 @@ struct OwnerOnlyMiddleware: RouterMiddleware {
     let dialect: Dialect
     let origins: PageOrigins
 
-    func handle(
-        _ request: Request,
-        context: Context,
-        next: (Request, Context) async throws -> Response
-    ) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: EmulatorResponder) async throws -> Response {
         guard let refusal = refusal(of: request) else { return try await next(request, context) }
         switch dialect {
         case .google: throw refusal

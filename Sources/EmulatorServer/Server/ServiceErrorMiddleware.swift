@@ -11,11 +11,7 @@ import Hummingbird
 struct ServiceErrorMiddleware: RouterMiddleware {
     typealias Context = EmulatorRequestContext
 
-    func handle(
-        _ request: Request,
-        context: Context,
-        next: (Request, Context) async throws -> Response
-    ) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: EmulatorResponder) async throws -> Response {
         do {
             return try await next(request, context)
         } catch let error as ServiceError {

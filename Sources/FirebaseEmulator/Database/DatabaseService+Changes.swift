@@ -27,19 +27,41 @@ extension DatabaseService {
             return stream
         }
         continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.listeners.removeValue(forKey: id) }
+            let waiters = self?.state.withLock { state -> [CheckedContinuation<Void, Never>] in
+                state.listeners.removeValue(forKey: id)
+                guard state.listeners.isEmpty else { return [] }
+                defer { state.noListenersWaiters = [] }
+                return state.noListenersWaiters
+            }
+            for waiter in waiters ?? [] { waiter.resume() }
         }
         return stream
     }
 
+    /// Returns once no change feed is open (a server notices a client gone at its next frame).
+    package func waitUntilNoListeners() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let none = state.withLock { state -> Bool in
+                guard !state.listeners.isEmpty else { return true }
+                state.noListenersWaiters.append(continuation)
+                return false
+            }
+            if none { continuation.resume() }
+        }
+    }
+
     /// Ends every change feed; later feeds end at once.
     public func shutdown() {
-        let listeners = state.withLock { state in
+        let (listeners, waiters) = state.withLock { state in
             state.isShutDown = true
-            defer { state.listeners = [:] }
-            return Array(state.listeners.values)
+            defer {
+                state.listeners = [:]
+                state.noListenersWaiters = []
+            }
+            return (Array(state.listeners.values), state.noListenersWaiters)
         }
         for listener in listeners { listener.continuation.finish() }
+        for waiter in waiters { waiter.resume() }
     }
 
     /// How many change feeds are open.

@@ -70,6 +70,8 @@ public final class DatabaseService: Sendable {
         var triggers = DatabaseTriggerSet()
         var pushIDs = DatabasePushID()
         var listeners: [UUID: Listener] = [:]
+        /// Callers of ``waitUntilNoListeners()``, resumed when the last feed closes.
+        var noListenersWaiters: [CheckedContinuation<Void, Never>] = []
         var isShutDown = false
         /// The security rules for clients; `nil` leaves every read and write open.
         var rules: DatabaseRules?

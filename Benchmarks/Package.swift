@@ -8,6 +8,11 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+/// A library of the swift-cloud-functions package this one is in.
+func library(_ name: String) -> Target.Dependency {
+    .product(name: name, package: "swift-cloud-functions")
+}
+
 let package = Package(
     name: "benchmarks",
     platforms: [.macOS(.v15)],
@@ -20,20 +25,13 @@ let package = Package(
     targets: [
         .executableTarget(
             name: "bus-benchmark",
-            dependencies: [
-                .product(name: "CloudFunctions", package: "swift-cloud-functions"),
-                .product(name: "CloudEvents", package: "swift-cloud-functions"),
-                .product(name: "FunctionsBus", package: "swift-cloud-functions"),
-            ],
+            dependencies: [library("CloudFunctions"), library("CloudEvents"), library("FunctionsBus")],
             path: "BusBenchmark",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "noop-worker",
-            dependencies: [
-                .product(name: "CloudFunctions", package: "swift-cloud-functions"),
-                .product(name: "FunctionsWorker", package: "swift-cloud-functions"),
-            ],
+            dependencies: [library("CloudFunctions"), library("FunctionsWorker")],
             path: "NoopWorker",
             swiftSettings: swiftSettings
         ),
@@ -50,11 +48,8 @@ let package = Package(
         .executableTarget(
             name: "emulator-benchmark",
             dependencies: [
-                .product(name: "FirebaseEmulator", package: "swift-cloud-functions"),
-                .product(name: "CloudFunctions", package: "swift-cloud-functions"),
-                .product(name: "CloudFunctionsTesting", package: "swift-cloud-functions"),
-                .product(name: "FunctionsBus", package: "swift-cloud-functions"),
-                .product(name: "FunctionsBuiltins", package: "swift-cloud-functions"),
+                library("FirebaseEmulator"), library("CloudFunctions"), library("CloudFunctionsTesting"),
+                library("FunctionsBus"), library("FunctionsBuiltins"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "EmulatorBenchmark",

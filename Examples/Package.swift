@@ -3,6 +3,11 @@
 // and tests do not compile them: `swift run --package-path Examples stale-loop`.
 import PackageDescription
 
+/// A library of the swift-cloud-functions package this one is in.
+func library(_ name: String) -> Target.Dependency {
+    .product(name: name, package: "swift-cloud-functions")
+}
+
 let package = Package(
     name: "examples",
     platforms: [.macOS(.v15)],
@@ -14,11 +19,8 @@ let package = Package(
         .executableTarget(
             name: "stale-loop",
             dependencies: [
-                .product(name: "CloudFunctions", package: "swift-cloud-functions"),
-                .product(name: "CloudEvents", package: "swift-cloud-functions"),
-                .product(name: "FirebaseEmulator", package: "swift-cloud-functions"),
-                .product(name: "FunctionsBuiltins", package: "swift-cloud-functions"),
-                .product(name: "FunctionsBus", package: "swift-cloud-functions"),
+                library("CloudFunctions"), library("CloudEvents"), library("FirebaseEmulator"),
+                library("FunctionsBuiltins"), library("FunctionsBus"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "StaleLoop",

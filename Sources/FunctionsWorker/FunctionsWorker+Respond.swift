@@ -32,11 +32,17 @@ extension FunctionsWorker {
             admin: admin,
             tokens: tokens,
             region: function.options.deploymentRegion,
-            // Cloud Run ends TLS in front of the service: the caller addressed https.
-            receivedAt: request.head.authority.map { "https://\($0)\(request.uri.path)" },
+            receivedAt: Self.receivedAt(request, by: function),
             logger: logger
         )
         return response(await function.respond(to: incoming, context: context))
+    }
+
+    /// The URL a blocking call was addressed to, which its token must name (Cloud Run ends TLS
+    /// in front of the service: the caller addressed https); other functions need none.
+    private static func receivedAt(_ request: Request, by function: CloudFunction) -> String? {
+        guard case .blocking = function.trigger, let authority = request.head.authority else { return nil }
+        return "https://\(authority)\(request.uri.path)"
     }
 
     /// The HTTP response of a function's answer, its streamed body written as it comes. A

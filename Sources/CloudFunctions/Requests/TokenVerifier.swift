@@ -55,7 +55,7 @@ public enum TokenKind: Sendable, Hashable {
             guard issuer == "https://securetoken.google.com/\(project)" else {
                 throw TokenError("the token's issuer '\(issuer)' is not https://securetoken.google.com/\(project)")
             }
-            let production = "https://\(region)-\(project).cloudfunctions.net/\(function)"
+            let production = BlockingProtocol.audience(project: project, region: region, function: function)
             let addresses = [production, receivedAt].compactMap { $0.map(Self.withoutTrailingSlash) }
             guard audiences.count == 1, addresses.contains(Self.withoutTrailingSlash(audiences[0])) else {
                 throw TokenError("the token's audience is not this function (\(addresses.joined(separator: " or ")))")

@@ -21,7 +21,7 @@ struct AuthRoutes {
         let v1 = router.group("identitytoolkit.googleapis.com/v1")
         let project = v1.group("projects/:project")
         // Creating, listing and deleting accounts in bulk: the Admin SDKs' calls.
-        let admin = v1.group("projects/:project").add(middleware: server.ownerOnly(.identityToolkit))
+        let admin = server.ownerRoutes("projects/:project", of: v1, dialect: .identityToolkit)
         post(v1, "accounts:signUp") { request, body in try await signUp(request, body) }
         post(admin, "accounts") { request, body in try await signUp(request, body) }
         post(v1, "accounts:signInWithPassword") { request, body in
@@ -75,7 +75,7 @@ struct AuthRoutes {
             }
         }
         let emulator = router.group("emulator/v1/projects/:project")
-        let owner = router.group("emulator/v1/projects/:project").add(middleware: server.ownerOnly(.google))
+        let owner = server.ownerRoutes("emulator/v1/projects/:project", of: router)
         owner.delete("accounts") { _, _ in
             try await service.deleteAllUsers()
             return Response.json([:])
@@ -101,7 +101,7 @@ struct AuthRoutes {
             guard privacy == nil || privacy?.boolValue != nil else {
                 throw ServiceError(.invalidArgument, "emailPrivacyConfig.enableImprovedEmailPrivacy must be a boolean")
             }
-            return await Response.json(try service.updateEmulatorConfig(enableImprovedEmailPrivacy: privacy?.boolValue).json)
+            return Response.json(try await service.updateEmulatorConfig(enableImprovedEmailPrivacy: privacy?.boolValue).json)
         }
     }
 

@@ -14,7 +14,7 @@ extension DatabaseRoutes {
     /// asked for) or `{"error": {"code", "message", "status"}}` for a read that failed alone (a bad
     /// path). The Realtime Database has no such call; the REST `GET` of each path answers the same.
     func addBatchGet(to router: Router<EmulatorRequestContext>) {
-        router.group("emulator/v1/databases").add(middleware: server.ownerOnly(.google)).post("{namespace}:batchGet") { request, context in
+        server.ownerRoutes("emulator/v1/databases", of: router).post("{namespace}:batchGet") { request, context in
             var request = request
             let namespace = try context.parameters.require("namespace")
             let body = try await request.jsonBody(limit: server.configuration.maxBodySize)

@@ -18,8 +18,7 @@ struct EmulatorDeadLetterRoutes {
             return Response.json(["deadLetters": .array(letters.map(Self.letterJSON))])
         }
         // `{"id": "<dead letter id>"}`: queues the event again for its function, with fresh attempts.
-        router.group("emulator/v1/projects/:project").add(middleware: server.ownerOnly(.google))
-            .post("deadLetters:replay") { request, _ in
+        server.ownerRoutes("emulator/v1/projects/:project", of: router).post("deadLetters:replay") { request, _ in
             var request = request
             let body = try await request.jsonBody(limit: server.configuration.maxBodySize)
             guard let id = body["id"]?.stringValue, !id.isEmpty else {

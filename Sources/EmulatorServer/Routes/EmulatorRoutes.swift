@@ -11,7 +11,7 @@ struct EmulatorRoutes {
 
     func add(to router: Router<EmulatorRequestContext>) {
         let group = router.group("emulator/v1/projects/:project")
-        let owner = router.group("emulator/v1/projects/:project").add(middleware: server.ownerOnly(.google))
+        let owner = server.ownerRoutes("emulator/v1/projects/:project", of: router)
         // What a device does for itself: open, as an app's own calls carry no credential.
         group.post("devices") { request, context in
             var request = request

@@ -11,8 +11,8 @@ struct MessagingRoutes {
     var service: MessagingService { server.emulator.messaging }
 
     func add(to router: Router<EmulatorRequestContext>) {
-        let project = router.group("v1/projects/:project").add(middleware: server.ownerOnly(.google))
-        let instanceID = router.group("iid").add(middleware: server.ownerOnly(.instanceID))
+        let project = server.ownerRoutes("v1/projects/:project", of: router)
+        let instanceID = server.ownerRoutes("iid", of: router, dialect: .instanceID)
         project.post("messages:send") { request, _ in
             var request = request
             let body = try await request.bodyData(limit: server.configuration.maxBodySize)

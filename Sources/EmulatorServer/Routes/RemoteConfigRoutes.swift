@@ -16,7 +16,7 @@ struct RemoteConfigRoutes {
     var service: RemoteConfigService { server.emulator.remoteConfig }
 
     func add(to router: Router<EmulatorRequestContext>) {
-        let templates = router.group("v1/projects/:project").add(middleware: server.ownerOnly(.google))
+        let templates = server.ownerRoutes("v1/projects/:project", of: router)
         addTemplateRoutes(to: templates, namespace: { _ in .firebase })
         addTemplateRoutes(to: templates.group("namespaces/:namespace")) {
             RemoteConfigNamespace(rawValue: try $0.parameters.require("namespace"))
@@ -91,7 +91,7 @@ struct RemoteConfigRoutes {
                 throw ServiceError(.invalidArgument, 
                     "versionNumber is required: a positive integer, as a number or a string")
             }
-            return await template(try service.rollback(
+            return template(try await service.rollback(
                 to: number,
                 project: try context.parameters.require("project"),
                 namespace: namespace(context)

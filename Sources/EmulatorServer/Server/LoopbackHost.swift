@@ -62,7 +62,12 @@ struct LoopbackHost: Sendable {
         var name = host.lowercased()
         if name.hasSuffix(".") { name.removeLast() }
         if name == "localhost" || name.hasSuffix(".localhost") || name == "::1" { return true }
-        let octets = name.split(separator: ".", omittingEmptySubsequences: false)
-        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
+        return isIPv4(name) && name.hasPrefix("127.")
+    }
+
+    /// Whether a host is an IPv4 address (four numbers from 0 to 255).
+    static func isIPv4(_ host: String) -> Bool {
+        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets.allSatisfy { UInt8($0) != nil }
     }
 }

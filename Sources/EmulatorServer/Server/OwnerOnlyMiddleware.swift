@@ -53,8 +53,12 @@ extension ServiceError {
 }
 
 extension EmulatorServer {
-    /// The middleware of a route group that only the owner may call, refusing in `dialect`.
-    func ownerOnly(_ dialect: OwnerOnlyMiddleware.Dialect) -> OwnerOnlyMiddleware {
-        OwnerOnlyMiddleware(dialect: dialect, origins: origins)
+    /// A group of routes under `path` of `parent` that only the owner may call, refused in
+    /// `dialect`.
+    func ownerRoutes(
+        _ path: RouterPath, of parent: some RouterMethods<EmulatorRequestContext>,
+        dialect: OwnerOnlyMiddleware.Dialect = .google
+    ) -> RouterGroup<EmulatorRequestContext> {
+        parent.group(path).add(middleware: OwnerOnlyMiddleware(dialect: dialect, origins: origins))
     }
 }

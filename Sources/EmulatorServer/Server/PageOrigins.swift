@@ -34,9 +34,7 @@ struct PageOrigins: Sendable {
     static func addressedOrigin(of request: Request) -> String? {
         guard let authority = request.head.authority else { return nil }
         let host = LoopbackHost.hostname(of: authority)
-        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
-        let address = (octets.count == 4 && octets.allSatisfy { UInt8($0) != nil }) || host.contains(":")
-        guard address || LoopbackHost.isLoopback(host: host) else { return nil }
+        guard LoopbackHost.isIPv4(host) || host.contains(":") || LoopbackHost.isLoopback(host: host) else { return nil }
         return "http://\(authority)"
     }
 }

@@ -53,23 +53,20 @@ public struct BlockingFunctions: Sendable {
     ) -> BlockingFunctions {
         var endpoints: [BlockingTrigger.BlockingEvent: Endpoint] = [:]
         var handlers: [String: CloudFunction] = [:]
-        var regions: [String: String] = [:]
         for (name, function) in functions.functions {
             guard case .blocking(let trigger) = function.trigger, endpoints[trigger.event] == nil else { continue }
             let url = BlockingProtocol.audience(project: project, region: function.options.deploymentRegion, function: name)
             endpoints[trigger.event] = Endpoint(name: name, url: url, audience: url, timeout: function.options.timeout)
             handlers[name] = function
-            regions[name] = function.options.deploymentRegion
         }
         let tokens = EmulatorTokenVerifier(project: project, clock: clock)
         let functions = handlers
-        let functionRegions = regions
         return BlockingFunctions(endpoints: endpoints) { endpoint, body in
             guard let function = functions[endpoint.name] else { return (404, Data()) }
             let request = HTTPSRequest(method: .post, headerFields: [.contentType: "application/json"], body: body)
             // Authentication enforces the timeout, on the emulator's clock.
             let context = RequestContext(functionName: endpoint.name, clock: clock, admin: admin, tokens: tokens,
-                region: functionRegions[endpoint.name] ?? "us-central1", logger: logger)
+                region: function.options.deploymentRegion, logger: logger)
             let response = await function.respond(to: request, context: context)
             return (response.status.code, try await response.collectBody())
         }

@@ -17,11 +17,11 @@ package struct EmulatorRemoteConfigClient: RemoteConfigAdminClient {
     public func publishTemplate(_ template: RemoteConfigTemplate, etag: String?) async throws
         -> RemoteConfigTemplateSnapshot
     {
-        await Self.snapshot(try service.publish(template, ifMatch: etag ?? "*", origin: .adminSDKNode))
+        Self.snapshot(try await service.publish(template, ifMatch: etag ?? "*", origin: .adminSDKNode))
     }
 
     public func rollback(to versionNumber: Int64) async throws -> RemoteConfigTemplateSnapshot {
-        await Self.snapshot(try service.rollback(to: versionNumber, origin: .adminSDKNode))
+        Self.snapshot(try await service.rollback(to: versionNumber, origin: .adminSDKNode))
     }
 
     public func listVersions(pageSize: Int?, pageToken: String?) async throws -> RemoteConfigVersionList {

@@ -2,7 +2,7 @@ import GRDB
 import Synchronization
 
 extension EmulatorStore {
-    /// Writes queued for the next group commit, and whether a task is committing them.
+    /// Writes queued for the next group commit, and whether a writer is committing them.
     struct QueuedWrites {
         var writes: [QueuedWrite] = []
         var isCommitting = false
@@ -112,7 +112,7 @@ extension EmulatorStore {
             queue.isCommitting = true
             return true
         }
-        if leads { await commitQueuedGroup() }
+        if leads { write.lead() }
         while true {
             switch await turn.next() {
             case .done(let result): return try result.get()
@@ -166,26 +166,23 @@ extension EmulatorStore {
         }
         let answers: [@Sendable () -> Void]
         do {
-            answers = try await withCheckedThrowingContinuation { continuation in
-                // GRDB's callback form: the commit is not cancelled with the committing task.
-                writer.asyncWrite({ db in
-                    let ran = group.map { $0.run(db) }
-                    // An error such as a full disk makes SQLite roll the whole transaction back
-                    // by itself: the writes that had run are gone, so their changes go too.
-                    guard db.isInsideTransaction else {
+            answers = try await writeUncancelled { db in
+                let ran = group.map { $0.run(db) }
+                // An error such as a full disk makes SQLite roll the whole transaction back
+                // by itself: the writes that had run are gone, so their changes go too.
+                guard db.isInsideTransaction else {
+                    for write in ran.reversed() { for undo in write.rollbackHooks.reversed() { undo() } }
+                    throw DatabaseError(resultCode: .SQLITE_ABORT, message: "the transaction was rolled back")
+                }
+                // Hooks run in commit order; a failed commit undoes the writes last to first.
+                db.afterNextTransaction(
+                    onCommit: { _ in
+                        for write in ran { for hook in write.commitHooks { hook() } }
+                    },
+                    onRollback: { _ in
                         for write in ran.reversed() { for undo in write.rollbackHooks.reversed() { undo() } }
-                        throw DatabaseError(resultCode: .SQLITE_ABORT, message: "the transaction was rolled back")
-                    }
-                    // Hooks run in commit order; a failed commit undoes the writes last to first.
-                    db.afterNextTransaction(
-                        onCommit: { _ in
-                            for write in ran { for hook in write.commitHooks { hook() } }
-                        },
-                        onRollback: { _ in
-                            for write in ran.reversed() { for undo in write.rollbackHooks.reversed() { undo() } }
-                        })
-                    return ran.map(\.answer)
-                }, completion: { _, result in continuation.resume(with: result) })
+                    })
+                return ran.map(\.answer)
             }
         } catch {
             // The transaction did not commit: no write of the group is stored.

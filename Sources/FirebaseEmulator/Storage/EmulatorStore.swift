@@ -64,12 +64,18 @@ public final class EmulatorStore: Sendable {
     package func write<T: Sendable>(
         _ body: @escaping @Sendable (inout StoreTransaction) throws -> T
     ) async throws -> (T, [OutboxEntry]) {
+        try await writeUncancelled { db in
+            var transaction = StoreTransaction(db: db)
+            let value = try body(&transaction)
+            return (value, transaction.emitted)
+        }
+    }
+
+    /// Runs `updates` in a write transaction, waiting without holding a thread. GRDB's callback
+    /// form: the transaction is not cancelled with the waiting task.
+    func writeUncancelled<T: Sendable>(_ updates: @escaping @Sendable (GRDB.Database) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            writer.asyncWrite({ db in
-                var transaction = StoreTransaction(db: db)
-                let value = try body(&transaction)
-                return (value, transaction.emitted)
-            }, completion: { _, result in continuation.resume(with: result) })
+            writer.asyncWrite(updates, completion: { _, result in continuation.resume(with: result) })
         }
     }
 

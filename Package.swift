@@ -62,6 +62,7 @@ let package = Package(
             dependencies: [
                 "CloudFunctions", "CloudEvents",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
             ],
@@ -86,6 +87,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -191,7 +193,10 @@ let package = Package(
         .testTarget(name: "CloudEventsTests", dependencies: ["CloudEvents"], swiftSettings: swiftSettings),
         .testTarget(
             name: "FunctionsBusTests",
-            dependencies: ["FunctionsBus", "CloudFunctions", "CloudEvents", "CloudFunctionsTesting"],
+            dependencies: [
+                "FunctionsBus", "CloudFunctions", "CloudEvents", "CloudFunctionsTesting",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -139,6 +139,7 @@ for scenario in Scenario.allCases where onlyScenario == nil || onlyScenario == s
             configuration.deduplicationWindow = window
         }
         let bus = try EventBus(functions: registry(scenario, count: count, starts: starts), configuration: configuration)
+        async let running: Void = bus.run()
         let total = scenario == .fanOut ? max(10_000, eventsPerRun / count) : eventsPerRun
         let events = makeEvents(scenario, count: total + latencySamples)
 
@@ -177,6 +178,7 @@ for scenario in Scenario.allCases where onlyScenario == nil || onlyScenario == s
         // The same, one event every millisecond: what an event arriving alone waits.
         let spaced = await measureLatency(events[total...].prefix(spacedSamples), gap: .milliseconds(1), prefix: "spaced-")
         await bus.shutdown()
+        await running
         let line = [
             scenario.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0),
             String(count).leftPad(9),

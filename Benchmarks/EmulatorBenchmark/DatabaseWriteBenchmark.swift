@@ -20,6 +20,7 @@ enum DatabaseWriteBenchmark {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("db-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: directory) }
             let emulator = try Emulator(project: "bench", directory: onDisk ? directory : nil)
+            async let running: Void = emulator.run()
             let ran = Mutex(0)
             var functions = FunctionRegistry()
             functions["onScore"] = Database.ref("/scores/{id}").onWrite { _, _ in ran.withLock { $0 += 1 } }
@@ -35,6 +36,8 @@ enum DatabaseWriteBenchmark {
             precondition(ran.withLock { $0 } == count, "every write runs the function once")
             let pending = try emulator.store.pendingEvents()
             precondition(pending.isEmpty, "every event is done")
+            await emulator.shutdown()
+            await running
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             print(
                 [

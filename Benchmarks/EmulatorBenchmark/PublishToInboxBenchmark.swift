@@ -24,6 +24,7 @@ enum PublishToInboxBenchmark {
             var quiet = Logger(label: "emulator")
             quiet.logLevel = .warning
             let emulator = try Emulator(project: "bench", directory: onDisk ? directory : nil, logger: quiet)
+            async let running: Void = emulator.run()
             var functions = FunctionRegistry()
             functions.use(PushConfig(topic: "PUSH_RC"))
             try await emulator.deploy(functions)
@@ -53,7 +54,8 @@ enum PublishToInboxBenchmark {
                 }
                 latencies += arrivals
             }
-            await emulator.waitUntilIdle()
+            await emulator.shutdown()
+            await running
             latencies.sort()
             func at(_ p: Double) -> String { String(format: "%.1f", latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]) }
             print([

@@ -26,6 +26,8 @@ func step(_ text: String) { print("\n▸ " + text) }
 func short(_ token: String) -> String { String(token.prefix(12)) + "…" }
 
 let emulator = try Emulator(project: "demo-project", directory: nil)
+// Deployed functions run while the emulator does: it runs beside this script until the end.
+async let running: Void = emulator.run()
 var functions = FunctionRegistry()
 functions.use(PushConfig(topic: "PUSH_RC"))
 functions["onScoreWrite"] = Database.ref("/scores/{scoreId}").options(.concurrency(1)).onWrite { change, context in
@@ -128,3 +130,6 @@ for entry in log {
     let deliveries = entry.deliveries.map { "\($0.function) \($0.status) after \($0.attempts)" }
     print("  \(entry.entry.event.type)  \(entry.entry.event.subject ?? "")  → \(deliveries.joined(separator: ", "))")
 }
+
+await emulator.shutdown()
+await running

@@ -9,8 +9,10 @@ import Logging
 ///
 /// ```swift
 /// let runtime = try TestRuntime(functions)
-/// try await runtime.deliver(.remoteConfigUpdated(.example(), project: runtime.project))
-/// #expect(runtime.messaging.sentMessages.count == 1)
+/// try await runtime.withRunning {
+///     await runtime.deliver(.remoteConfigUpdated(.example(), project: runtime.project))
+///     #expect(runtime.messaging.sentMessages.count == 1)
+/// }
 /// ```
 public struct TestRuntime: Sendable {
     /// The bus.
@@ -47,6 +49,11 @@ public struct TestRuntime: Sendable {
         self.messaging = messaging
         self.deliveries = deliveries
         self.project = project
+    }
+
+    /// Runs the bus while `body` runs, then shuts it down: deliveries happen inside `body`.
+    public func withRunning<Result>(_ body: () async throws -> Result) async rethrows -> Result {
+        try await bus.withRunning(body)
     }
 
     /// Publishes an event and waits until the bus is idle.

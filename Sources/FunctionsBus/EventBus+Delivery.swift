@@ -20,15 +20,6 @@ struct BusEffects {
 }
 
 extension EventBus {
-    /// An attempt a drainer runs: which attempt it is. The delivery itself stays in the lane's
-    /// in-flight record (the timer needs it if the attempt times out); the drainer takes only
-    /// the event's reference, which it moves into the handler's context.
-    struct Job {
-        let attemptID: UInt64
-        let attempt: Int
-        let deadline: Date
-    }
-
     /// Runs `body` under the bus's lock, counting the reports it adds as in progress (they are
     /// handed to the observer after the lock, by ``finishEffects(_:)``).
     func withBusLock<Result>(
@@ -47,55 +38,30 @@ extension EventBus {
     }
 
     /// Puts the `count` deliveries `append` adds to its function's queue, under the function's
-    /// lock, and starts a drainer if one is needed. Called under the bus's lock, which checked
-    /// that the bus is not shutting down.
+    /// lock, and has a drainer take them. Called under the bus's lock, which checked that the
+    /// bus is not shutting down.
     func enqueue(count: Int, lane index: Int, effects: inout BusEffects, _ append: (inout Deque<Delivery>) -> Void) {
-        let owner = lanes[index]
-        owner.state.withLock { lane in
+        lanes[index].state.withLock { lane in
             active.add(count, ordering: .sequentiallyConsistent)
-            append(&lane.queue)
-            startDrainerIfNeeded(lane: index, in: &lane, effects: &effects)
+            carryOut(lane.enqueue(append), lane: index, effects: &effects)
         }
     }
 
-    /// What a drainer does next.
-    private enum Next {
-        case run(Job, CloudEvent)
-        /// The queue is empty: wait for work as the lane's parked drainer.
-        case park
-        /// End: the queue is empty and another drainer is parked, or the bus shuts down. The
-        /// lane has counted the drainer out; the bus's count is still to lower.
-        case stop
-        /// End: the attempt timed out, and the timer has counted the drainer out (and started
-        /// another if work is queued).
-        case replaced
-    }
-
-    /// Drainers take deliveries one after another, so under load one task serves many
-    /// events. More drainers are needed only when work is queued and every drainer is busy
-    /// running a handler: checked when work arrives and each time a drainer starts a delivery,
-    /// so busy (suspended) handlers grow the number of drainers up to the concurrency limit
-    /// while fast ones are served by few. A parked drainer is woken first; a new one is started
-    /// only when none is parked.
-    func startDrainerIfNeeded(lane index: Int, in lane: inout BusLane.State, effects: inout BusEffects) {
-        let idle = lane.parked == nil ? 0 : 1
-        guard !lane.queue.isEmpty, lane.drainers - idle == lane.running else { return }
-        if let parked = lane.parked {
-            lane.parked = nil
-            effects.wakeups.append(parked.continuation)
+    /// Carries out a lane's scheduling: a parked drainer is woken after the locks are released;
+    /// a new one is counted into the bus and started at once, under the lane's lock (so that a
+    /// shutdown never sees the bus without drainers while the lane has one more).
+    func carryOut(_ scheduling: LaneStateMachine.Scheduling, lane index: Int, effects: inout BusEffects) {
+        switch scheduling {
+        case .none:
             return
-        }
-        guard lane.drainers < lanes[index].concurrency else { return }
-        lane.drainers += 1
-        drainerCount.add(1, ordering: .sequentiallyConsistent)
-        // The drainer's task id is how the timer cancels it when its handler times out. It
-        // holds the bus only while it drains: parked, it holds it weakly, so a bus nobody
-        // holds goes away (and its deinit ends the parked drainer).
-        let bus: @Sendable () -> EventBus? = { [weak self] in self }
-        tasks.spawn { id in
-            while await bus()?.drain(lane: index, drainer: id) == true,
-                await EventBus.park(bus, lane: index, drainer: id)
-            {}
+        case .wake(let parked):
+            effects.wakeups.append(parked.continuation)
+        case .startDrainer:
+            drainerCount.add(1, ordering: .sequentiallyConsistent)
+            // The drainer's task id is how the timer cancels it when its handler times out.
+            tasks.spawn { [self] id in
+                while await drain(lane: index, drainer: id), await park(lane: index, drainer: id) {}
+            }
         }
     }
 
@@ -110,7 +76,7 @@ extension EventBus {
         let lane = lanes[index]
         // The attempt that just ended, and its error: two variables, as an optional tuple
         // holding an existential is copied through the runtime's generic witnesses.
-        var finished: Job?
+        var finished: LaneStateMachine.Attempt?
         var failure: (any Error)?
         while true {
             var effects = BusEffects()
@@ -120,13 +86,16 @@ extension EventBus {
             // It is taken before the lane's lock, so that the publisher and other drainers do
             // not wait for it.
             let now = clock.now
-            let next = lane.state.withLock { state -> Next in
+            let closing = closing.load(ordering: .sequentiallyConsistent)
+            let next = lane.state.withLock { state -> LaneStateMachine.Next? in
                 if let finished {
-                    guard let entry = state.inFlight.removeValue(forKey: finished.attemptID) else { return .replaced }
-                    state.running -= 1
-                    ended = entry.delivery
+                    // Timed out already: the timer has counted this drainer out and replaced it.
+                    guard let delivery = state.finish(finished.id) else { return nil }
+                    ended = delivery
                 }
-                return nextJob(lane: index, drainer: id, now: now, in: &state, expired: &expired, effects: &effects)
+                let next = state.next(drainer: id, now: now, closing: closing, expired: &expired)
+                if case .run(_, _, let scheduling) = next { carryOut(scheduling, lane: index, effects: &effects) }
+                return next
             }
             if let ended {
                 conclude(ended, lane: index, error: failure.map { "\($0)" }, now: now, effects: &effects)
@@ -141,81 +110,48 @@ extension EventBus {
             failure = nil
             if case .stop = next { drainerGone() }
             finishEffects(effects)
-            let job: Job
+            let attempt: LaneStateMachine.Attempt
             let event: CloudEvent
             switch next {
-            case .run(let next, let nextEvent): (job, event) = (next, nextEvent)
+            case .run(let next, let nextEvent, _): (attempt, event) = (next, nextEvent)
             case .park: return true
-            case .stop, .replaced: return false
+            case .stop, nil: return false
             }
-            armTimerIfNeeded(for: job.deadline)
-            let context = EventContext(event: event, invocations: lane.invocations, attempt: job.attempt, deadline: job.deadline)
+            armTimerIfNeeded(for: attempt.deadline)
+            let context = EventContext(
+                event: event, invocations: lane.invocations, attempt: attempt.number, deadline: attempt.deadline)
             do {
                 try await lane.handle(context.event, context)
             } catch {
                 failure = error
             }
-            finished = job
+            finished = attempt
         }
-    }
-
-    private func nextJob(
-        lane index: Int, drainer id: UInt64, now: Date, in lane: inout BusLane.State, expired: inout [Delivery],
-        effects: inout BusEffects
-    ) -> Next {
-        let limits = lanes[index].limits
-        while var delivery = lane.queue.popFirst() {
-            switch delivery.machine.start(now: now, limits: limits) {
-            case .expire:
-                expired.append(delivery)
-            case .run(let attempt, let deadline):
-                let attemptID = lane.nextAttemptID
-                lane.nextAttemptID += 1
-                lane.running += 1
-                let job = Job(attemptID: attemptID, attempt: attempt, deadline: deadline)
-                let event = delivery.event
-                lane.inFlight[attemptID] = BusLane.InFlight(delivery: consume delivery, deadline: deadline, drainer: id)
-                startDrainerIfNeeded(lane: index, in: &lane, effects: &effects)
-                return .run(job, event)
-            }
-        }
-        guard closing.load(ordering: .sequentiallyConsistent) || lane.parked != nil else { return .park }
-        lane.drainers -= 1
-        return .stop
     }
 
     /// Waits, as the lane's one parked drainer, until work arrives (`true`) or the drainer is
-    /// to end (`false`: the bus shuts down or goes away, the drainer is cancelled, or another
-    /// one parked first). It holds the bus only to register. Whoever decides that it ends
-    /// counts it out of its lane in the same locked section. A drainer that is neither parked
-    /// nor running (between deliveries) always looks at the queue under
-    /// the lane's lock before it parks or ends, so work left to it is never stranded.
-    private static func park(_ bus: @Sendable () -> EventBus?, lane index: Int, drainer id: UInt64) async -> Bool {
-        await withTaskCancellationHandler {
+    /// to end (`false`: the bus shuts down, the drainer is cancelled, or another one parked
+    /// first). Whoever decides that it ends counts it out of its lane in the same locked section.
+    private func park(lane index: Int, drainer id: UInt64) async -> Bool {
+        let lane = lanes[index]
+        return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-                guard let bus = bus() else { return continuation.resume(returning: false) }
-                let answer = bus.lanes[index].state.withLock { lane -> Bool? in
-                    if !lane.queue.isEmpty { return true }
-                    if bus.closing.load(ordering: .sequentiallyConsistent) || lane.parked != nil || Task.isCancelled {
-                        lane.drainers -= 1
-                        return false
-                    }
-                    lane.parked = BusLane.Parked(drainer: id, continuation: continuation)
-                    return nil
+                let parking = lane.state.withLock { state in
+                    state.park(
+                        drainer: id, continuation: continuation, closing: closing.load(ordering: .sequentiallyConsistent),
+                        cancelled: Task.isCancelled)
                 }
-                if answer == false { bus.drainerGone() }
-                if let answer { continuation.resume(returning: answer) }
+                switch parking {
+                case .takeWork: continuation.resume(returning: true)
+                case .end:
+                    drainerGone()
+                    continuation.resume(returning: false)
+                case .parked: break
+                }
             }
         } onCancel: {
-            guard let bus = bus() else { return }
-            let parked = bus.lanes[index].state.withLock { lane -> BusLane.Parked? in
-                guard let parked = lane.parked, parked.drainer == id else { return nil }
-                lane.parked = nil
-                lane.drainers -= 1
-                return parked
-            }
-            guard let parked else { return }
-            bus.drainerGone()
+            guard let parked = lane.state.withLock({ $0.cancelPark(drainer: id) }) else { return }
+            drainerGone()
             parked.continuation.resume(returning: false)
         }
     }
@@ -227,6 +163,7 @@ extension EventBus {
             closing.load(ordering: .sequentiallyConsistent)
         else { return }
         for waiter in state.withLock({ takeDrainersGoneIfDone(&$0) }) { waiter.resume() }
+        tasks.finish()
     }
 
     /// The shutdown calls to resume: when shutting down and no drainer is left. Called under the

@@ -54,6 +54,10 @@ extension EventBus {
             takeIdleWaitersIfIdle(&state, now: now, into: &effects.waiters)
         }
         finishEffects(effects)
+        // The drainers a shutdown waited for may all have timed out: then it is done.
+        if closing.load(ordering: .sequentiallyConsistent), drainerCount.load(ordering: .sequentiallyConsistent) == 0 {
+            tasks.finish()
+        }
     }
 
     /// Fails every attempt past its deadline, cancels its handler and frees its slot. Called
@@ -63,18 +67,13 @@ extension EventBus {
     private func timeOutOverdueAttempts(now: Date, in state: inout BusState, effects: inout BusEffects) -> Date? {
         var earliest: Date?
         for index in lanes.indices {
-            let overdue = lanes[index].state.withLock { lane -> [BusLane.InFlight] in
-                let overdue = lane.inFlight.filter { $0.value.deadline <= now }
-                for (attemptID, entry) in overdue {
-                    lane.inFlight[attemptID] = nil
-                    lane.running -= 1
-                    // The drainer running it is cancelled (and its handler); a new one takes over.
-                    lane.drainers -= 1
-                    tasks.cancel(entry.drainer)
-                    startDrainerIfNeeded(lane: index, in: &lane, effects: &effects)
-                }
+            let overdue = lanes[index].state.withLock { lane in
+                let (overdue, replacements) = lane.timeOut(now: now)
+                // The drainers running them are cancelled (and their handlers); new ones take over.
+                for entry in overdue { tasks.cancel(entry.drainer) }
+                for replacement in replacements { carryOut(replacement, lane: index, effects: &effects) }
                 if let deadline = lane.earliestDeadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
-                return Array(overdue.values)
+                return overdue
             }
             guard !overdue.isEmpty else { continue }
             // Counted out of the bus after any replacement was counted in.

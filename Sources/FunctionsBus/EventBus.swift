@@ -3,6 +3,7 @@ import CloudEvents
 import Foundation
 import HeapModule
 import Logging
+import ServiceLifecycle
 import Synchronization
 
 /// Delivers events to the functions whose triggers match them, in process.
@@ -20,9 +21,10 @@ import Synchronization
 ///
 /// Time comes from a `BusClock`, so tests drive retries and timeouts exactly.
 ///
-/// Its drainers (which run handlers) and its timer (timeouts and retries) are children of one
-/// task scope the bus runs from its start, so ``shutdown()`` ends and awaits all of them.
-public final class EventBus: Sendable {
+/// The bus is a `Service`: its drainers (which run handlers) and its timer (timeouts and
+/// retries) are children of ``run()``, which a `ServiceGroup` (or ``withRunning(_:)``) runs.
+/// Events published before it runs wait in their queues.
+public final class EventBus: Service, Sendable {
     /// Settings of the bus itself.
     public struct Configuration: Sendable {
         /// How many dead letters are kept; the oldest are dropped beyond this.
@@ -75,9 +77,8 @@ public final class EventBus: Sendable {
     let armedDeadline = Atomic<UInt64>(Double.infinity.bitPattern)
     /// Numbers ``waitUntilIdle()`` calls.
     private let waiterIDs = Atomic<UInt64>(0)
-    /// The drainers and the timer.
+    /// The drainers and the timer, children of ``run()``.
     let tasks = TaskScope()
-    private let runLoop: Task<Void, Never>
 
     /// Creates a bus for the functions of a registry.
     ///
@@ -115,14 +116,6 @@ public final class EventBus: Sendable {
         self.logger = logger
         self.state = Mutex(BusState(configuration: configuration))
         self.recent = Mutex(RecentEventIDs(capacity: configuration.deduplicationWindow))
-        // The one unstructured task of a bus: the scope its drainers and timer live in. It holds
-        // the scope only, so a bus nobody holds goes away and ends it.
-        self.runLoop = Task { [tasks] in await tasks.run() }
-    }
-
-    deinit {
-        for lane in lanes { _ = lane.state.withLock { $0.releaseParked() } }
-        tasks.finish()
     }
 
     /// The names of the functions, in registration order.
@@ -272,29 +265,70 @@ public final class EventBus: Sendable {
         }
     }
 
+    /// Runs the drainers and the timer until the bus has shut down.
+    ///
+    /// A graceful shutdown of its service group shuts the bus down as ``shutdown()`` does:
+    /// what is queued and running finishes first. Cancelling it cancels the handlers running,
+    /// and the bus takes no events afterwards.
+    public func run() async {
+        await withGracefulShutdownHandler {
+            await tasks.run()
+        } onGracefulShutdown: {
+            self.beginShutdown()
+        }
+        // Ended by cancellation, the bus is closed too, and nobody is left waiting for it.
+        beginShutdown()
+        let waiters = state.withLock { state in
+            defer { state.idleWaiters = [:]; state.drainersGone = [] }
+            return Array(state.idleWaiters.values) + state.drainersGone
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Runs the bus while `body` runs, then shuts it down: the bus inside a test or a tool.
+    public func withRunning<Result>(_ body: () async throws -> Result) async rethrows -> Result {
+        async let running: Void = run()
+        do {
+            let result = try await body()
+            await shutdown()
+            await running
+            return result
+        } catch {
+            await shutdown()
+            await running
+            throw error
+        }
+    }
+
+    /// Stops accepting events and drops pending retries; ends the parked drainers, and ``run()``
+    /// once no drainer is left.
+    private func beginShutdown() {
+        let idle = state.withLock { state in
+            state.shuttingDown = true
+            closing.store(true, ordering: .sequentiallyConsistent)
+            // Dropped: they stay unfinished (the emulator's outbox delivers their events
+            // again when it next starts). Kept, a due one would wake the timer again and
+            // again, and keep the bus from ever being idle.
+            state.retries = Heap()
+            var waiters: [CheckedContinuation<Void, Never>] = []
+            takeIdleWaitersIfIdle(&state, now: clock.now, into: &waiters)
+            return waiters
+        }
+        for waiter in idle { waiter.resume() }
+        // A drainer that parks from now on sees `closing` and ends instead.
+        let released = lanes.compactMap { lane in lane.state.withLock { $0.releaseParked() } }
+        for parked in released { parked.continuation.resume(returning: false) }
+        if drainerCount.subtract(released.count, ordering: .sequentiallyConsistent).newValue == 0 { tasks.finish() }
+    }
+
     /// Stops accepting events, finishes what is queued and running, and drops pending retries;
-    /// returns once every drainer and timer task has ended, including the drainers of handlers
-    /// that timed out (cancelled, they end when their handler returns). Cancelling the calling
-    /// task cancels the handlers still running.
+    /// returns once every drainer has ended, including the drainers of handlers that timed out
+    /// (cancelled, they end when their handler returns), and ``run()`` ends. Cancelling the
+    /// calling task cancels the handlers still running.
     public func shutdown() async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let idle = state.withLock { state in
-                    state.shuttingDown = true
-                    closing.store(true, ordering: .sequentiallyConsistent)
-                    // Dropped: they stay unfinished (the emulator's outbox delivers their events
-                    // again when it next starts). Kept, a due one would wake the timer again and
-                    // again, and keep the bus from ever being idle.
-                    state.retries = Heap()
-                    var waiters: [CheckedContinuation<Void, Never>] = []
-                    takeIdleWaitersIfIdle(&state, now: clock.now, into: &waiters)
-                    return waiters
-                }
-                for waiter in idle { waiter.resume() }
-                // A drainer that parks from now on sees `closing` and ends instead.
-                var released = 0
-                for lane in lanes { released += lane.state.withLock { $0.releaseParked() } }
-                drainerCount.subtract(released, ordering: .sequentiallyConsistent)
+                beginShutdown()
                 let done = state.withLock { state -> Bool in
                     guard drainerCount.load(ordering: .sequentiallyConsistent) > 0 else { return true }
                     state.drainersGone.append(continuation)
@@ -304,12 +338,9 @@ public final class EventBus: Sendable {
             }
         } onCancel: {
             for lane in lanes {
-                lane.state.withLock { lane in
-                    for drainer in lane.inFlight.values.map(\.drainer) { tasks.cancel(drainer) }
-                }
+                for drainer in lane.state.withLock({ $0.runningDrainers }) { tasks.cancel(drainer) }
             }
         }
         tasks.finish()
-        await runLoop.value
     }
 }

@@ -190,13 +190,14 @@ struct Scaffold {
             @Test("a message added through addMessage is upper-cased by uppercase, in the in-process emulator")
             func messageLoop() async throws {
                 let emulator = try Emulator(project: "demo-project", directory: nil)
-                try await emulator.deploy(Self.functions)
-                let added = try await Self.functions.wrapRequest("addMessage", admin: emulator.admin)
-                    .call(NewMessage(text: "hi"), auth: AuthData(uid: "u1"), as: [String: String].self)
-                await emulator.waitUntilIdle()
-                let id = try #require(added["id"])
-                #expect(try await emulator.admin.database.get("uppercase/\(id)") == "HI")
-                await emulator.shutdown()
+                try await emulator.withRunning {
+                    try await emulator.deploy(Self.functions)
+                    let added = try await Self.functions.wrapRequest("addMessage", admin: emulator.admin)
+                        .call(NewMessage(text: "hi"), auth: AuthData(uid: "u1"), as: [String: String].self)
+                    await emulator.waitUntilIdle()
+                    let id = try #require(added["id"])
+                    #expect(try await emulator.admin.database.get("uppercase/\(id)") == "HI")
+                }
             }
 
             @Test("checkSignUp refuses a user without e-mail and tags the others")
@@ -210,8 +211,10 @@ struct Scaffold {
             @Test("a Remote Config publish pings PUSH_RC")
             func pushConfig() async throws {
                 let runtime = try TestRuntime(Self.functions)
-                await runtime.deliver(.remoteConfigUpdated(.example(), project: runtime.project))
-                #expect(runtime.messaging.sentMessages.map(\.data) == [["CONFIG_STATE": "STALE"]])
+                await runtime.withRunning {
+                    await runtime.deliver(.remoteConfigUpdated(.example(), project: runtime.project))
+                    #expect(runtime.messaging.sentMessages.map(\.data) == [["CONFIG_STATE": "STALE"]])
+                }
             }
         }
 

@@ -25,18 +25,20 @@ struct AnalyticsTriggerTests {
             received.events.withLock { $0.append((event, context.resource)) }
         }
         let runtime = try TestRuntime(functions, project: "p1")
-        let logTime = Date(timeIntervalSince1970: 1_700_000_000.25)
-        let purchase = AnalyticsLogEvent(
-            name: "purchase", params: ["value": 9.5, "count": 2, "currency": "EUR"], logTime: logTime, user: Self.user
-        )
-        #expect(await runtime.deliver(.analyticsLogged(purchase, project: "p1")) == ["onPurchase"])
-        let refund = AnalyticsLogEvent(name: "refund", logTime: logTime, user: Self.user)
-        #expect(await runtime.deliver(.analyticsLogged(refund, project: "p1")) == [])
-        let events = received.events.withLock { $0 }
-        #expect(events.count == 1)
-        #expect(events.first?.0 == purchase)
-        #expect(events.first?.0.reportingDate == "20231114")
-        #expect(events.first?.1 == "projects/p1/apps/1:1:ios:ab")
+        await runtime.withRunning {
+            let logTime = Date(timeIntervalSince1970: 1_700_000_000.25)
+            let purchase = AnalyticsLogEvent(
+                name: "purchase", params: ["value": 9.5, "count": 2, "currency": "EUR"], logTime: logTime, user: Self.user
+            )
+            #expect(await runtime.deliver(.analyticsLogged(purchase, project: "p1")) == ["onPurchase"])
+            let refund = AnalyticsLogEvent(name: "refund", logTime: logTime, user: Self.user)
+            #expect(await runtime.deliver(.analyticsLogged(refund, project: "p1")) == [])
+            let events = received.events.withLock { $0 }
+            #expect(events.count == 1)
+            #expect(events.first?.0 == purchase)
+            #expect(events.first?.0.reportingDate == "20231114")
+            #expect(events.first?.1 == "projects/p1/apps/1:1:ios:ab")
+        }
     }
 
     @Test("the trigger filters on the subject in its manifest entry")

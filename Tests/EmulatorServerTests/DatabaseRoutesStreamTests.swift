@@ -120,37 +120,39 @@ struct DatabaseRoutesStreamTests {
     @Test("writes through HTTP fire deployed functions with the writer's auth; disableTriggers=true does not")
     func triggers() async throws {
         let server = try DatabaseRoutesTests.server()
-        var functions = FunctionRegistry()
-        functions["audit"] = Database.ref("/scores/{id}").onWrite { change, context in
-            try await context.database.ref("audit").set([
-                "type": .string(context.authType ?? ""), "uid": context.authId.map(JSONValue.string) ?? .null,
-                "after": change.after.val(),
-            ])
-        }
-        try await server.emulator.deploy(functions)
-        let db = server.emulator.database
-        let token = Self.idToken(uid: "alice", project: "demo-project")
-        try await Application(router: server.router()).test(.router) { client in
-            try await client.execute(uri: "/scores/s1.json?print=silent&ns=\(Self.ns)", method: .put,
-                headers: DatabaseRoutesTests.owner, body: ByteBuffer(string: "10")) { _ in }
-            await server.emulator.waitUntilIdle()
-            #expect(try db.get(namespace: Self.ns, path: "audit") == ["type": "admin", "after": 10])
+        try await server.emulator.withRunning {
+            var functions = FunctionRegistry()
+            functions["audit"] = Database.ref("/scores/{id}").onWrite { change, context in
+                try await context.database.ref("audit").set([
+                    "type": .string(context.authType ?? ""), "uid": context.authId.map(JSONValue.string) ?? .null,
+                    "after": change.after.val(),
+                ])
+            }
+            try await server.emulator.deploy(functions)
+            let db = server.emulator.database
+            let token = Self.idToken(uid: "alice", project: "demo-project")
+            try await Application(router: server.router()).test(.router) { client in
+                try await client.execute(uri: "/scores/s1.json?print=silent&ns=\(Self.ns)", method: .put,
+                    headers: DatabaseRoutesTests.owner, body: ByteBuffer(string: "10")) { _ in }
+                await server.emulator.waitUntilIdle()
+                #expect(try db.get(namespace: Self.ns, path: "audit") == ["type": "admin", "after": 10])
 
-            try await client.execute(uri: "/scores/s2.json?auth=\(token)&ns=\(Self.ns)", method: .put,
-                body: ByteBuffer(string: "20")) { response in #expect(response.status == .ok) }
-            await server.emulator.waitUntilIdle()
-            #expect(try db.get(namespace: Self.ns, path: "audit") == ["type": "app_user", "uid": "alice", "after": 20])
+                try await client.execute(uri: "/scores/s2.json?auth=\(token)&ns=\(Self.ns)", method: .put,
+                    body: ByteBuffer(string: "20")) { response in #expect(response.status == .ok) }
+                await server.emulator.waitUntilIdle()
+                #expect(try db.get(namespace: Self.ns, path: "audit") == ["type": "app_user", "uid": "alice", "after": 20])
 
-            try await client.execute(uri: "/scores.json?ns=\(Self.ns)", method: .patch,
-                body: ByteBuffer(string: #"{"s3": 30}"#)) { _ in }
-            await server.emulator.waitUntilIdle()
-            #expect(try db.get(namespace: Self.ns, path: "audit") == ["type": "unauthenticated", "after": 30])
+                try await client.execute(uri: "/scores.json?ns=\(Self.ns)", method: .patch,
+                    body: ByteBuffer(string: #"{"s3": 30}"#)) { _ in }
+                await server.emulator.waitUntilIdle()
+                #expect(try db.get(namespace: Self.ns, path: "audit") == ["type": "unauthenticated", "after": 30])
 
-            try await client.execute(uri: "/scores/s4.json?disableTriggers=true&ns=\(Self.ns)", method: .put,
-                headers: DatabaseRoutesTests.owner, body: ByteBuffer(string: "40")) { _ in }
-            await server.emulator.waitUntilIdle()
-            #expect(try db.get(namespace: Self.ns, path: "audit/after") == 30)
-            #expect(try db.get(namespace: Self.ns, path: "scores/s4") == 40)
+                try await client.execute(uri: "/scores/s4.json?disableTriggers=true&ns=\(Self.ns)", method: .put,
+                    headers: DatabaseRoutesTests.owner, body: ByteBuffer(string: "40")) { _ in }
+                await server.emulator.waitUntilIdle()
+                #expect(try db.get(namespace: Self.ns, path: "audit/after") == 30)
+                #expect(try db.get(namespace: Self.ns, path: "scores/s4") == 40)
+            }
         }
     }
 

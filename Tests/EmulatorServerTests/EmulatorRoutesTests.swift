@@ -75,29 +75,31 @@ struct EmulatorRoutesTests {
     @Test("lists events with their deliveries, newest last")
     func events() async throws {
         let server = try Self.server()
-        var functions = FunctionRegistry()
-        functions.use(PushConfig())
-        try await server.emulator.deploy(functions)
-        let template = try RemoteConfigTemplate.decode(from: Data(#"{"parameters": {"a": {"defaultValue": {"value": "1"}}}}"#.utf8))
-        try await server.emulator.remoteConfig.publish(template, ifMatch: "*")
-        await server.emulator.waitUntilIdle()
-        try await Application(router: server.router()).test(.router) { client in
-            try await client.execute(uri: "/emulator/v1/projects/demo-project/events", method: .get) { response in
-                let events = try #require((try? Self.json(response))?["events"]?.arrayValue)
-                #expect(events.count == 1)
-                #expect(events[0]["type"] == "google.firebase.remoteconfig.remoteConfig.v1.updated")
-                let delivery = try #require(events[0]["deliveries"]?.arrayValue?.first?.objectValue)
-                #expect(delivery["function"] == "pushConfig")
-                #expect(delivery["attempts"] == 1)
-                #expect(delivery["status"] == "succeeded")
-                #expect(delivery["lastError"] == .null)
-                // Every attempt, with when it started and how long it took.
-                let attempt = try #require(delivery["attemptLog"]?.arrayValue?.first)
-                #expect(delivery["attemptLog"]?.arrayValue?.count == 1)
-                #expect(attempt["attempt"] == 1)
-                #expect(attempt["outcome"] == "succeeded")
-                #expect(attempt["startedAt"]?.stringValue?.hasSuffix("Z") == true)
-                #expect((attempt["durationMs"]?.numberValue ?? -1) >= 0)
+        try await server.emulator.withRunning {
+            var functions = FunctionRegistry()
+            functions.use(PushConfig())
+            try await server.emulator.deploy(functions)
+            let template = try RemoteConfigTemplate.decode(from: Data(#"{"parameters": {"a": {"defaultValue": {"value": "1"}}}}"#.utf8))
+            try await server.emulator.remoteConfig.publish(template, ifMatch: "*")
+            await server.emulator.waitUntilIdle()
+            try await Application(router: server.router()).test(.router) { client in
+                try await client.execute(uri: "/emulator/v1/projects/demo-project/events", method: .get) { response in
+                    let events = try #require((try? Self.json(response))?["events"]?.arrayValue)
+                    #expect(events.count == 1)
+                    #expect(events[0]["type"] == "google.firebase.remoteconfig.remoteConfig.v1.updated")
+                    let delivery = try #require(events[0]["deliveries"]?.arrayValue?.first?.objectValue)
+                    #expect(delivery["function"] == "pushConfig")
+                    #expect(delivery["attempts"] == 1)
+                    #expect(delivery["status"] == "succeeded")
+                    #expect(delivery["lastError"] == .null)
+                    // Every attempt, with when it started and how long it took.
+                    let attempt = try #require(delivery["attemptLog"]?.arrayValue?.first)
+                    #expect(delivery["attemptLog"]?.arrayValue?.count == 1)
+                    #expect(attempt["attempt"] == 1)
+                    #expect(attempt["outcome"] == "succeeded")
+                    #expect(attempt["startedAt"]?.stringValue?.hasSuffix("Z") == true)
+                    #expect((attempt["durationMs"]?.numberValue ?? -1) >= 0)
+                }
             }
         }
     }

@@ -140,21 +140,23 @@ struct RemoteConfigRoutesTests {
     @Test("a publish over HTTP puts CONFIG_STATE: STALE in a PUSH_RC device's inbox")
     func staleLoopOverHTTP() async throws {
         let emulator = try Emulator(project: "demo", directory: nil)
-        var functions = FunctionRegistry()
-        functions.use(PushConfig(topic: "PUSH_RC"))
-        try await emulator.deploy(functions)
-        let token = try await emulator.messaging.registerDevice(platform: "ios")
-        _ = try await emulator.messaging.subscribe(tokens: [token], to: "PUSH_RC")
-        let server = EmulatorServer(emulator: emulator)
-        try await Application(router: server.router()).test(.router) { client in
-            try await client.execute(uri: "/v1/projects/demo/remoteConfig", method: .put,
-                headers: Self.headers([.ifMatch: "*"]), body: ByteBuffer(string: Self.template)) {
-                #expect($0.status == .ok)
-            }
-            await emulator.waitUntilIdle()
-            try await client.execute(uri: "/emulator/v1/projects/demo/devices/\(token)/messages", method: .get) {
-                response in
-                #expect(Self.json(response)?["messages"]?.arrayValue?.map { $0["data"] } == [["CONFIG_STATE": "STALE"]])
+        try await emulator.withRunning {
+            var functions = FunctionRegistry()
+            functions.use(PushConfig(topic: "PUSH_RC"))
+            try await emulator.deploy(functions)
+            let token = try await emulator.messaging.registerDevice(platform: "ios")
+            _ = try await emulator.messaging.subscribe(tokens: [token], to: "PUSH_RC")
+            let server = EmulatorServer(emulator: emulator)
+            try await Application(router: server.router()).test(.router) { client in
+                try await client.execute(uri: "/v1/projects/demo/remoteConfig", method: .put,
+                    headers: Self.headers([.ifMatch: "*"]), body: ByteBuffer(string: Self.template)) {
+                    #expect($0.status == .ok)
+                }
+                await emulator.waitUntilIdle()
+                try await client.execute(uri: "/emulator/v1/projects/demo/devices/\(token)/messages", method: .get) {
+                    response in
+                    #expect(Self.json(response)?["messages"]?.arrayValue?.map { $0["data"] } == [["CONFIG_STATE": "STALE"]])
+                }
             }
         }
     }

@@ -59,27 +59,29 @@ struct EmulatorExportTests {
         }
 
         let target = try Emulator(project: "demo-project", directory: onDisk ? dataDirectory : nil)
-        var functions = FunctionRegistry()
-        functions["anything"] = Eventarc.onEvent(type: FirebaseEventType.authUserCreated) { _, _ in }
-        try await target.deploy(functions)
-        try await target.importState(from: exportDirectory)
-        await target.waitUntilIdle()
+        try await target.withRunning {
+            var functions = FunctionRegistry()
+            functions["anything"] = Eventarc.onEvent(type: FirebaseEventType.authUserCreated) { _, _ in }
+            try await target.deploy(functions)
+            try await target.importState(from: exportDirectory)
+            await target.waitUntilIdle()
 
-        #expect(try target.remoteConfig.listVersions().versions.count == 3)
-        #expect(try target.remoteConfig.template().template == source.remoteConfig.template().template)
-        #expect(try target.database.get(namespace: target.defaultDatabaseInstance, path: "") == ["users": ["u1": ["name": "Ann"]]])
-        #expect(try target.database.get(namespace: "second-db", path: "a/b") == [1, 2, 3])
-        #expect(try await target.auth.signInWithPassword(email: "ann@example.com", password: "secret-1").localId == "u1")
-        #expect(target.messaging.isRegistered(token))
-        #expect(target.messaging.topics(forToken: token) == ["PUSH_RC"])
-        #expect(try target.messaging.inbox(token: token).map(\.data) == [["CONFIG_STATE": "STALE"]])
-        #expect(try target.messaging.inbox(token: other).map(\.data) == [["k": "v"]])
-        #expect(try target.analytics.events(appInstanceId: "0123456789abcdef0123456789abcdef").map(\.name) == ["level_up"])
-        // An import emits no events: nothing reached the deployed function.
-        #expect(try target.store.eventLog().isEmpty)
-        // The imported state keeps working: a new topic message reaches the imported device.
-        try await target.messaging.send(PushConfig().message)
-        #expect(try target.messaging.inbox(token: token).count == 2)
+            #expect(try target.remoteConfig.listVersions().versions.count == 3)
+            #expect(try target.remoteConfig.template().template == source.remoteConfig.template().template)
+            #expect(try target.database.get(namespace: target.defaultDatabaseInstance, path: "") == ["users": ["u1": ["name": "Ann"]]])
+            #expect(try target.database.get(namespace: "second-db", path: "a/b") == [1, 2, 3])
+            #expect(try await target.auth.signInWithPassword(email: "ann@example.com", password: "secret-1").localId == "u1")
+            #expect(target.messaging.isRegistered(token))
+            #expect(target.messaging.topics(forToken: token) == ["PUSH_RC"])
+            #expect(try target.messaging.inbox(token: token).map(\.data) == [["CONFIG_STATE": "STALE"]])
+            #expect(try target.messaging.inbox(token: other).map(\.data) == [["k": "v"]])
+            #expect(try target.analytics.events(appInstanceId: "0123456789abcdef0123456789abcdef").map(\.name) == ["level_up"])
+            // An import emits no events: nothing reached the deployed function.
+            #expect(try target.store.eventLog().isEmpty)
+            // The imported state keeps working: a new topic message reaches the imported device.
+            try await target.messaging.send(PushConfig().message)
+            #expect(try target.messaging.inbox(token: token).count == 2)
+        }
     }
 
     @Test("a malformed export changes nothing and names the file")

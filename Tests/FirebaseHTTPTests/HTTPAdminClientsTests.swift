@@ -27,27 +27,29 @@ struct HTTPAdminClientsTests {
     @Test("database: set, get, update with multi-segment keys, push, delete; writes fire triggers; bad keys fail")
     func database() async throws {
         let emulator = try Emulator(project: "demo", directory: nil)
-        var functions = FunctionRegistry()
-        functions["count"] = Database.ref("/items/{id}").onCreate { _, _ in }
-        try await emulator.deploy(functions)
-        try await Self.withClients(emulator) { admin, _ in
-            let database = admin.database
-            try await database.ref("items/a").set(["name": "first", "tags": ["x": true]])
-            try await database.ref("items/a").update(["name": "renamed", "tags/y": true])
-            #expect(try await database.ref("items/a").get().val() == ["name": "renamed", "tags": ["x": true, "y": true]])
-            let pushed = try await database.ref("items").push(["name": "pushed"])
-            #expect(pushed.key?.count == 20)
-            #expect(try await database.ref("items").get().numChildren() == 2)
-            try await database.ref("items/a").remove()
-            #expect(try await database.ref("items/a").get().exists() == false)
-            await #expect {
-                try await database.ref("items/bad.key").set(1)
-            } throws: { ($0 as? AdminHTTPError)?.status == 400 }
+        try await emulator.withRunning {
+            var functions = FunctionRegistry()
+            functions["count"] = Database.ref("/items/{id}").onCreate { _, _ in }
+            try await emulator.deploy(functions)
+            try await Self.withClients(emulator) { admin, _ in
+                let database = admin.database
+                try await database.ref("items/a").set(["name": "first", "tags": ["x": true]])
+                try await database.ref("items/a").update(["name": "renamed", "tags/y": true])
+                #expect(try await database.ref("items/a").get().val() == ["name": "renamed", "tags": ["x": true, "y": true]])
+                let pushed = try await database.ref("items").push(["name": "pushed"])
+                #expect(pushed.key?.count == 20)
+                #expect(try await database.ref("items").get().numChildren() == 2)
+                try await database.ref("items/a").remove()
+                #expect(try await database.ref("items/a").get().exists() == false)
+                await #expect {
+                    try await database.ref("items/bad.key").set(1)
+                } throws: { ($0 as? AdminHTTPError)?.status == 400 }
+            }
+            await emulator.waitUntilIdle()
+            let created = try emulator.store.eventLog().filter { $0.entry.event.type == FirebaseEventType.databaseCreated }
+            #expect(created.count == 2)
+            #expect(try emulator.database.get(namespace: "demo-default-rtdb", path: "items") != .null)
         }
-        await emulator.waitUntilIdle()
-        let created = try emulator.store.eventLog().filter { $0.entry.event.type == FirebaseEventType.databaseCreated }
-        #expect(created.count == 2)
-        #expect(try emulator.database.get(namespace: "demo-default-rtdb", path: "items") != .null)
     }
 
     @Test("database: keys with spaces, non-ASCII, %, +, &, = and ? reach the emulator as written, from a base URL ending in /")

@@ -8,8 +8,9 @@ import UnixSignals
 
 extension EmulatorServer {
     /// The emulator's long-running parts as one group: the worker processes, the HTTP server and
-    /// event delivery, started together and stopped in the reverse order: delivery first (running
-    /// handlers finish, still reaching the server and their workers), then the server, then
+    /// the emulator's event delivery, started together and stopped in the reverse order:
+    /// delivery first (running handlers finish, still reaching the server and their workers;
+    /// what is not finished stays in the outbox for the next start), then the server, then
     /// the workers.
     ///
     /// - Parameters:
@@ -23,7 +24,8 @@ extension EmulatorServer {
             services: [
                 .init(service: deployments),
                 .init(service: application(onReady: onReady)),
-                .init(service: EventDeliveryService(emulator: emulator)),
+                // Shut down on its own (``Emulator/shutdown()``), it takes the group with it.
+                .init(service: emulator, successTerminationBehavior: .gracefullyShutdownGroup),
             ],
             gracefulShutdownSignals: signals,
             cancellationSignals: [],

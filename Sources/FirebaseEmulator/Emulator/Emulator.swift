@@ -3,17 +3,23 @@ import CloudFunctions
 import FunctionsBus
 import Foundation
 import Logging
+import ServiceLifecycle
 import Synchronization
 
 /// Every emulated Firebase service of one project, on one store, feeding deployed functions.
 ///
+/// Deployed functions run while the emulator does: it is a `Service`, whose ``run()`` hosts the
+/// deployed bus and the writer of the event log.
+///
 /// ```swift
 /// let emulator = try Emulator(project: "demo-project", directory: nil)
-/// try emulator.deploy(functions)                  // in process; handlers get emulator-backed clients
-/// let version = try emulator.remoteConfig.publish(template, ifMatch: "*")
-/// await emulator.waitUntilIdle()                  // pushConfig has sent its message
+/// try await emulator.withRunning {
+///     try await emulator.deploy(functions)        // in process; handlers get emulator-backed clients
+///     _ = try await emulator.remoteConfig.publish(template, ifMatch: "*")
+///     await emulator.waitUntilIdle()              // pushConfig has sent its message
+/// }
 /// ```
-public final class Emulator: Sendable {
+public final class Emulator: Service, Sendable {
     /// The project id.
     public let project: String
     /// The store all services keep their state in.
@@ -34,6 +40,8 @@ public final class Emulator: Sendable {
     public let clock: any BusClock
     let logger: Logger
     private let deployment = Mutex<EventBus?>(nil)
+    /// The deployed buses and the event log's writer, children of ``run()``.
+    private let tasks = TaskScope()
 
     /// How many of the newest events the event log keeps once they are done, unless told.
     public static let defaultEventLogSize = 100_000
@@ -69,6 +77,33 @@ public final class Emulator: Sendable {
         auth = try AuthService(store: store, project: project, clock: clock, emit: emit)
         messaging = try MessagingService(store: store, project: project, clock: clock, emit: emit)
         analytics = try AnalyticsService(store: store, project: project, clock: clock, emit: emit)
+        tasks.spawn { _ in await dispatcher.run() }
+    }
+
+    /// Runs the deployed functions and records their deliveries until ``shutdown()``, or a
+    /// graceful shutdown of its service group (which does the same); cancelled, it cancels the
+    /// handlers running and stops at once, what they had not finished staying in the outbox.
+    public func run() async {
+        await withGracefulShutdownHandler {
+            await tasks.run()
+        } onGracefulShutdown: {
+            self.tasks.spawn { _ in await self.shutdown() }
+        }
+    }
+
+    /// Runs the emulator while `body` runs, then shuts it down: the emulator inside a test or a tool.
+    public func withRunning<Result>(_ body: () async throws -> Result) async rethrows -> Result {
+        async let running: Void = tasks.run()
+        do {
+            let result = try await body()
+            await shutdown()
+            await running
+            return result
+        } catch {
+            await shutdown()
+            await running
+            throw error
+        }
     }
 
     /// The default Realtime Database instance, `{project}-default-rtdb`.
@@ -118,6 +153,7 @@ public final class Emulator: Sendable {
             return current
         }
         dispatcher.attach(bus)
+        tasks.spawn { _ in await bus.run() }
         // Every event committed before the new bus was attached is in the outbox up to here:
         // the recovery below goes that far. Later ones reach the new bus as they commit.
         let recoverThrough = try? store.latestSequence()
@@ -152,11 +188,12 @@ public final class Emulator: Sendable {
 
     /// Stops delivering: committed events stay in the outbox from now on, and the deployed bus
     /// finishes what it has queued and running (retries it was waiting for stay pending in the
-    /// outbox, for the next start).
+    /// outbox, for the next start); ``run()`` ends once that is recorded.
     public func shutdown() async {
         dispatcher.attach(nil)
         await bus?.shutdown()
         await dispatcher.waitUntilRecorded()
+        tasks.finish()
     }
 
     /// Waits until the deployed functions have nothing queued or running, and what they did is

@@ -39,6 +39,9 @@ package final class OutboxDispatcher: DeliveryObserver {
     /// How long reported outcomes wait for others to join their commit.
     let recordingDelay = Duration.milliseconds(2)
     private let state = Mutex(State())
+    /// Wakes ``run()`` when outcomes wait to be written.
+    private let wakeups: AsyncStream<Void>
+    private let wake: AsyncStream<Void>.Continuation
 
     /// Creates a dispatcher for a store.
     ///
@@ -52,6 +55,18 @@ package final class OutboxDispatcher: DeliveryObserver {
         self.store = store
         self.eventLogSize = max(0, eventLogSize)
         self.logger = logger
+        (wakeups, wake) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Writes reported outcomes until cancelled (then once more, so that nothing reported is
+    /// left unwritten).
+    func run() async {
+        for await _ in wakeups {
+            // A moment for the outcomes of other deliveries to join the commit.
+            try? await Task.sleep(for: recordingDelay)
+            await writePending()
+        }
+        await writePending()
     }
 
     /// Routes events to `bus` from now on; `nil` holds them in the outbox (no functions deployed).
@@ -152,11 +167,11 @@ package final class OutboxDispatcher: DeliveryObserver {
         }
     }
 
-    /// Writes outcomes by group commit: the first outcome with no write under way starts a
-    /// short-lived writer task, which waits a moment (`recordingDelay`) so that the outcomes of
-    /// other deliveries join it, writes them in one transaction, and goes on until nothing is
-    /// left. Under load one commit carries many outcomes instead of one commit each; the event
-    /// log lags by about the delay, and ``waitUntilRecorded()`` waits for the writer.
+    /// Writes outcomes by group commit: the first outcome with no write under way wakes
+    /// ``run()``, which waits a moment (`recordingDelay`) so that the outcomes of other
+    /// deliveries join it, writes them in one transaction, and goes on until nothing is left.
+    /// Under load one commit carries many outcomes instead of one commit each; the event log
+    /// lags by about the delay, and ``waitUntilRecorded()`` waits for the writer.
     private func record(_ outcome: EmulatorStore.Outcome) {
         let starts = state.withLock { state -> Bool in
             state.pending.append(outcome)
@@ -165,11 +180,7 @@ package final class OutboxDispatcher: DeliveryObserver {
             state.recording = true
             return true
         }
-        guard starts else { return }
-        Task.detached { [self] in
-            try? await Task.sleep(for: recordingDelay)
-            await writePending()
-        }
+        if starts { wake.yield() }
     }
 
     /// Deletes the oldest finished events once enough have finished since the last time.

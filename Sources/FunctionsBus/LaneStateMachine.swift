@@ -96,11 +96,13 @@ struct LaneStateMachine: Sendable {
     }
 
     /// Queues the deliveries `append` adds (each made in its place in the queue, not copied in).
+    @inline(__always)
     mutating func enqueue(_ append: (inout Deque<Delivery>) -> Void) -> Scheduling {
         append(&queue)
         return schedule()
     }
 
+    @inline(__always)
     private mutating func schedule() -> Scheduling {
         let idle = parked == nil ? 0 : 1
         guard !queue.isEmpty, drainers - idle == running else { return .none }
@@ -115,6 +117,7 @@ struct LaneStateMachine: Sendable {
 
     /// Ends attempt `id`: its delivery, or `nil` when it timed out already (its drainer was
     /// replaced and is to end).
+    @inline(__always)
     mutating func finish(_ id: UInt64) -> Delivery? {
         guard let entry = inFlight.removeValue(forKey: id) else { return nil }
         running -= 1
@@ -123,6 +126,7 @@ struct LaneStateMachine: Sendable {
 
     /// What drainer `drainer` does next, at `now`: deliveries too old to start are moved to
     /// `expired` on the way.
+    @inline(__always)
     mutating func next(drainer: UInt64, now: Date, closing: Bool, expired: inout [Delivery]) -> Next {
         while var delivery = queue.popFirst() {
             switch delivery.machine.start(now: now, limits: limits) {

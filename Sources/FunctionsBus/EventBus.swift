@@ -287,17 +287,7 @@ public final class EventBus: Service, Sendable {
 
     /// Runs the bus while `body` runs, then shuts it down: the bus inside a test or a tool.
     public func withRunning<Result>(_ body: () async throws -> Result) async rethrows -> Result {
-        async let running: Void = run()
-        do {
-            let result = try await body()
-            await shutdown()
-            await running
-            return result
-        } catch {
-            await shutdown()
-            await running
-            throw error
-        }
+        try await withServiceRunning(run: run, shutdown: shutdown, body)
     }
 
     /// Stops accepting events and drops pending retries; ends the parked drainers, and ``run()``

@@ -17,11 +17,7 @@ struct ConfigImport: AsyncParsableCommand {
 
     @OptionGroup var target: EmulatorOptions
 
-    @Argument(help: "The export file ('-' reads stdin).")
-    var file: String
-
-    @Option(help: "The export's format.")
-    var from: ParseExportFormat = .parse
+    @OptionGroup var export: ParseExport
 
     @Flag(help: "Replace every parameter of the current template instead of merging.")
     var replace = false
@@ -36,10 +32,10 @@ struct ConfigImport: AsyncParsableCommand {
         let api = try target.client()
         let imported: [String: JSONValue]
         do {
-            imported = try ParseConfigExport.parameters(from: readJSONFile(file),
+            imported = try ParseConfigExport.parameters(from: export.json(),
                 includeMasterKeyOnly: includeMasterKeyOnly).objectValue ?? [:]
         } catch let error as ServiceError {
-            throw CLIError("\(file) is not a Parse Config export: \(error.message)")
+            throw CLIError("\(export.file) is not a Parse Config export: \(error.message)")
         }
         let current = try await api.send("GET", api.projectPath("/remoteConfig"))
         guard case .object(var template) = try current.json() else { throw CLIError("the template is not an object") }
@@ -52,7 +48,7 @@ struct ConfigImport: AsyncParsableCommand {
             headers: ["If-Match": current.headers["etag"] ?? "*"]).json()
         let keys = imported.keys.sorted().joined(separator: ", ")
         if validateOnly {
-            print("valid: \(imported.count) parameters from \(file) (\(keys))")
+            print("valid: \(imported.count) parameters from \(export.file) (\(keys))")
         } else {
             print("imported \(imported.count) parameters (\(keys)) as version "
                 + (answer["version"]?["versionNumber"]?.stringValue ?? "?"))

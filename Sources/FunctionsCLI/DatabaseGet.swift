@@ -14,8 +14,7 @@ struct DatabaseGet: AsyncParsableCommand {
     @Argument(help: "The path, e.g. /leaderboard.")
     var path: String
 
-    @Option(help: "The database instance (default: PROJECT-default-rtdb).")
-    var instance: String?
+    @OptionGroup var database: DatabaseInstance
 
     @Flag(help: "Only the keys of the children (true for each).")
     var shallow = false
@@ -31,7 +30,7 @@ struct DatabaseGet: AsyncParsableCommand {
 
     func run() async throws {
         let api = try target.client()
-        var query = [URLQueryItem(name: "ns", value: instance ?? "\(api.project)-default-rtdb")]
+        var query = [database.namespace(project: api.project)]
         if shallow { query.append(URLQueryItem(name: "shallow", value: "true")) }
         if let orderBy { query.append(URLQueryItem(name: "orderBy", value: JSONValue.string(orderBy).serialized())) }
         if let limitToFirst { query.append(URLQueryItem(name: "limitToFirst", value: String(limitToFirst))) }

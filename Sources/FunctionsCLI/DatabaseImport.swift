@@ -17,17 +17,12 @@ struct DatabaseImport: AsyncParsableCommand {
 
     @OptionGroup var target: EmulatorOptions
 
-    @Argument(help: "The export file ('-' reads stdin).")
-    var file: String
-
-    @Option(help: "The export's format.")
-    var from: ParseExportFormat = .parse
+    @OptionGroup var export: ParseExport
 
     @Option(help: "Where the objects go, e.g. /scores.")
     var path: String
 
-    @Option(help: "The database instance (default: PROJECT-default-rtdb).")
-    var instance: String?
+    @OptionGroup var database: DatabaseInstance
 
     @Flag(name: .customLong("disable-triggers"), help: "Write without firing database triggers.")
     var disableTriggers = false
@@ -36,12 +31,12 @@ struct DatabaseImport: AsyncParsableCommand {
         let api = try target.client()
         let children: [String: JSONValue]
         do {
-            children = try ParseClassExport.children(from: readJSONFile(file))
+            children = try ParseClassExport.children(from: export.json())
         } catch let error as ServiceError {
-            throw CLIError("\(file) is not a Parse class export: \(error.message)")
+            throw CLIError("\(export.file) is not a Parse class export: \(error.message)")
         }
-        guard !children.isEmpty else { throw CLIError("\(file) has no objects") }
-        var query = [URLQueryItem(name: "ns", value: instance ?? "\(api.project)-default-rtdb"),
+        guard !children.isEmpty else { throw CLIError("\(export.file) has no objects") }
+        var query = [database.namespace(project: api.project),
             URLQueryItem(name: "print", value: "silent")]
         if disableTriggers { query.append(URLQueryItem(name: "disableTriggers", value: "true")) }
         let restPath = try DatabaseSet.restPath(path)

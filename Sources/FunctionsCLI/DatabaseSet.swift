@@ -22,8 +22,7 @@ struct DatabaseSet: AsyncParsableCommand {
     @Option(name: .customLong("data-file"), help: "Read the value from this JSON file ('-' = stdin).")
     var dataFile: String?
 
-    @Option(help: "The database instance (default: PROJECT-default-rtdb).")
-    var instance: String?
+    @OptionGroup var database: DatabaseInstance
 
     @Flag(help: "Merge the value's children into the path (PATCH) instead of replacing it.")
     var merge = false
@@ -46,7 +45,7 @@ struct DatabaseSet: AsyncParsableCommand {
                 throw CLIError("the value is not JSON (quote strings: '\"text\"'): \(error)")
             }
         }
-        let query = [URLQueryItem(name: "ns", value: instance ?? "\(api.project)-default-rtdb")]
+        let query = [database.namespace(project: api.project)]
         let written = try await api.send(merge ? "PATCH" : "PUT", try Self.restPath(path), query: query, json: json)
         print(try written.json().serialized())
     }

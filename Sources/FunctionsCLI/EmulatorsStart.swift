@@ -61,6 +61,10 @@ struct EmulatorsStart: AsyncParsableCommand {
         help: "The most events posted to a function's worker in one request; 1 posts each alone, in binary mode, as Eventarc does.")
     var deliveryBatch = EmulatorServer.Configuration.defaultDeliveryBatch
 
+    @Option(name: .customLong("log-level"),
+        help: "The least severe of the emulator's own log lines shown: trace, debug, info (instances started and stopped), notice, warning, error or critical.")
+    var logLevel: Logger.Level = .warning
+
     @Option(name: .customLong("event-log-size"),
         help: "How many of the newest events the event log keeps once they are done; events not done are always kept.")
     var eventLogSize = Emulator.defaultEventLogSize
@@ -90,7 +94,7 @@ struct EmulatorsStart: AsyncParsableCommand {
         OpenFileLimit.raise()
         // Rendered only when a line is written: the HTTP server sets metadata on every request.
         var logger = Logger(label: "functions.emulator", factory: LazyStreamLogHandler.standardError)
-        logger.logLevel = .warning
+        logger.logLevel = logLevel
         let file = try config.map { try FirebaseConfig(contentsOf: URL(fileURLWithPath: $0)) }
         let host = host ?? file?.host ?? "127.0.0.1"
         let port = port ?? file?.port ?? 4400
@@ -180,3 +184,5 @@ struct CLIError: Error, CustomStringConvertible {
         self.description = description
     }
 }
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}

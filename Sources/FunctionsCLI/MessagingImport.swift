@@ -18,11 +18,7 @@ struct MessagingImport: AsyncParsableCommand {
 
     @OptionGroup var target: EmulatorOptions
 
-    @Argument(help: "The _Installation export ('-' reads stdin).")
-    var file: String
-
-    @Option(help: "The export's format.")
-    var from: ParseExportFormat = .parse
+    @OptionGroup var export: ParseExport
 
     @Option(help: "The iOS app's bundle id.")
     var application: String
@@ -38,9 +34,9 @@ struct MessagingImport: AsyncParsableCommand {
 
     func run() async throws {
         let api = try target.client()
-        let export = try readJSONFile(file)
-        guard let installations = export["results"]?.arrayValue ?? export.arrayValue else {
-            throw CLIError("\(file) is not a Parse _Installation export: expected {\"results\": [...]} or an array")
+        let json = try export.json()
+        guard let installations = json["results"]?.arrayValue ?? json.arrayValue else {
+            throw CLIError("\(export.file) is not a Parse _Installation export: expected {\"results\": [...]} or an array")
         }
         var ios: [(id: String, apns: String, channels: [String])] = []
         var skipped = 0

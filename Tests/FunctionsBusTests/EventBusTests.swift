@@ -333,7 +333,7 @@ struct EventBusTests {
             calls.add(context.params["x"] ?? "")
         }
         let runtime = try TestRuntime(functions)
-        try await runtime.withRunning {
+        await runtime.withRunning {
             // Two drainers finish together and both try to park: one parks, the other ends, and the
             // next event must find the parked one (or a new one), or waitUntilIdle never returns.
             for round in 0..<1_000 {

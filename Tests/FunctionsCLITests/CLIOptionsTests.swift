@@ -23,10 +23,10 @@ struct CLIOptionsTests {
         #expect(large.errors.contains("413"), "\(large.errors)")
     }
 
-    @Test("emulators:start --instance-idle-timeout stops idle instances of a scaled-out function that soon")
+    @Test("emulators:start --instance-idle-timeout stops idle instances of a scaled-out function that soon; --log-level info shows it")
     func instanceIdleTimeout() async throws {
         #expect(try CLIProcess.run(["emulators:start", "--port", "0", "--instance-idle-timeout", "0"]).status != 0)
-        let emulator = try RunningEmulator(arguments: ["--port", "0", "--instance-idle-timeout", "0.3"])
+        let emulator = try RunningEmulator(arguments: ["--port", "0", "--instance-idle-timeout", "0.3", "--log-level", "info"])
         // The rehearsal worker's oneAtATime takes one event per instance, up to three instances.
         let worker = CLIProcess.product("rehearsal-worker")
         let manifestFile = FileManager.default.temporaryDirectory.appendingPathComponent("manifest-\(UUID()).json")
@@ -43,22 +43,31 @@ struct CLIOptionsTests {
             let functions = try await emulator.request("GET", "/emulator/v1/projects/demo-project/functions")
             return functions["functions"]?["oneAtATime"]?["instances"]?.arrayValue?.count ?? 0
         }
-        func waitFor(_ condition: (Int) -> Bool) async throws -> Bool {
-            for _ in 0..<500 {
-                if condition(try await instances()) { return true }
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            return false
+        // The emulator logs each instance it starts and each idle one it stops.
+        var lines = emulator.logLines.makeAsyncIterator()
+        var (started, stopped) = (0, 0)
+        func readLine() async -> Bool {
+            guard let line = await lines.next() else { return false }
+            if line.contains("starting another instance") { started += 1 }
+            if line.contains("stopping an idle instance") { stopped += 1 }
+            return true
         }
         for _ in 0..<3 {
             let published = try emulator.cli("config:publish", "-", "--force",
                 input: #"{"parameters": {}, "version": {"description": "slow"}}"#)
             #expect(published.status == 0, "\(published.errors)")
         }
-        #expect(try await waitFor { $0 >= 2 }, "slow events on a one-at-a-time function start more instances")
+        while started == 0, await readLine() {}
+        #expect(started > 0, "slow events on a one-at-a-time function start more instances")
         _ = try await emulator.request("GET", "/emulator/v1/projects/demo-project/events?wait=true")
-        // Idle for 0.3 s: back to one well within 10 s (the default, a minute, would not be).
-        #expect(try await waitFor { $0 == 1 })
+        // Idle for 0.3 s, each extra instance is stopped (the default, a minute, would outlast
+        // the suite's time limit): back to one.
+        while true {
+            if stopped == started, try await instances() == 1 { break }
+            guard await readLine() else { break }
+        }
+        #expect(stopped == started)
+        #expect(try await instances() == 1)
     }
 
     @Test("emulators:start --data-dir keeps state there; --in-memory keeps none")

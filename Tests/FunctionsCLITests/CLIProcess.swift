@@ -1,5 +1,6 @@
 import CloudFunctions
 import Foundation
+import Synchronization
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -56,12 +57,16 @@ final class RunningEmulator {
     let process = Process()
     let base: URL
     let project: String
+    /// The lines the emulator logs (to its standard error), as they come.
+    let logLines: AsyncStream<String>
 
     /// Starts an emulator (in memory unless told otherwise, in `directory` if given) and waits
     /// for its ready line.
     init(project: String = "demo-project", arguments: [String] = ["--port", "0"], inMemory: Bool = true,
         directory: URL? = nil) throws
     {
+        let (logLines, logged) = AsyncStream.makeStream(of: String.self)
+        self.logLines = logLines
         self.project = project
         process.executableURL = CLIProcess.product("functions")
         process.arguments = ["emulators:start", "--project", project] + (inMemory ? ["--in-memory"] : []) + arguments
@@ -71,7 +76,24 @@ final class RunningEmulator {
         }
         let output = Pipe()
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        let errors = Pipe()
+        process.standardError = errors
+        let partial = Mutex("")
+        errors.fileHandleForReading.readabilityHandler = { handle in
+            let chunk = handle.availableData
+            guard !chunk.isEmpty else {
+                handle.readabilityHandler = nil
+                logged.finish()
+                return
+            }
+            let lines = partial.withLock { partial -> [Substring] in
+                partial += String(decoding: chunk, as: UTF8.self)
+                var lines = partial.split(separator: "\n", omittingEmptySubsequences: false)
+                partial = String(lines.removeLast())
+                return lines
+            }
+            for line in lines { logged.yield(String(line)) }
+        }
         try process.run()
         var text = ""
         while !text.contains("\n") {

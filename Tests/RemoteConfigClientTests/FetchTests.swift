@@ -54,10 +54,10 @@ struct FetchTests {
             #expect(client.activate() == false)
 
             try await running.publish(["color": "blue"])
-            #expect(try await client.fetchAndActivate() == .successUsingPreFetchedData)
+            #expect(await client.fetchAndActivate() == .successUsingPreFetchedData)
             #expect(client["color"].stringValue == "green")
             clock.advance(by: 43_200)
-            #expect(try await client.fetchAndActivate() == .successFetchedFromRemote)
+            #expect(await client.fetchAndActivate() == .successFetchedFromRemote)
             #expect(client["color"].stringValue == "blue")
             #expect(client.allKeys(from: .remote) == ["color"])
         }

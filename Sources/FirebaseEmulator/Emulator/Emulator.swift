@@ -93,17 +93,7 @@ public final class Emulator: Service, Sendable {
 
     /// Runs the emulator while `body` runs, then shuts it down: the emulator inside a test or a tool.
     public func withRunning<Result>(_ body: () async throws -> Result) async rethrows -> Result {
-        async let running: Void = tasks.run()
-        do {
-            let result = try await body()
-            await shutdown()
-            await running
-            return result
-        } catch {
-            await shutdown()
-            await running
-            throw error
-        }
+        try await withServiceRunning(run: run, shutdown: shutdown, body)
     }
 
     /// The default Realtime Database instance, `{project}-default-rtdb`.

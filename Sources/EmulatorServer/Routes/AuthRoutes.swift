@@ -74,8 +74,7 @@ struct AuthRoutes {
                     refreshToken: form["refresh_token"] ?? form["refreshToken"]))
             }
         }
-        let emulator = router.group("emulator/v1/projects/:project")
-        let owner = server.ownerRoutes("emulator/v1/projects/:project", of: router)
+        let (emulator, owner) = server.emulatorProjectRoutes(of: router)
         owner.delete("accounts") { _, _ in
             try await service.deleteAllUsers()
             return Response.json([:])

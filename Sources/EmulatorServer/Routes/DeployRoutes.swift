@@ -11,8 +11,7 @@ struct DeployRoutes {
     let server: EmulatorServer
 
     func add(to router: Router<EmulatorRequestContext>) {
-        let group = router.group("emulator/v1/projects/:project")
-        let owner = server.ownerRoutes("emulator/v1/projects/:project", of: router)
+        let (group, owner) = server.emulatorProjectRoutes(of: router)
         // The owner's only, JSON only (a browser cannot send that across origins without asking
         // first), and only a binary that `swift build` made.
         owner.post("deployments") { request, context in

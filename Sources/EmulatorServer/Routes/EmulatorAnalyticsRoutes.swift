@@ -13,7 +13,7 @@ struct EmulatorAnalyticsRoutes {
     var service: AnalyticsService { server.emulator.analytics }
 
     func add(to router: Router<EmulatorRequestContext>) {
-        let group = router.group("emulator/v1/projects/:project")
+        let group = server.emulatorProjectRoutes(of: router).open
         // Logs a request's events: `{"app_instance_id", "user_id"?, "user_properties"?, "events": [...]}`;
         // all or nothing, answering the events as stored.
         group.post("apps/:appId/events") { request, context in

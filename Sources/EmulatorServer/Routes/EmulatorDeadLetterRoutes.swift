@@ -11,14 +11,14 @@ struct EmulatorDeadLetterRoutes {
     let server: EmulatorServer
 
     func add(to router: Router<EmulatorRequestContext>) {
-        let group = router.group("emulator/v1/projects/:project")
+        let (group, owner) = server.emulatorProjectRoutes(of: router)
         // `{"deadLetters": [...]}`, oldest first; empty when nothing is deployed.
         group.get("deadLetters") { _, _ in
             let letters = server.emulator.bus?.deadLetters ?? []
             return Response.json(["deadLetters": .array(letters.map(Self.letterJSON))])
         }
         // `{"id": "<dead letter id>"}`: queues the event again for its function, with fresh attempts.
-        server.ownerRoutes("emulator/v1/projects/:project", of: router).post("deadLetters:replay") { request, _ in
+        owner.post("deadLetters:replay") { request, _ in
             var request = request
             let body = try await request.jsonBody(limit: server.configuration.maxBodySize)
             guard let id = body["id"]?.stringValue, !id.isEmpty else {

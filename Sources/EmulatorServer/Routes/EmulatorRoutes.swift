@@ -10,8 +10,7 @@ struct EmulatorRoutes {
     let server: EmulatorServer
 
     func add(to router: Router<EmulatorRequestContext>) {
-        let group = router.group("emulator/v1/projects/:project")
-        let owner = server.ownerRoutes("emulator/v1/projects/:project", of: router)
+        let (group, owner) = server.emulatorProjectRoutes(of: router)
         // What a device does for itself: open, as an app's own calls carry no credential.
         group.post("devices") { request, context in
             var request = request

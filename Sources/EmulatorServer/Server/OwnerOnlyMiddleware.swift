@@ -61,4 +61,13 @@ extension EmulatorServer {
     ) -> RouterGroup<EmulatorRequestContext> {
         parent.group(path).add(middleware: OwnerOnlyMiddleware(dialect: dialect, origins: origins))
     }
+
+    /// The emulator's own API, under `emulator/v1/projects/{project}`: the routes any local
+    /// caller may use, and those that need the owner credential.
+    func emulatorProjectRoutes(
+        of router: Router<EmulatorRequestContext>
+    ) -> (open: RouterGroup<EmulatorRequestContext>, owner: RouterGroup<EmulatorRequestContext>) {
+        let path: RouterPath = "emulator/v1/projects/:project"
+        return (router.group(path), ownerRoutes(path, of: router))
+    }
 }

@@ -33,11 +33,12 @@ public struct DatabaseRules: Sendable {
             self.wildcard = wildcard
         }
 
-        /// The rules for child `key`, and the `$location` it binds, if any.
-        func child(_ key: String) -> (node: Node, binding: (String, String)?)? {
-            if let literal = children[key] { return (literal, nil) }
-            if let wildcard { return (wildcard.node, (wildcard.name, key)) }
-            return nil
+        /// The rules for child `key`; a `$location` it goes through is bound to `key` in `variables`.
+        func child(_ key: String, binding variables: inout [String: RuleValue]) -> Node? {
+            if let literal = children[key] { return literal }
+            guard let wildcard else { return nil }
+            variables[wildcard.name] = .string(key)
+            return wildcard.node
         }
     }
 
@@ -138,7 +139,8 @@ public struct DatabaseRules: Sendable {
     public func hasIndex(at path: DatabasePath, orderBy: String) -> Bool {
         guard orderBy != "$key", orderBy != "$priority" else { return true }
         var node: Node? = root
-        for key in path.segments { node = node?.child(key)?.node }
+        var unused: [String: RuleValue] = [:]
+        for key in path.segments { node = node?.child(key, binding: &unused) }
         let needed = orderBy == "$value" ? ".value" : orderBy
         return node?.indexOn.contains(needed) ?? false
     }
@@ -162,8 +164,7 @@ public struct DatabaseRules: Sendable {
             guard index < path.segments.count else { break }
             let key = path.segments[index]
             segments.append(key)
-            guard let (child, binding) = current.child(key) else { return false }
-            if let (name, value) = binding { variables[name] = .string(value) }
+            guard let child = current.child(key, binding: &variables) else { return false }
             node = child
         }
         return false
@@ -197,8 +198,7 @@ public struct DatabaseRules: Sendable {
             }
             let key = path.segments[index]
             segments.append(key)
-            guard let (child, binding) = current.child(key) else { return permitted }
-            if let (name, value) = binding { variables[name] = .string(value) }
+            guard let child = current.child(key, binding: &variables) else { return permitted }
             node = child
         }
         return permitted
@@ -211,9 +211,8 @@ public struct DatabaseRules: Sendable {
         guard case .object(let members) = DatabaseTree.storedValue(in: tree, at: DatabasePath(uncheckedSegments: path))
         else { return true }
         for key in members.keys where !key.hasPrefix(".") {
-            guard let (child, binding) = node.child(key) else { continue }
             var scope = variables
-            if let (name, value) = binding { scope[name] = .string(value) }
+            guard let child = node.child(key, binding: &scope) else { continue }
             let childPath = path + [key]
             scope["data"] = .snapshot(tree: old, path: childPath)
             scope["newData"] = .snapshot(tree: tree, path: childPath)

@@ -62,6 +62,20 @@ indirect enum RulesSource {
             }
         }
 
+        /// After a member or element: `true` when a `,` says another follows, `false` when
+        /// `closing` ends the object or array (both consumed).
+        mutating func another(closing: Unicode.Scalar) throws(DatabaseRulesError) -> Bool {
+            try skipSpace()
+            guard index < bytes.count else { throw error("Parse error.") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                return true
+            }
+            guard bytes[index] == UInt8(ascii: closing) else { throw error("Parse error.") }
+            index += 1
+            return false
+        }
+
         /// Goes into an object or array, refusing one nested beyond ``maximumDepth``.
         mutating func enter() throws(DatabaseRulesError) {
             guard depth < Self.maximumDepth else { throw error("Rules are nested too deeply.") }
@@ -92,15 +106,7 @@ indirect enum RulesSource {
                     guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("Parse error.") }
                     index += 1
                     members.append((key, try value(), keyOffset))
-                    try skipSpace()
-                    guard index < bytes.count else { throw error("Parse error.") }
-                    if bytes[index] == UInt8(ascii: ",") {
-                        index += 1
-                        continue
-                    }
-                    guard bytes[index] == UInt8(ascii: "}") else { throw error("Parse error.") }
-                    index += 1
-                    return .object(members, offset: start)
+                    guard try another(closing: "}") else { return .object(members, offset: start) }
                 }
             case UInt8(ascii: "["):
                 try enter()
@@ -114,15 +120,7 @@ indirect enum RulesSource {
                 }
                 while true {
                     elements.append(try value())
-                    try skipSpace()
-                    guard index < bytes.count else { throw error("Parse error.") }
-                    if bytes[index] == UInt8(ascii: ",") {
-                        index += 1
-                        continue
-                    }
-                    guard bytes[index] == UInt8(ascii: "]") else { throw error("Parse error.") }
-                    index += 1
-                    return .array(elements, offset: start)
+                    guard try another(closing: "]") else { return .array(elements, offset: start) }
                 }
             case UInt8(ascii: "\""):
                 return .string(try string(), offset: start + 1)

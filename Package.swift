@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "CloudFunctions", targets: ["CloudFunctions"]),
         .library(name: "FunctionsBus", targets: ["FunctionsBus"]),
         .library(name: "FunctionsBuiltins", targets: ["FunctionsBuiltins"]),
+        .library(name: "FirestoreTriggers", targets: ["FirestoreTriggers"]),
         .library(name: "CloudFunctionsTesting", targets: ["CloudFunctionsTesting"]),
         .library(name: "FirebaseEmulator", targets: ["FirebaseEmulator"]),
         .library(name: "EmulatorServer", targets: ["EmulatorServer"]),
@@ -31,6 +32,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.0.0"),
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.5.0"),
@@ -55,6 +57,16 @@ let package = Package(
         .target(
             name: "ProcessSupport",
             dependencies: [.product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        // Firestore triggers: the protobuf event data (Swift generated from Protos/, committed;
+        // no build plugin) read into CloudFunctions' DocumentSnapshot.
+        .target(
+            name: "FirestoreTriggers",
+            dependencies: [
+                "CloudFunctions", "CloudEvents",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -133,7 +145,8 @@ let package = Package(
         .target(
             name: "FunctionsWorker",
             dependencies: [
-                "CloudFunctions", "CloudEvents", "FirebaseHTTP", "FunctionsBuiltins", "GoogleAuth", "ProcessSupport",
+                "CloudFunctions", "CloudEvents", "FirebaseHTTP", "FirestoreTriggers", "FunctionsBuiltins", "GoogleAuth",
+                "ProcessSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -270,6 +283,15 @@ let package = Package(
                 "FirebaseEmulator", "CloudFunctions", "CloudEvents", "CloudFunctionsTesting", "FunctionsBuiltins",
                 "FunctionsBus", .product(name: "GRDB", package: "GRDB.swift"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FirestoreTriggersTests",
+            dependencies: [
+                "FirestoreTriggers", "CloudFunctions", "CloudEvents", "CloudFunctionsTesting", "FunctionsBus",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -66,7 +66,7 @@ extension CloudEvent {
     ) throws(CloudEventError) -> CloudEvent {
         // The context attributes in variables and the rest in a dictionary: this runs for every
         // event a worker receives.
-        var specVersion, id, source, type, time, subject, dataSchema: String?
+        var specVersion, id, source, type, time, subject, dataSchema, headerContentType: String?
         var extensions: [String: String] = [:]
         for field in message.headers where field.name.utf8.starts(with: "ce-".utf8, by: { asciiLowercased($0) == $1 }) {
             let name = String(field.name.dropFirst(3)).lowercased()
@@ -91,6 +91,9 @@ extension CloudEvent {
             case "time": try store(&time)
             case "subject": try store(&subject)
             case "dataschema": try store(&dataSchema)
+            // Binary mode carries the content type in Content-Type; Google's Firestore emulator
+            // sends a `ce-datacontenttype` too, read only when Content-Type is missing.
+            case "datacontenttype": try store(&headerContentType)
             default: try store(&extensions[name])
             }
         }
@@ -115,7 +118,7 @@ extension CloudEvent {
             type: try required(type, "type"),
             time: try time.map { text throws(CloudEventError) in try CloudEvent.time(text, label: "ce-time") },
             subject: subject,
-            dataContentType: contentType,
+            dataContentType: contentType ?? headerContentType,
             dataSchema: dataSchema
         )
         for (name, value) in extensions {
@@ -126,7 +129,7 @@ extension CloudEvent {
             if event.hasJSONData, !isJSON(message.body) {
                 throw CloudEventError(
                     .invalidData,
-                    "the body is not JSON although content-type is '\(contentType ?? "application/json")'",
+                    "the body is not JSON although content-type is '\(event.dataContentType ?? "application/json")'",
                     attribute: "data"
                 )
             }

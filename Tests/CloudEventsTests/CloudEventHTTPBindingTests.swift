@@ -34,6 +34,22 @@ struct CloudEventHTTPBindingTests {
         #expect(try CloudEvent(httpMessage: message).data == Data([0, 1, 2]))
     }
 
+    @Test("binary mode takes a ce-datacontenttype header (as Google's Firestore emulator sends) only without Content-Type")
+    func binaryModeContentTypeHeader() throws {
+        let headers = [("ce-specversion", "1.0"), ("ce-id", "1"), ("ce-source", "/s"), ("ce-type", "t"),
+            ("ce-datacontenttype", "application/protobuf")]
+        let both = try CloudEvent(httpMessage: CloudEventHTTPMessage(
+            headers: headers + [("Content-Type", "application/x-protobuf")], body: Data([1])))
+        #expect(both.dataContentType == "application/x-protobuf")
+        #expect(both.extensions["datacontenttype"] == nil)
+        let alone = try CloudEvent(httpMessage: CloudEventHTTPMessage(headers: headers, body: Data([1])))
+        #expect(alone.dataContentType == "application/protobuf")
+        #expect(throws: CloudEventError.self) {
+            try CloudEvent(httpMessage: CloudEventHTTPMessage(
+                headers: headers + [("ce-datacontenttype", "text/plain")], body: Data([1])))
+        }
+    }
+
     @Test("structured mode carries the JSON format")
     func structuredMode() throws {
         let message = event.structuredHTTPMessage()

@@ -33,7 +33,7 @@ public struct CloudFunction: Sendable {
         self.init(trigger: .event(trigger), options: options, problems: [], handler: .event(handler))
     }
 
-    init(trigger: EventTrigger, options: FunctionOptions, problems: [String],
+    package init(trigger: EventTrigger, options: FunctionOptions, problems: [String],
         handler: @escaping @Sendable (CloudEvent, EventContext) async throws -> Void)
     {
         self.init(trigger: .event(trigger), options: options, problems: problems, handler: .event(handler))
@@ -94,6 +94,12 @@ public struct EventPayloadError: Error, Sendable, CustomStringConvertible {
     public var eventType: String
     /// What is wrong.
     public var reason: String
+
+    /// Creates an error for an event whose data is not what its trigger reads.
+    public init(eventType: String, reason: String) {
+        self.eventType = eventType
+        self.reason = reason
+    }
 
     public var description: String { "cannot read the data of a '\(eventType)' event: \(reason)" }
 

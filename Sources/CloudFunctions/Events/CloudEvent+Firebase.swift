@@ -121,4 +121,26 @@ extension CloudEvent {
             data: try? JSONEncoder().encode(event)
         )
     }
+
+    /// The event Eventarc sends for a Pub/Sub message: its id is the message's id (a
+    /// redelivery is the same event), its time the publish time, its `topic` attribute the
+    /// topic's short name, and its data ``MessagePublishedData``.
+    public static func pubSubMessagePublished(
+        _ message: PubSubMessage,
+        project: String,
+        topic: String,
+        subscription: String? = nil
+    ) -> CloudEvent {
+        let data = MessagePublishedData(
+            message: message, subscription: subscription ?? "projects/\(project)/subscriptions/\(topic)")
+        return CloudEvent(
+            id: message.messageId,
+            source: PubSub.source(project: project, topic: topic),
+            type: FirebaseEventType.pubSubPublished,
+            time: message.publishTime,
+            dataContentType: "application/json",
+            extensions: ["topic": .string(topic)],
+            data: try? JSONEncoder().encode(data)
+        )
+    }
 }

@@ -1,0 +1,14 @@
+/// The data of a `google.cloud.pubsub.topic.v1.messagePublished` event: the message and the
+/// subscription that delivered it.
+public struct MessagePublishedData: Sendable, Hashable, Codable {
+    /// The message.
+    public var message: PubSubMessage
+    /// The subscription's resource name, `projects/{project}/subscriptions/{name}`.
+    public var subscription: String
+
+    /// Creates the data of an event.
+    public init(message: PubSubMessage, subscription: String) {
+        self.message = message
+        self.subscription = subscription
+    }
+}

@@ -106,7 +106,8 @@ let package = Package(
         .target(
             name: "EmulatorServer",
             dependencies: [
-                "FirebaseEmulator", "FirebaseHTTP", "FunctionsBus", "CloudFunctions", "CloudEvents", "CZlib", "ProcessSupport",
+                "FirebaseEmulator", "FirebaseHTTP", "FirestoreTriggers", "FunctionsBus", "CloudFunctions", "CloudEvents",
+                "CZlib", "ProcessSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -245,7 +246,7 @@ let package = Package(
             name: "EmulatorServerTests",
             dependencies: [
                 "EmulatorServer", "FunctionsWorker", "FirebaseEmulator", "FirebaseHTTP", "CloudFunctions", "CloudEvents",
-                "CloudFunctionsTesting", "FunctionsBus",
+                "CloudFunctionsTesting", "FunctionsBus", "FirestoreTriggers", "ProcessSupport",
                 "FunctionsBuiltins", "CZlib",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -255,6 +256,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -11,6 +11,18 @@ package struct HostPort: Sendable, Hashable, CustomStringConvertible {
         self.port = port
     }
 
+    /// Reads `host:port` as the emulator variables give it (`127.0.0.1:8080`, `[::1]:8080`,
+    /// `localhost:8080`); `nil` without a port from 0 to 65535.
+    package init?(parsing text: String) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+            (0...65535).contains(port)
+        else { return nil }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty, !host.contains("/") else { return nil }
+        self.init(host: host, port: port)
+    }
+
     /// `host:port`, the host bracketed when it is an IPv6 address.
     package var description: String {
         let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host

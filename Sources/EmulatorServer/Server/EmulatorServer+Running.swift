@@ -7,8 +7,9 @@ import ServiceLifecycle
 import UnixSignals
 
 extension EmulatorServer {
-    /// The emulator's long-running parts as one group: the worker processes, the HTTP server and
-    /// the emulator's event delivery, started together and stopped in the reverse order:
+    /// The emulator's long-running parts as one group: Google's emulators, the worker processes,
+    /// the HTTP server and the emulator's event delivery, started together and stopped in the
+    /// reverse order:
     /// delivery first (running handlers finish, still reaching the server and their workers;
     /// what is not finished stays in the outbox for the next start), then the server, then
     /// the workers.
@@ -22,6 +23,7 @@ extension EmulatorServer {
     ) -> ServiceGroup {
         ServiceGroup(configuration: .init(
             services: [
+                .init(service: google),
                 .init(service: deployments),
                 .init(service: application(onReady: onReady)),
                 // Shut down on its own (``Emulator/shutdown()``), it takes the group with it.

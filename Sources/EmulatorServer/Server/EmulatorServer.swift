@@ -36,6 +36,14 @@ public struct EmulatorServer: Sendable {
         /// The default of ``deliveryBatch``.
         public static let defaultDeliveryBatch = 64
 
+        /// Google's emulators to start with the server (`firebase.json`'s `emulators.firestore`,
+        /// `emulators.pubsub`); the others start when a deployment has triggers on them.
+        public var startsFirestore = false
+        public var startsPubSub = false
+
+        /// Where Java, the Google Cloud CLI and the `*_EMULATOR_HOST` variables are looked up.
+        public var environment = ProcessInfo.processInfo.environment
+
         /// Creates a configuration.
         public init(host: String = "127.0.0.1", port: Int = 0, maxBodySize: Int = 32 * 1024 * 1024) {
             self.host = host
@@ -50,6 +58,8 @@ public struct EmulatorServer: Sendable {
     public let configuration: Configuration
     /// The deployed functions and their worker processes.
     public let deployments: DeploymentManager
+    /// Google's Firestore and Pub/Sub emulators.
+    package let google: GoogleEmulators
     let logger: Logger
     private let listening: ListeningAddress
     /// The web pages that may change the emulator: its console, wherever it is opened from.
@@ -70,6 +80,29 @@ public struct EmulatorServer: Sendable {
         self.deployments = DeploymentManager(emulator: emulator, baseURL: { listening.url },
             startTimeout: configuration.workerStartTimeout, idleTimeout: configuration.instanceIdleTimeout,
             deliveryBatch: configuration.deliveryBatch, logger: logger)
+        let google = GoogleEmulators(environment: configuration.environment, logger: logger) {
+            listening.url.flatMap { url in url.port.map { "\(url.host ?? "127.0.0.1"):\($0)" } }
+        }
+        self.google = google
+        emulator.onDeploy { [project = emulator.project] triggers in await google.prepare(for: triggers, project: project) }
+    }
+
+    /// The address of each emulated service, by the names the firebase-tools hub uses: this
+    /// server's (`hub`, `functions`, `database`, `auth`, `remoteconfig`) once it listens, and
+    /// Google's emulators while they run.
+    package func emulatorAddresses() -> [String: HostPort] {
+        var addresses: [String: HostPort] = [:]
+        if let url = listening.url, let host = url.host, let port = url.port {
+            let own = HostPort(host: host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host, port: port)
+            for name in ["hub", "functions", "database", "auth", "remoteconfig"] { addresses[name] = own }
+        }
+        for (name, emulator) in [("firestore", google.firestore), ("pubsub", google.pubsub)] {
+            switch emulator.status {
+            case .running(let address), .external(let address): addresses[name] = address
+            default: break
+            }
+        }
+        return addresses
     }
 
     /// The router with every route, for serving or for socketless tests.
@@ -89,6 +122,7 @@ public struct EmulatorServer: Sendable {
         AuthRoutes(server: self).add(to: router)
         DatabaseRoutes(server: self).add(to: router)
         ConsoleRoutes(server: self).add(to: router)
+        GoogleEmulatorRoutes(server: self).add(to: router)
         return router
     }
 
@@ -100,9 +134,18 @@ public struct EmulatorServer: Sendable {
             router: router(),
             server: .http1(configuration: .init(additionalChannelHandlers: [ConnectionInputWatcher()])),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port)),
-            onServerRunning: { [listening, configuration, deployments] channel in
+            onServerRunning: { [listening, configuration, deployments, google, logger] channel in
                 let port = channel.localAddress?.port ?? 0
                 listening.url = URL(string: "http://\(HostPort(host: configuration.host, port: port))")
+                for (starts, emulator) in [(configuration.startsFirestore, google.firestore),
+                    (configuration.startsPubSub, google.pubsub)] where starts
+                {
+                    do {
+                        try await emulator.start()
+                    } catch {
+                        logger.warning("\(error)")
+                    }
+                }
                 await deployments.endStaleWorkers()
                 if configuration.restoresDeployment { await deployments.restoreLast() }
                 await onReady(port)

@@ -40,6 +40,10 @@ public final class Emulator: Service, Sendable {
     public let clock: any BusClock
     let logger: Logger
     private let deployment = Mutex<EventBus?>(nil)
+    /// The event triggers of the deployment.
+    private let triggers = Mutex<[EventTrigger]>([])
+    /// Told the event triggers of each deployment once it is deployed.
+    private let deployHooks = Mutex<[@Sendable ([EventTrigger]) async -> Void]>([])
     /// The deployed buses and the event log's writer, children of ``run()``.
     private let tasks = TaskScope()
 
@@ -135,7 +139,9 @@ public final class Emulator: Service, Sendable {
             observer: dispatcher,
             logger: logger
         )
-        database.setTriggers(functions.functions.compactMap(\.function.eventTrigger))
+        let eventTriggers = functions.functions.compactMap(\.function.eventTrigger)
+        triggers.withLock { $0 = eventTriggers }
+        database.setTriggers(eventTriggers)
         auth.setBlockingFunctions(blocking ?? BlockingFunctions.inProcess(functions, project: project, admin: admin,
             clock: clock, logger: logger))
         let previous = deployment.withLock { current in
@@ -170,7 +176,32 @@ public final class Emulator: Service, Sendable {
             logger.error("could not publish the events an earlier deployment left undone; they stay pending",
                 metadata: ["error": "\(error)"])
         }
+        for hook in deployHooks.withLock({ $0 }) { await hook(eventTriggers) }
         return bus
+    }
+
+    /// Calls `hook` with the event triggers of each deployment, once it is deployed: the server
+    /// starts what Google's emulators need for them.
+    package func onDeploy(_ hook: @escaping @Sendable ([EventTrigger]) async -> Void) {
+        deployHooks.withLock { $0.append(hook) }
+    }
+
+    /// Whether a deployed function's trigger matches `event`.
+    public func wants(_ event: CloudEvent) -> Bool {
+        triggers.withLock { $0.contains { $0.matches(event) } }
+    }
+
+    /// Commits events from outside (Google's Firestore and Pub/Sub emulators) to the outbox
+    /// and delivers them as the services' own events: at least once, with each function's
+    /// retries, timeout and dead letters. An event the outbox has already (same source and
+    /// id, such as a message delivered again) is not committed again.
+    ///
+    /// - Returns: how many events were committed.
+    @discardableResult
+    public func ingest(_ events: [CloudEvent]) async throws -> Int {
+        let entries = try await store.ingest(events)
+        dispatcher.publish(entries)
+        return entries.count
     }
 
     /// The deployed bus, if any.

@@ -36,6 +36,24 @@ extension EmulatorStore {
         try db.execute(sql: "ALTER TABLE outbox ADD COLUMN recoveries INTEGER NOT NULL DEFAULT 0")
     }
 
+    /// Events by source and id: what ``EmulatorStore/ingest(_:)`` looks up to commit an event
+    /// from outside only once.
+    static let eventKeySchema = StoreSchema(name: "outbox-v4-event-key") { db in
+        try db.execute(sql: "CREATE INDEX outbox_event_key ON outbox(source, event_id)")
+    }
+
+    /// Commits events from outside (Google's emulators) to the outbox, leaving out those it
+    /// already has (same source and id: a message delivered again).
+    ///
+    /// - Returns: the outbox entries added.
+    func ingest(_ events: [CloudEvent]) async throws -> [OutboxEntry] {
+        try await write { transaction in
+            for event in events where try Self.latestSequence(of: event.key, in: transaction.db) == nil {
+                try transaction.emit(event)
+            }
+        }.1
+    }
+
     /// Every attempt of every delivery: when it started and ended, and how.
     static let attemptsSchema = StoreSchema(name: "outbox-v3-attempts") { db in
         try db.execute(sql: """

@@ -42,6 +42,7 @@ public final class EmulatorStore: Sendable {
         var migrator = DatabaseMigrator()
         let own = [
             EmulatorStore.outboxSchema, EmulatorStore.recoveriesSchema, EmulatorStore.attemptsSchema,
+            EmulatorStore.eventKeySchema,
             EmulatorStore.deploymentSchema,
             EmulatorStore.workerProcessSchema, EmulatorStore.workerProcessesSchema,
         ]

@@ -1,0 +1,73 @@
+import CloudEvents
+import CloudFunctions
+import FirebaseEmulator
+import FirebaseHTTP
+import FirestoreTriggers
+import Foundation
+import ProcessSupport
+
+/// The Firestore emulator's trigger events, as this emulator takes them.
+///
+/// One catch-all trigger per database (`written` on `{path=**}`) is registered with the
+/// Firestore emulator, which POSTs each write to `/functions/projects/{p}/triggers/{id}` one at
+/// a time and never again. Each write becomes the `written` event and the event of its kind
+/// (`created`, `updated` or `deleted`), as Eventarc gives each function its own event, and
+/// only those a deployed function wants are committed.
+enum FirestoreEvents {
+    static let typePrefix = "google.cloud.firestore.document.v1."
+
+    /// Registers the catch-all trigger of `database`. Registering it again replaces it.
+    static func register(database: String, project: String, at address: HostPort) async throws {
+        let id = "swift-cloud-functions-" + database.filter { $0.isLetter || $0.isNumber || $0 == "-" }
+        var components = URLComponents()
+        components.scheme = "http"
+        components.host = address.host
+        components.port = address.port
+        components.path = "/emulator/v1/projects/\(project)/eventarcTrigger"
+        components.queryItems = [URLQueryItem(name: "eventarcTriggerId", value: id.isEmpty ? "swift-cloud-functions" : id)]
+        let body: JSONValue = [
+            "eventType": .string(FirestoreDocumentTrigger.EventType.written), "database": .string(database),
+            "namespace": .string(Firestore.defaultDatabase),
+            "document": ["value": "{path=**}", "matchType": "PATH_PATTERN"],
+        ]
+        let answer = try await HTTPExchange.send("POST", components.url!, headers: [("Content-Type", "application/json")],
+            body: body.serializedData(), timeout: .seconds(10))
+        guard (200..<300).contains(answer.status) else {
+            throw GoogleEmulatorError("the Firestore emulator refused the trigger of database \(database): "
+                + "HTTP \(answer.status) \(String(decoding: answer.body, as: UTF8.self))")
+        }
+    }
+
+    /// The events one POST of the Firestore emulator stands for: its `written` event, and the
+    /// event of the write's kind. Its body (base64 text of the protobuf, although it says
+    /// `application/protobuf`) becomes the bytes Eventarc sends, and its source loses the
+    /// doubled `projects/`. A write that changed nothing (a delete of a missing document) is none.
+    static func events(from posted: CloudEvent, project: String) throws -> [CloudEvent] {
+        guard posted.type.hasPrefix(typePrefix) else {
+            throw ServiceError(.invalidArgument, "'\(posted.type)' is not a Firestore document event")
+        }
+        var event = posted
+        if let data = event.data, let decoded = Data(base64Encoded: data) { event.data = decoded }
+        event.dataContentType = "application/protobuf"
+        let database = event[attribute: "database"] ?? Firestore.defaultDatabase
+        event.source = "//firestore.googleapis.com/projects/\(project)/databases/\(database)"
+        event.type = FirestoreDocumentTrigger.EventType.written
+        let change: Change<DocumentSnapshot>
+        do {
+            change = try FirestoreDocumentTrigger.change(from: event)
+        } catch {
+            throw ServiceError(.invalidArgument, "\(error)")
+        }
+        let kind: String
+        switch (change.before.exists, change.after.exists) {
+        case (false, true): kind = FirestoreDocumentTrigger.EventType.created
+        case (true, true): kind = FirestoreDocumentTrigger.EventType.updated
+        case (true, false): kind = FirestoreDocumentTrigger.EventType.deleted
+        case (false, false): return []
+        }
+        var specific = event
+        specific.type = kind
+        specific.id = event.id + "-" + String(kind.dropFirst(typePrefix.count))
+        return [event, specific]
+    }
+}

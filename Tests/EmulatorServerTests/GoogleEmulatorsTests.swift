@@ -1,0 +1,152 @@
+import CloudEvents
+import CloudFunctions
+import EmulatorServer
+import FirebaseEmulator
+import FirebaseHTTP
+import FirestoreTriggers
+import Foundation
+import FunctionsBus
+import Hummingbird
+import ProcessSupport
+import HummingbirdTesting
+import Synchronization
+import Testing
+
+/// Google's Firestore emulator behind this one: its trigger events committed before the answer,
+/// and delivered like every other event.
+@Suite("Google's emulators", .timeLimit(.minutes(3)))
+struct GoogleEmulatorsTests {
+    /// A request the Firestore emulator sent, as captured: its headers and base64 body.
+    static func captured(_ name: String) throws -> (headers: HTTPFields, body: String) {
+        guard let url = Bundle.module.url(forResource: name, withExtension: "http", subdirectory: "Fixtures") else {
+            throw CocoaError(.fileNoSuchFile)
+        }
+        let parts = try String(contentsOf: url, encoding: .utf8).components(separatedBy: "\r\n\r\n")
+        var headers = HTTPFields()
+        for line in parts[0].components(separatedBy: "\r\n").dropFirst() {
+            let colon = line.firstIndex(of: ":")!
+            let name = String(line[..<colon])
+            guard !["host", "content-length", "connection"].contains(name.lowercased()) else { continue }
+            headers.append(HTTPField(name: HTTPField.Name(name)!,
+                value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+        }
+        return (headers, parts[1])
+    }
+
+    @Test("a POST of the Firestore emulator commits the written event and the event of its kind, as Eventarc would send them")
+    func committedBeforeTheAnswer() async throws {
+        let emulator = try Emulator(project: "demo-proj", directory: nil)
+        let seen = Mutex<[String]>([])
+        var functions = FunctionRegistry()
+        functions["onUser"] = Firestore.document("users/{uid}").onUpdate { change, context in
+            seen.withLock { $0.append("\(context.params["uid"]!) \(change.before["age"]!) → \(change.after["age"]!)") }
+        }
+        let server = EmulatorServer(emulator: emulator, configuration: Self.withoutJava())
+        try await emulator.withRunning {
+            try await emulator.deploy(functions)
+            try await Application(router: server.router()).test(.router) { client in
+                let update = try Self.captured("v2-written.update")
+                try await client.execute(uri: "/functions/projects/demo-proj/triggers/t1", method: .post,
+                    headers: update.headers, body: ByteBuffer(string: update.body)) { response in
+                    #expect(response.status == .ok)
+                }
+                let missing = try Self.captured("v2-created.delete-of-missing-doc")
+                try await client.execute(uri: "/functions/projects/demo-proj/triggers/t1", method: .post,
+                    headers: missing.headers, body: ByteBuffer(string: missing.body)) { response in
+                    #expect(response.status == .ok)
+                }
+                try await client.execute(uri: "/functions/projects/demo-proj/triggers/t1", method: .post,
+                    headers: [.contentType: "application/protobuf"], body: ByteBuffer(string: "no")) { response in
+                    #expect(response.status == .badRequest)
+                }
+            }
+            await emulator.waitUntilIdle()
+        }
+        #expect(seen.withLock { $0 } == ["alice 30 → 31"])
+        // Only the event a function wants is committed, with the bytes and source Eventarc gives.
+        let log = try emulator.store.eventLog()
+        #expect(log.map(\.entry.event.type) == ["google.cloud.firestore.document.v1.updated"])
+        let event = try #require(log.first?.entry.event)
+        #expect(event.source == "//firestore.googleapis.com/projects/demo-proj/databases/(default)")
+        #expect(event.dataContentType == "application/protobuf")
+        #expect(event.id == "0cb71277-5a5e-4c76-b038-a479a6876d10-updated")
+        #expect(event.data?.first == 0x0A, "the protobuf bytes, not base64 text")
+        #expect(log.allSatisfy { $0.done })
+    }
+
+    @Test("without Java the deploy stands and only Firestore triggers are off, saying what is missing")
+    func withoutJava() async throws {
+        let emulator = try Emulator(project: "demo", directory: nil)
+        let server = EmulatorServer(emulator: emulator, configuration: Self.withoutJava())
+        var registry = FunctionRegistry()
+        registry["onDoc"] = Firestore.document("a/{b}").onCreate { _, _ in }
+        let functions = registry
+        try await server.withRunning { _ in
+            try await emulator.deploy(functions)
+            guard case .unavailable(let error) = server.google.firestore.status else {
+                Issue.record("the Firestore emulator is \(server.google.firestore.status)")
+                return
+            }
+            #expect(error.message.contains("Java"))
+            #expect(error.message.contains("apt-get install"))
+        }
+    }
+
+    @Test("a Firestore write reaches a Swift function through the real Firestore emulator; a failed delivery is retried")
+    func realFirestoreEmulator() async throws {
+        let emulator = try Emulator(project: "demo-project", directory: nil)
+        let server = EmulatorServer(emulator: emulator)
+        let (deliveries, delivered) = AsyncStream.makeStream(of: String.self)
+        let failed = Mutex(false)
+        var registry = FunctionRegistry()
+        registry["onGameScore"] = Firestore.document("gameScores/{scoreId}").options(.retry(true)).onCreate {
+            document, context in
+            // The first attempt fails: the event must come again, from the outbox.
+            let first = failed.withLock { failed in
+                defer { failed = true }
+                return !failed
+            }
+            if first { throw CallableError(.unavailable, "first attempt") }
+            let score = try document.data(as: Score.self)
+            delivered.yield("\(context.params["scoreId"]!) \(score.playerName) \(score.score) attempt \(context.attempt)")
+        }
+        let functions = registry
+        try await server.withRunning { base in
+            try await emulator.deploy(functions)
+            guard case .running(let firestore) = server.google.firestore.status else {
+                Issue.record("the Firestore emulator is \(server.google.firestore.status)")
+                return
+            }
+            let hub = try await HTTPExchange.send("GET", base.appendingPathComponent("emulators"))
+            let listed = try JSONValue(parsing: hub.body)
+            #expect(listed["firestore"]?["port"]?.numberValue == Double(firestore.port))
+            let port = base.port ?? 0
+            #expect(listed["database"]?["port"]?.numberValue == Double(port))
+
+            let document = URL(string: "http://\(firestore)/v1/projects/demo-project/databases/(default)/documents/gameScores/s1")!
+            let written = try await HTTPExchange.send("PATCH", document,
+                headers: [("Authorization", "Bearer owner"), ("Content-Type", "application/json")],
+                body: Data(#"{"fields": {"playerName": {"stringValue": "ada"}, "score": {"integerValue": "42"}}}"#.utf8))
+            #expect(written.status == 200, "\(String(decoding: written.body, as: UTF8.self))")
+            var iterator = deliveries.makeAsyncIterator()
+            #expect(await iterator.next() == "s1 ada 42 attempt 2")
+        }
+        // Stopped with the server.
+        if case .running(let firestore) = server.google.firestore.status {
+            let gone = try? await HTTPExchange.send("GET", URL(string: "http://\(firestore)/")!, timeout: .seconds(2))
+            #expect(gone == nil, "the Firestore emulator still answers after the server stopped")
+        }
+    }
+
+    struct Score: Decodable {
+        var playerName: String
+        var score: Int
+    }
+
+    /// A configuration whose environment has neither Java nor the Google Cloud CLI.
+    static func withoutJava() -> EmulatorServer.Configuration {
+        var configuration = EmulatorServer.Configuration()
+        configuration.environment = ["PATH": "/nonexistent"]
+        return configuration
+    }
+}

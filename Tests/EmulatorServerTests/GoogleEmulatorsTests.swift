@@ -138,6 +138,43 @@ struct GoogleEmulatorsTests {
         }
     }
 
+    @Test("a message published to the real Pub/Sub emulator reaches a Swift function, each message once")
+    func realPubSubEmulator() async throws {
+        let emulator = try Emulator(project: "demo-project", directory: nil)
+        let server = EmulatorServer(emulator: emulator)
+        let (deliveries, delivered) = AsyncStream.makeStream(of: String.self)
+        var registry = FunctionRegistry()
+        registry["onScoreSubmitted"] = PubSub.topic("score-submissions").onMessagePublished { message, _ in
+            let score = try message.json(as: Score.self)
+            delivered.yield("\(score.playerName) \(score.score) \(message.attributes["via"] ?? "")")
+        }
+        let functions = registry
+        try await server.withRunning { base in
+            try await emulator.deploy(functions)
+            guard case .running(let pubsub) = server.google.pubsub.status else {
+                Issue.record("the Pub/Sub emulator is \(server.google.pubsub.status)")
+                return
+            }
+            let listed = try JSONValue(parsing: try await HTTPExchange.send("GET", base.appendingPathComponent("emulators")).body)
+            #expect(listed["pubsub"]?["port"]?.numberValue == Double(pubsub.port))
+            let publish = URL(string: "http://\(pubsub)/v1/projects/demo-project/topics/score-submissions:publish")!
+            var iterator = deliveries.makeAsyncIterator()
+            for (name, score) in [("ada", 42), ("bob", 7), ("ada", 42)] {
+                let data = Data(#"{"playerName": "\#(name)", "score": \#(score)}"#.utf8).base64EncodedString()
+                let body: JSONValue = ["messages": [["data": .string(data), "attributes": ["via": "rest"]]]]
+                let published = try await HTTPExchange.send("POST", publish, headers: [("Content-Type", "application/json")],
+                    body: body.serializedData())
+                #expect(published.status == 200, "\(String(decoding: published.body, as: UTF8.self))")
+                #expect(await iterator.next() == "\(name) \(score) rest")
+            }
+            await emulator.waitUntilIdle()
+            let events = try emulator.store.eventLog().filter { $0.entry.event.type == FirebaseEventType.pubSubPublished }
+            #expect(events.count == 3)
+            #expect(Set(events.map(\.entry.event.id)).count == 3)
+            #expect(events.allSatisfy { $0.done })
+        }
+    }
+
     struct Score: Decodable {
         var playerName: String
         var score: Int

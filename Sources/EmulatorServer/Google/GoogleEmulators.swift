@@ -8,23 +8,33 @@ import FunctionsBus
 import Logging
 import ProcessSupport
 import ServiceLifecycle
+import Synchronization
 
 /// Google's Firestore and Pub/Sub emulators, for the functions that trigger on them: started
 /// when a deployment needs them (or at start, when told), part of the server's one lifecycle,
 /// and stopped with it.
 ///
 /// The Firestore emulator is told to POST its trigger events to this server, which commits
-/// them to the outbox before it answers, and delivers them from there like every other event.
+/// them to the outbox before it answers; each Pub/Sub topic with a trigger is pulled, and its
+/// messages committed before they are acknowledged. From the outbox they are delivered like
+/// every other event.
 package final class GoogleEmulators: Service, Sendable {
     package let firestore: GoogleEmulator
     package let pubsub: GoogleEmulator
+    private let emulator: Emulator
     private let tasks = TaskScope()
     private let logger: Logger
+    /// The pullers running, by topic.
+    private let pullers = Mutex<[String: TaskScope.ID]>([:])
 
     /// - Parameters:
     ///   - environment: where `JAVA_HOME`, `PATH` and the emulator variables are read.
     ///   - functionsEmulator: this server's `host:port`, once it listens.
-    init(environment: [String: String], logger: Logger, functionsEmulator: @escaping @Sendable () -> String?) {
+    init(
+        emulator: Emulator, environment: [String: String], logger: Logger,
+        functionsEmulator: @escaping @Sendable () -> String?
+    ) {
+        self.emulator = emulator
         self.logger = logger
         firestore = GoogleEmulator(kind: .firestore, environment: environment, tasks: tasks, logger: logger,
             functionsEmulator: functionsEmulator)
@@ -56,11 +66,37 @@ package final class GoogleEmulators: Service, Sendable {
                 logger.warning("Firestore triggers will not fire: \(error)")
             }
         }
-        if triggers.contains(where: { $0.eventType == FirebaseEventType.pubSubPublished }) {
+        let topics = Set(triggers.filter { $0.eventType == FirebaseEventType.pubSubPublished }.compactMap { $0.filters["topic"] })
+        // A puller per topic with a trigger: those no longer wanted end, new ones start. A new
+        // one's subscription is made before the deploy returns, so that what is published from
+        // then on is kept for it.
+        let ended = pullers.withLock { pullers -> [TaskScope.ID] in
+            let gone = pullers.filter { !topics.contains($0.key) }
+            for topic in gone.keys { pullers[topic] = nil }
+            return Array(gone.values)
+        }
+        for id in ended { tasks.cancel(id) }
+        let new = topics.filter { topic in pullers.withLock { $0[topic] == nil } }
+        guard !new.isEmpty else { return }
+        let address: HostPort
+        do {
+            address = try await pubsub.start()
+        } catch {
+            logger.warning("Pub/Sub triggers will not fire: \(error)")
+            return
+        }
+        for topic in new.sorted() {
+            let puller = PubSubPuller(topic: topic, project: project, pubsub: pubsub, emulator: emulator, logger: logger)
+            var subscribed: HostPort? = address
             do {
-                try await pubsub.start()
+                try await puller.subscribe(at: address)
             } catch {
-                logger.warning("Pub/Sub triggers will not fire: \(error)")
+                logger.warning("could not subscribe to Pub/Sub topic \(topic) yet: \(error)")
+                subscribed = nil
+            }
+            pullers.withLock { pullers in
+                guard pullers[topic] == nil else { return }
+                pullers[topic] = tasks.spawn { [subscribed] _ in await puller.run(subscribedAt: subscribed) }
             }
         }
     }

@@ -80,7 +80,7 @@ public struct EmulatorServer: Sendable {
         self.deployments = DeploymentManager(emulator: emulator, baseURL: { listening.url },
             startTimeout: configuration.workerStartTimeout, idleTimeout: configuration.instanceIdleTimeout,
             deliveryBatch: configuration.deliveryBatch, logger: logger)
-        let google = GoogleEmulators(environment: configuration.environment, logger: logger) {
+        let google = GoogleEmulators(emulator: emulator, environment: configuration.environment, logger: logger) {
             listening.url.flatMap { url in url.port.map { "\(url.host ?? "127.0.0.1"):\($0)" } }
         }
         self.google = google

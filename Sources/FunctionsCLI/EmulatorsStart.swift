@@ -61,6 +61,12 @@ struct EmulatorsStart: AsyncParsableCommand {
         help: "The most events posted to a function's worker in one request; 1 posts each alone, in binary mode, as Eventarc does.")
     var deliveryBatch = EmulatorServer.Configuration.defaultDeliveryBatch
 
+    @Flag(help: "Start Google's Firestore emulator with this one (it starts anyway for Firestore triggers).")
+    var firestore = false
+
+    @Flag(help: "Start Google's Pub/Sub emulator with this one (it starts anyway for Pub/Sub triggers).")
+    var pubsub = false
+
     @Option(name: .customLong("log-level"),
         help: "The least severe of the emulator's own log lines shown: trace, debug, info (instances started and stopped), notice, warning, error or critical.")
     var logLevel: Logger.Level = .warning
@@ -124,6 +130,8 @@ struct EmulatorsStart: AsyncParsableCommand {
         var configuration = EmulatorServer.Configuration(host: host, port: port, maxBodySize: maxBodySize)
         configuration.instanceIdleTimeout = .milliseconds(Int64((instanceIdleTimeout * 1000).rounded()))
         configuration.deliveryBatch = deliveryBatch
+        configuration.startsFirestore = firestore || file?.startsFirestore == true
+        configuration.startsPubSub = pubsub || file?.startsPubSub == true
         let server = EmulatorServer(emulator: emulator, configuration: configuration, logger: logger)
         try await server.run { port in
             let address = HostPort(host: host, port: port)

@@ -3,8 +3,8 @@ import Foundation
 
 /// What `emulators:start --config firebase.json` takes from a Firebase project file: the
 /// address (`emulators.functions.host/port`; every service shares it here), the Remote Config
-/// template to start with (`remoteconfig.template`), and the database rules file, which the
-/// emulator does not enforce.
+/// template to start with (`remoteconfig.template`), the database rules file, and whether
+/// Google's Firestore and Pub/Sub emulators start too (`emulators.firestore`, `emulators.pubsub`).
 struct FirebaseConfig {
     var host: String?
     var port: Int?
@@ -15,6 +15,10 @@ struct FirebaseConfig {
     /// The Realtime Database instance `database.instance` names (the first entry's, when
     /// `database` is a list of instances).
     var databaseInstance: String?
+    /// Whether `emulators.firestore` and `emulators.pubsub` are there: Google's emulators start
+    /// with this one (on ports of their own; their `port` settings are not used).
+    var startsFirestore = false
+    var startsPubSub = false
 
     /// Reads and checks a firebase.json.
     init(contentsOf file: URL) throws {
@@ -25,6 +29,8 @@ struct FirebaseConfig {
             throw CLIError("cannot read \(file.path) as JSON: \(error)")
         }
         guard json.objectValue != nil else { throw CLIError("\(file.path) must hold a JSON object") }
+        startsFirestore = json["emulators"]?["firestore"] != nil
+        startsPubSub = json["emulators"]?["pubsub"] != nil
         let emulator = json["emulators"]?["functions"]
         host = emulator?["host"]?.stringValue
         if let port = emulator?["port"] {

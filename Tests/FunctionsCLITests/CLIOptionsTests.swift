@@ -115,6 +115,30 @@ struct CLIOptionsTests {
         #expect(json["versions"]?.arrayValue?.map { $0["versionNumber"] } == ["3", "2", "1"])
     }
 
+    @Test("emulators:start --firestore --pubsub starts Google's emulators; emulators:env points clients at all of them")
+    func googleEmulatorsAndEnv() async throws {
+        let emulator = try RunningEmulator(arguments: ["--port", "0", "--firestore", "--pubsub"])
+        let printed = try emulator.cli("emulators:env")
+        #expect(printed.status == 0, "\(printed.errors)")
+        var variables: [String: String] = [:]
+        for line in printed.output.split(separator: "\n") {
+            #expect(line.hasPrefix("export "), "\(line)")
+            let assignment = line.dropFirst("export ".count).split(separator: "=", maxSplits: 1)
+            variables[String(assignment[0])] = String(assignment[1])
+        }
+        let own = try #require(emulator.base.host).appending(":\(try #require(emulator.base.port))")
+        #expect(variables["FIREBASE_DATABASE_EMULATOR_HOST"] == own)
+        #expect(variables["FIREBASE_AUTH_EMULATOR_HOST"] == own)
+        #expect(variables["GCLOUD_PROJECT"] == "demo-project")
+        for name in ["FIRESTORE_EMULATOR_HOST", "PUBSUB_EMULATOR_HOST"] {
+            let address = try #require(variables[name], "\(name) missing from \(printed.output)")
+            #expect(address != own)
+            // Google's emulator answers there.
+            let (body, _) = try await URLSession.shared.data(from: URL(string: "http://\(address)/")!)
+            #expect(String(decoding: body, as: UTF8.self).hasPrefix("Ok"), "\(name)")
+        }
+    }
+
     @Test("database:get and database:set --instance; database:get --limit-to-first")
     func databaseOptions() throws {
         let emulator = try RunningEmulator()

@@ -26,6 +26,11 @@ package final class TaskScope: Sendable {
         var nextID: ID = 0
         /// Children started and not yet ended.
         var children: [ID: Child] = [:]
+        /// Whether ``run()`` runs (or has run): a second call waits for the first to end.
+        var started = false
+        var ended = false
+        /// Second callers of ``run()``, waiting for the first to end.
+        var runWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
     }
 
     private let state = Mutex(State())
@@ -76,8 +81,22 @@ package final class TaskScope: Sendable {
 
     /// Runs the children until ``finish()`` (or until the calling task is cancelled); those still
     /// running then are cancelled, and it returns once every child has ended. Children started
-    /// after that never run.
+    /// after that never run. Called again while it runs (a service run both by a test and by
+    /// its group), it waits for the first call to end, or for its own task's cancellation.
     package func run() async {
+        let first = state.withLock { state in
+            defer { state.started = true }
+            return !state.started
+        }
+        guard first else { return await waitForRunToEnd() }
+        defer {
+            let waiters = state.withLock { state in
+                state.ended = true
+                defer { state.runWaiters = [:] }
+                return state.runWaiters.values
+            }
+            for waiter in waiters { waiter.resume() }
+        }
         await withDiscardingTaskGroup { group in
             for await spawn in stream {
                 group.addTask {
@@ -95,6 +114,25 @@ package final class TaskScope: Sendable {
             group.cancelAll()
         }
         spawns.finish()   // a run ended by cancellation takes no more children either
+    }
+
+    private func waitForRunToEnd() async {
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ended = state.withLock { state -> Bool in
+                    if state.ended || Task.isCancelled { return true }
+                    state.runWaiters[id] = continuation
+                    return false
+                }
+                if ended { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.runWaiters.removeValue(forKey: id) }?.resume()
+        }
     }
 
     /// Ends ``run()``: no child starts from now on, and those running are cancelled.

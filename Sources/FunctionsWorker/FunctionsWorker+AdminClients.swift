@@ -5,7 +5,10 @@ import GoogleAuth
 
 extension FunctionsWorker {
     /// The variables that point the Admin clients at an emulator.
-    static let emulatorVariables = ["FUNCTIONS_EMULATOR_URL", "FIREBASE_DATABASE_EMULATOR_HOST", "FIREBASE_AUTH_EMULATOR_HOST"]
+    static let emulatorVariables = [
+        "FUNCTIONS_EMULATOR_URL", "FIREBASE_DATABASE_EMULATOR_HOST", "FIREBASE_AUTH_EMULATOR_HOST",
+        "FIRESTORE_EMULATOR_HOST", "PUBSUB_EMULATOR_HOST",
+    ]
 
     /// Whether the environment calls for an emulator's clients: one of ``emulatorVariables`` is
     /// set, or `FUNCTIONS_EMULATOR=true` (which the emulator sets for every worker it runs, so
@@ -20,13 +23,16 @@ extension FunctionsWorker {
     ///
     /// - Emulator: `FUNCTIONS_EMULATOR_URL` (set by the emulator for the workers it runs) serves
     ///   every service; `FIREBASE_DATABASE_EMULATOR_HOST` and `FIREBASE_AUTH_EMULATOR_HOST`
-    ///   (`host:port`, as the Admin SDKs read them) serve the database and auth. A service none of
-    ///   them serves is unavailable. The project comes from `GOOGLE_CLOUD_PROJECT` or
+    ///   (`host:port`, as the Admin SDKs read them) serve the database and auth;
+    ///   `FIRESTORE_EMULATOR_HOST` and `PUBSUB_EMULATOR_HOST` Firestore and Pub/Sub, which are
+    ///   otherwise asked of `FUNCTIONS_EMULATOR_URL` (`GET /emulators`) when first used. A
+    ///   service none of them serves is unavailable. The project comes from `GOOGLE_CLOUD_PROJECT` or
     ///   `GCLOUD_PROJECT`; the database instance from `FIREBASE_DATABASE_NAMESPACE`, else
     ///   `{project}-default-rtdb`. The token is the emulators' `owner`.
     /// - Production: Cloud Messaging, Remote Config and Authentication at Google (or at
     ///   `FIREBASE_MESSAGING_URL_BASE`, `FIREBASE_REMOTE_CONFIG_URL_BASE`,
-    ///   `FIREBASE_AUTH_URL_BASE`), and the Realtime Database at `FIREBASE_CONFIG`'s
+    ///   `FIREBASE_AUTH_URL_BASE`), Firestore and Pub/Sub at Google (or at `FIRESTORE_URL_BASE`,
+    ///   `PUBSUB_URL_BASE`), and the Realtime Database at `FIREBASE_CONFIG`'s
     ///   `databaseURL` (else `https://{project}-default-rtdb.firebaseio.com` when the project is
     ///   named), all with ``ApplicationDefaultCredentials``. Nothing is fetched until a handler
     ///   makes its first call.
@@ -57,6 +63,17 @@ extension FunctionsWorker {
         if let base = host("FIREBASE_AUTH_EMULATOR_HOST") ?? emulator {
             clients.auth = HTTPAuthClient(emulator: base, project: project)
         }
+        // Google's emulators: where the variables say, else where this repository's emulator runs them.
+        if let base = host("FIRESTORE_EMULATOR_HOST") {
+            clients.firestore = HTTPFirestoreClient(baseURL: base, credentials: FixedCredentials(project: project))
+        } else if let emulator {
+            clients.firestore = HTTPFirestoreClient(emulatorHub: emulator, project: project)
+        }
+        if let base = host("PUBSUB_EMULATOR_HOST") {
+            clients.pubsub = HTTPPubSubClient(baseURL: base, credentials: FixedCredentials(project: project))
+        } else if let emulator {
+            clients.pubsub = HTTPPubSubClient(emulatorHub: emulator, project: project)
+        }
         return clients
     }
 
@@ -79,7 +96,11 @@ extension FunctionsWorker {
                 credentials: credentials),
             remoteConfig: HTTPRemoteConfigClient(
                 baseURL: try base("FIREBASE_REMOTE_CONFIG_URL_BASE", HTTPRemoteConfigClient.productionBaseURL),
-                credentials: credentials)
+                credentials: credentials),
+            firestore: HTTPFirestoreClient(
+                baseURL: try base("FIRESTORE_URL_BASE", HTTPFirestoreClient.productionBaseURL), credentials: credentials),
+            pubsub: HTTPPubSubClient(
+                baseURL: try base("PUBSUB_URL_BASE", HTTPPubSubClient.productionBaseURL), credentials: credentials)
         )
         let databaseURL = config?.databaseURL
             ?? project(environment, config: config).flatMap { URL(string: "https://\($0)-default-rtdb.firebaseio.com") }

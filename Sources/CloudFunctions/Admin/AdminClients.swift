@@ -9,18 +9,26 @@ public struct AdminClients: Sendable {
     public var auth: any AuthClient
     /// Remote Config templates.
     public var remoteConfig: any RemoteConfigAdminClient
+    /// Cloud Firestore (the default database).
+    public var firestore: any FirestoreClient
+    /// Pub/Sub publishing.
+    public var pubsub: any PubSubClient
 
     /// Creates the clients; a service left out fails with ``AdminClientError`` when used.
     public init(
         messaging: any MessagingClient = UnavailableMessaging(),
         database: any DatabaseClient = UnavailableDatabase(),
         auth: any AuthClient = UnavailableAuth(),
-        remoteConfig: any RemoteConfigAdminClient = UnavailableRemoteConfig()
+        remoteConfig: any RemoteConfigAdminClient = UnavailableRemoteConfig(),
+        firestore: any FirestoreClient = UnavailableFirestore(),
+        pubsub: any PubSubClient = UnavailablePubSub()
     ) {
         self.messaging = messaging
         self.database = database
         self.auth = auth
         self.remoteConfig = remoteConfig
+        self.firestore = firestore
+        self.pubsub = pubsub
     }
 }
 
@@ -76,4 +84,32 @@ public struct UnavailableDatabase: DatabaseClient {
     public func set(_ path: String, _ value: JSONValue, ifMatch etag: String) async throws -> VersionedValue? {
         throw error
     }
+}
+
+/// The Firestore client of a runtime without a Firestore backend: every call fails.
+public struct UnavailableFirestore: FirestoreClient {
+    let error: AdminClientError
+
+    /// Creates the client; its errors say `remedy` when given.
+    public init(remedy: String? = nil) {
+        error = AdminClientError(service: "firestore", remedy: remedy)
+    }
+
+    public func get(_ path: String, transaction: String?) async throws -> DocumentSnapshot { throw error }
+    public func query(_ query: FirestoreQuery) async throws -> [DocumentSnapshot] { throw error }
+    public func commit(_ writes: [FirestoreWrite], transaction: String?) async throws { throw error }
+    public func beginTransaction() async throws -> String { throw error }
+    public func rollback(_ transaction: String) async throws { throw error }
+}
+
+/// The Pub/Sub client of a runtime without a Pub/Sub backend: every publish fails.
+public struct UnavailablePubSub: PubSubClient {
+    let error: AdminClientError
+
+    /// Creates the client; its errors say `remedy` when given.
+    public init(remedy: String? = nil) {
+        error = AdminClientError(service: "pubsub", remedy: remedy)
+    }
+
+    public func publish(_ messages: [PubSubOutgoingMessage], to topic: String) async throws -> [String] { throw error }
 }

@@ -1,0 +1,39 @@
+import CloudFunctions
+import Foundation
+
+/// `context.admin.pubsub` for a functions binary: the Pub/Sub REST API's publish
+/// (`{base}/v1/projects/{project}/topics/{topic}:publish`), of Google or of the Pub/Sub emulator.
+public struct HTTPPubSubClient: PubSubClient {
+    /// Google's Pub/Sub API.
+    public static let productionBaseURL = URL(string: "https://pubsub.googleapis.com")!
+
+    let address: GoogleServiceAddress
+    let credentials: any AdminCredentials
+
+    /// A client of `baseURL` acting as `credentials`.
+    public init(baseURL: URL, credentials: any AdminCredentials) {
+        address = GoogleServiceAddress(baseURL)
+        self.credentials = credentials
+    }
+
+    /// A client of the Pub/Sub emulator this repository's emulator at `hub` runs.
+    public init(emulatorHub hub: URL, project: String) {
+        address = GoogleServiceAddress(hub: hub, service: "pubsub")
+        credentials = FixedCredentials(project: project)
+    }
+
+    public func publish(_ messages: [PubSubOutgoingMessage], to topic: String) async throws -> [String] {
+        let body: JSONValue = ["messages": .array(messages.map { message in
+            var json: [String: JSONValue] = ["data": .string(message.data.base64EncodedString())]
+            if !message.attributes.isEmpty { json["attributes"] = .object(message.attributes.mapValues(JSONValue.string)) }
+            if let key = message.orderingKey { json["orderingKey"] = .string(key) }
+            return .object(json)
+        })]
+        let path = "/v1/projects/\(try await credentials.projectID())/topics/"
+            + AdminHTTP.percentEncoded(topic, keeping: AdminHTTP.segmentCharacters) + ":publish"
+        let answer = try await address.withURL { base in
+            try await AdminHTTP(baseURL: base, credentials: credentials).send("POST", path, json: body)
+        }
+        return try answer.json()["messageIds"]?.arrayValue?.compactMap(\.stringValue) ?? []
+    }
+}

@@ -9,6 +9,10 @@ public enum AdminService: String, Sendable, Hashable, CaseIterable, Codable, Com
     case database
     /// Authentication's users (`context.auth`).
     case auth
+    /// Cloud Firestore (`context.firestore`).
+    case firestore
+    /// Pub/Sub publishing (`context.pubsub`).
+    case pubsub
 
     public static func < (lhs: AdminService, rhs: AdminService) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!

@@ -135,6 +135,12 @@ public struct EventContext: Sendable {
     /// The Remote Config client.
     public var remoteConfig: any RemoteConfigAdminClient { admin.remoteConfig }
 
+    /// Cloud Firestore (the default database); the same as `admin.firestore`.
+    public var firestore: any FirestoreClient { admin.firestore }
+
+    /// Pub/Sub publishing; the same as `admin.pubsub`.
+    public var pubsub: any PubSubClient { admin.pubsub }
+
     /// A logger carrying the function name, event id and event type as metadata.
     public var logger: Logger {
         var logger = invocations.logger

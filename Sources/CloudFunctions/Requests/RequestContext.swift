@@ -57,4 +57,8 @@ public struct RequestContext: Sendable {
     public var messaging: any MessagingClient { admin.messaging }
     /// The Remote Config client.
     public var remoteConfig: any RemoteConfigAdminClient { admin.remoteConfig }
+    /// Cloud Firestore (the default database).
+    public var firestore: any FirestoreClient { admin.firestore }
+    /// Pub/Sub publishing.
+    public var pubsub: any PubSubClient { admin.pubsub }
 }

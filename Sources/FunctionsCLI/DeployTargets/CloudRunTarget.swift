@@ -32,6 +32,8 @@ struct CloudRunTarget {
         case .remoteConfig: "roles/cloudconfig.admin"
         case .database: "roles/firebasedatabase.admin"
         case .auth: "roles/firebaseauth.admin"
+        case .firestore: "roles/datastore.user"
+        case .pubsub: "roles/pubsub.publisher"
         }
     }
 
@@ -42,6 +44,8 @@ struct CloudRunTarget {
         case .remoteConfig: "Remote Config"
         case .database: "Realtime Database"
         case .auth: "Authentication"
+        case .firestore: "Cloud Firestore"
+        case .pubsub: "Pub/Sub"
         }
     }
 

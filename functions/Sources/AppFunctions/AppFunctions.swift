@@ -12,6 +12,11 @@ import FunctionsWorker
 ///   signed in and the score is valid, and writes the entry under `/scores`, so `onScoreWrite` runs.
 /// - `checkSignUp`: a blocking function that refuses sign-ups from disposable e-mail domains and
 ///   gives every new user the custom claim `role: "player"`.
+/// - `onGameScoreDocument`: the same leaderboard in Cloud Firestore: GameScore documents in
+///   `gameScores` keep `leaderboards/{playerName}` = `{"best": N}` at each player's best score.
+/// - `onScoreSubmitted`: each JSON message `{playerName, score}` on the Pub/Sub topic
+///   `score-submissions` becomes a `gameScores` document named after the message id, so a
+///   message delivered twice writes nothing new.
 @main
 struct AppFunctions: FunctionsApp {
     static func register(_ functions: inout FunctionRegistry) {
@@ -59,6 +64,40 @@ struct AppFunctions: FunctionsApp {
             ])
             return ["id": ref.key ?? ""]
         }.options(.uses(.database))
+
+        // The same game on Cloud Firestore. A transaction keeps the best score: a repeated or
+        // concurrent delivery never lowers it.
+        functions["onGameScoreDocument"] = Firestore.document("gameScores/{scoreId}").options(.uses(.firestore)).onWrite {
+            change, context in
+            let entry = change.after
+            guard entry.exists, let player = entry["playerName"]?.stringValue, Self.isValidKey(player),
+                let score = entry["score"]?.numberValue, entry["cheatMode"]?.boolValue != true
+            else { return }
+            let leaderboard = "leaderboards/\(player)"
+            let raised = try await context.firestore.runTransaction { transaction in
+                if let best = try await transaction.get(leaderboard)["best"]?.numberValue, best >= score { return false }
+                transaction.set(leaderboard, ["best": Int64(exactly: score).map(FirestoreValue.integer) ?? .double(score)])
+                return true
+            }
+            if raised { context.logger.info("new best score for \(player) in Firestore: \(score)") }
+        }
+
+        // Scores published by game servers on Pub/Sub become GameScore documents.
+        functions["onScoreSubmitted"] = PubSub.topic("score-submissions").onMessagePublished { message, context in
+            let entry = try message.json(as: ScoreSubmission.self)
+            guard Self.isValidKey(entry.playerName), entry.score.isFinite, (0...1_000_000).contains(entry.score) else {
+                context.logger.warning("ignored an invalid score submission", metadata: ["messageId": "\(message.messageId)"])
+                return
+            }
+            do {
+                try await context.firestore.create("gameScores/\(message.messageId)", [
+                    "playerName": .string(entry.playerName), "score": Int64(exactly: entry.score).map(FirestoreValue.integer)
+                        ?? .double(entry.score), "cheatMode": false,
+                ])
+            } catch let error as FirestoreError where error.status == "ALREADY_EXISTS" {
+                // The same message delivered again: its document is there already.
+            }
+        }.options(.uses(.firestore))
 
         functions["checkSignUp"] = Identity.beforeUserCreated { event in
             let domain = event.data.email?.split(separator: "@").last.map { $0.lowercased() } ?? ""

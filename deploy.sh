@@ -134,7 +134,8 @@ Try it yourself:
   curl -s $base/emulator/v1/projects/$project/devices/\$TOKEN/messages
   # every event and its deliveries (or: $cli events:log --emulator $base --project $project)
   curl -s $base/emulator/v1/projects/$project/events
-  # the official Admin SDKs work against it unchanged:
-  export FIREBASE_DATABASE_EMULATOR_HOST=${base#http://} FIREBASE_AUTH_EMULATOR_HOST=${base#http://} GCLOUD_PROJECT=$project
+  # the official Admin SDKs and Google's clients work against it unchanged, with these variables
+  # (eval "\$($cli emulators:env --emulator $base --project $project)"):
+$("$cli" emulators:env --emulator "$base" --project "$project" | sed 's/^/  /')
 Stop the emulator with: ./deploy.sh --stop
 NEXT

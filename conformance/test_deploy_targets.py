@@ -66,8 +66,9 @@ def documents(path):
 
 def test_knative_sample_services_and_triggers(sample_knative):
     files = sorted(p.name for p in sample_knative.iterdir())
-    assert files == ["Dockerfile", "Dockerfile.dockerignore", "checksignup.yaml", "onscorewrite.yaml",
-                     "onusercreated.yaml", "pushconfig.yaml", "submitscore.yaml"]
+    assert files == ["Dockerfile", "Dockerfile.dockerignore", "checksignup.yaml", "ongamescoredocument.yaml",
+                     "onscoresubmitted.yaml", "onscorewrite.yaml", "onusercreated.yaml", "pushconfig.yaml",
+                     "submitscore.yaml"]
     # Request functions are Services alone, serving HTTP.
     (callable_service,) = documents(sample_knative / "submitscore.yaml")
     env = callable_service["spec"]["template"]["spec"]["containers"][0]["env"]
@@ -108,6 +109,15 @@ def test_knative_sample_services_and_triggers(sample_knative):
     assert trigger["spec"]["delivery"] == {"retry": 0, "deadLetterSink": {"uri": "http://dead.example/letters"}}
     _, config = documents(sample_knative / "pushconfig.yaml")
     assert config["spec"]["filter"]["attributes"] == {"type": RC}
+    # Firestore: the database is exact, the document pattern the worker checks.
+    _, firestore = documents(sample_knative / "ongamescoredocument.yaml")
+    assert firestore["spec"]["filter"]["attributes"] == {
+        "type": "google.cloud.firestore.document.v1.written", "database": "(default)", "namespace": "(default)"}
+    # Pub/Sub: the topic is named by the event's source, which names the project.
+    _, pubsub = documents(sample_knative / "onscoresubmitted.yaml")
+    assert pubsub["spec"]["filter"]["attributes"] == {
+        "type": "google.cloud.pubsub.topic.v1.messagePublished",
+        "source": "//pubsub.googleapis.com/projects/my-proj/topics/score-submissions"}
 
 
 def test_dockerfile_builds_static_and_runs_as_non_root(sample_knative):
@@ -380,9 +390,9 @@ def test_cloud_run_request_functions_are_http_services(tmp_path):
     commands = gcloud_commands(script)
     kinds = [" ".join(words[:4]) for words, _ in commands if words[0] == "gcloud"]
     # No Eventarc trigger for any of them; the private one lets its invoker in. Functions that
-    # declare no services get the roles of all four.
+    # declare no services get the roles of all six.
     assert kinds == ["gcloud artifacts repositories describe", "gcloud iam service-accounts create"]  \
-        + ["gcloud projects add-iam-policy-binding $PROJECT"] * 4 + [
+        + ["gcloud projects add-iam-policy-binding $PROJECT"] * 6 + [
                      "gcloud run deploy api", "gcloud run services add-iam-policy-binding",
                      "gcloud run deploy checksignup", "gcloud run deploy hello", "gcloud run deploy submitscore"]
     runs = {words[3]: flags for words, flags in commands if words[:3] == ["gcloud", "run", "deploy"]}
@@ -393,7 +403,7 @@ def test_cloud_run_request_functions_are_http_services(tmp_path):
     assert runs["checksignup"]["--timeout"] == ["7s"]
     roles = [flags["--role"][0] for words, flags in commands if words[:3] == ["gcloud", "projects", "add-iam-policy-binding"]]
     assert roles == ["roles/firebasecloudmessaging.admin", "roles/cloudconfig.admin", "roles/firebasedatabase.admin",
-                     "roles/firebaseauth.admin"]
+                     "roles/firebaseauth.admin", "roles/datastore.user", "roles/pubsub.publisher"]
     binding = next(flags for words, flags in commands if words[:4] == ["gcloud", "run", "services", "add-iam-policy-binding"])
     assert binding["--member"] == ["serviceAccount:ops@my-proj.iam.gserviceaccount.com"]
     assert binding["--role"] == ["roles/run.invoker"]
@@ -569,3 +579,33 @@ def test_knative_database_url_without_a_project(tmp_path):
     env = {entry["name"]: entry["value"] for entry in service["spec"]["template"]["spec"]["containers"][0]["env"]}
     assert "GOOGLE_CLOUD_PROJECT" not in env
     assert json.loads(env["FIREBASE_CONFIG"]) == {"databaseURL": "https://my-db.firebaseio.com"}
+
+
+def test_cloud_run_firestore_and_pubsub_triggers(tmp_path):
+    manifest = manifest_file(tmp_path, {
+        "onGameScore": endpoint("google.cloud.firestore.document.v1.written",
+                                {"database": "(default)", "namespace": "(default)"}, {"document": "gameScores/{id}"},
+                                adminServices=["firestore"]),
+        "onScore": endpoint("google.cloud.pubsub.topic.v1.messagePublished", {"topic": "score-submissions"},
+                            adminServices=["firestore"]),
+    })
+    out = tmp_path / "out"
+    result = deploy("--target", "cloud-run", "--project", "my-proj", "--out", str(out), "--manifest", manifest)
+    assert result.returncode == 0, result.stderr
+    script = (out / "deploy.sh").read_text()
+    subprocess.run(["bash", "-n", str(out / "deploy.sh")], check=True)
+    creates = {words[4]: flags for words, flags in gcloud_commands(script)
+               if words[:4] == ["gcloud", "eventarc", "triggers", "create"]}
+    firestore, pubsub = creates["ongamescore"], creates["onscore"]
+    # Firestore: the database filters, the document path pattern, and the protobuf data the trigger reads.
+    assert sorted(firestore["--event-filters"]) == ["database=(default)", "namespace=(default)",
+                                                    "type=google.cloud.firestore.document.v1.written"]
+    assert firestore["--event-filters-path-pattern"] == ["document=gameScores/{id}"]
+    assert firestore["--event-data-content-type"] == ["application/protobuf"]
+    # Pub/Sub: the topic is the trigger's transport, not a filter.
+    assert pubsub["--event-filters"] == ["type=google.cloud.pubsub.topic.v1.messagePublished"]
+    assert pubsub["--transport-topic"] == ["projects/$PROJECT/topics/score-submissions"]
+    roles = [flags["--role"][0] for words, flags in gcloud_commands(script)
+             if words[:3] == ["gcloud", "projects", "add-iam-policy-binding"]]
+    # The runtime account's one role, then the receiver role of the account Eventarc delivers as.
+    assert roles == ["roles/datastore.user", "roles/eventarc.eventReceiver"]

@@ -54,7 +54,7 @@ struct TriggerIndex: Sendable {
 
         /// Whether an event of the trigger's type, whose `ref` is `refValue`, matches.
         func matches(_ event: CloudEvent, ref refValue: String?) -> Bool {
-            for index in filters.indices where event[attribute: filters[index].attribute] != filters[index].value {
+            for index in filters.indices where event.filterValue(filters[index].attribute) != filters[index].value {
                 return false
             }
             if let ref {

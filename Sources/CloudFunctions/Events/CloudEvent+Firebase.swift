@@ -123,8 +123,8 @@ extension CloudEvent {
     }
 
     /// The event Eventarc sends for a Pub/Sub message: its id is the message's id (a
-    /// redelivery is the same event), its time the publish time, its `topic` attribute the
-    /// topic's short name, and its data ``MessagePublishedData``.
+    /// redelivery is the same event), its source names the topic, its time is the publish
+    /// time, and its data ``MessagePublishedData``.
     public static func pubSubMessagePublished(
         _ message: PubSubMessage,
         project: String,
@@ -139,7 +139,6 @@ extension CloudEvent {
             type: FirebaseEventType.pubSubPublished,
             time: message.publishTime,
             dataContentType: "application/json",
-            extensions: ["topic": .string(topic)],
             data: try? JSONEncoder().encode(data)
         )
     }

@@ -21,8 +21,8 @@ public enum PubSub {
 
 /// A Pub/Sub topic to trigger on; finish with ``onMessagePublished(_:)``.
 ///
-/// Events are matched by their `topic` attribute, the topic's short name, which the emulator
-/// sets on each Pub/Sub event (in production, Eventarc routes the topic's events to the function).
+/// Events are matched, as Eventarc's `topic` filter matches them, by the topic their source
+/// names (`//pubsub.googleapis.com/projects/{project}/topics/{topic}`).
 public struct PubSubTopicTrigger: Sendable {
     let topic: String
 

@@ -22,7 +22,7 @@ public struct EventTrigger: Sendable, Hashable {
     /// Runs for every delivery, so it builds no explanation of a mismatch (``mismatch(_:)`` does).
     public func match(_ event: CloudEvent) -> [String: String]? {
         guard event.type == eventType else { return nil }
-        for (attribute, expected) in filters where event[attribute: attribute] != expected { return nil }
+        for (attribute, expected) in filters where event.filterValue(attribute) != expected { return nil }
         var params: [String: String]?
         for (attribute, pattern) in pathPatterns {
             guard let value = event[attribute: attribute], let captures = pattern.match(value) else { return nil }
@@ -62,7 +62,7 @@ public struct EventTrigger: Sendable, Hashable {
     private func firstMismatch(_ event: CloudEvent) -> Mismatch? {
         guard event.type == eventType else { return .type(event.type) }
         for (attribute, expected) in filters {
-            let value = event[attribute: attribute]
+            let value = event.filterValue(attribute)
             if value != expected { return .filter(attribute: attribute, value: value, expected: expected) }
         }
         for (attribute, pattern) in pathPatterns {
@@ -70,5 +70,18 @@ public struct EventTrigger: Sendable, Hashable {
             guard let value, pattern.matches(value) else { return .pattern(attribute: attribute, value: value, pattern: pattern) }
         }
         return nil
+    }
+}
+
+extension CloudEvent {
+    /// The value an Eventarc filter on `attribute` compares: the attribute, and for a Pub/Sub
+    /// event's `topic` (which Eventarc filters on, but no attribute carries) the topic its
+    /// source names.
+    package func filterValue(_ attribute: String) -> String? {
+        if let value = self[attribute: attribute] { return value }
+        guard attribute == "topic", type == FirebaseEventType.pubSubPublished, source.hasPrefix("//pubsub.googleapis.com/"),
+            let slash = source.lastIndex(of: "/"), source[..<slash].hasSuffix("/topics")
+        else { return nil }
+        return String(source[source.index(after: slash)...])
     }
 }

@@ -320,8 +320,18 @@ struct CloudRunTarget {
             "--destination-run-region=\(function.region)",
             "--event-filters=type=\(type)",
         ]
-        for (attribute, value) in trigger.filters.sorted(by: { $0.key < $1.key }) {
+        var filters = trigger.filters
+        if type == FirebaseEventType.pubSubPublished, let topic = filters.removeValue(forKey: "topic") {
+            // Eventarc takes a Pub/Sub trigger's topic as its transport, not as a filter.
+            // (A topic name holds letters, digits and -_.~+% only: nothing the shell reads in double quotes.)
+            flags.append("--transport-topic=\"projects/$PROJECT/topics/\(topic)\"")
+        }
+        for (attribute, value) in filters.sorted(by: { $0.key < $1.key }) {
             flags.append("--event-filters=" + ShellWord.quoted(Self.dictionaryItem("\(attribute)=\(value)")))
+        }
+        if type.hasPrefix("google.cloud.firestore.document.v1.") {
+            // Eventarc sends Firestore events as the protobuf DocumentEventData the triggers read.
+            flags.append("--event-data-content-type=application/protobuf")
         }
         for (attribute, pattern) in trigger.pathPatterns.sorted(by: { $0.key < $1.key }) {
             flags.append("--event-filters-path-pattern=" + ShellWord.quoted(Self.dictionaryItem("\(attribute)=\(pattern)")))

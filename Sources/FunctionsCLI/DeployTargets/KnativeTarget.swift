@@ -132,7 +132,16 @@ struct KnativeTarget {
     func trigger(_ function: DeployableFunction) throws -> YAMLNode {
         guard let trigger = function.trigger else { throw CLIError("function '\(function.name)' has no event trigger") }
         var attributes: [(String, YAMLNode)] = [("type", .string(trigger.eventType))]
-        for (attribute, value) in trigger.filters.sorted(by: { $0.key < $1.key }) {
+        var filters = trigger.filters
+        // A Pub/Sub event names its topic only in its source, which names the project too.
+        if trigger.eventType == FirebaseEventType.pubSubPublished, let topic = filters.removeValue(forKey: "topic") {
+            guard let project else {
+                throw CLIError("function '\(function.name)': a Knative Trigger on Pub/Sub topic \(topic) filters on the "
+                    + "event's source, which names the project: give --project")
+            }
+            filters["source"] = PubSub.source(project: project, topic: topic)
+        }
+        for (attribute, value) in filters.sorted(by: { $0.key < $1.key }) {
             guard attribute.first?.isLowercase == true,
                 attribute.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber) })
             else {

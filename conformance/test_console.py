@@ -456,8 +456,13 @@ def test_every_page_renders_without_javascript_errors_and_is_keyboard_navigable(
         browser.save_screenshot(str(SHOTS / f"page-{page}.png"))
     open_page(browser, emulator, "overview")
     functions = find(browser, "main").text
-    for name in ["pushConfig", "onScoreWrite", "submitScore", "checkSignUp"]:
+    for name in ["pushConfig", "onScoreWrite", "submitScore", "checkSignUp", "onGameScoreDocument", "onScoreSubmitted"]:
         assert name in functions, functions
+    # The sample's Firestore and Pub/Sub functions started Google's emulators; the overview says where.
+    assert "Google’s emulators" in functions
+    for variable in ["FIRESTORE_EMULATOR_HOST", "PUBSUB_EMULATOR_HOST"]:
+        (row,) = [line for line in functions.splitlines() if variable in line]
+        assert " running 127.0.0.1:" in row, row
 
     # The keyboard alone, from a freshly loaded page: the skip link, then the navigation's links.
     from selenium.webdriver.common.action_chains import ActionChains

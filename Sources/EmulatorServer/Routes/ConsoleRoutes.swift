@@ -56,9 +56,11 @@ struct ConsoleRoutes {
                     ].map(JSONValue.string))],
                     ["name": "Functions", "routes": .array([
                         "ANY /\(project)/{region}/{function}", "POST /emulator/v1/projects/\(project)/deployments",
-                        "GET /emulator/v1/projects/\(project)/events",
+                        "GET /emulator/v1/projects/\(project)/events", "GET /emulators",
                     ].map(JSONValue.string))],
                 ],
+                "googleEmulators": .array([("Firestore", server.google.firestore), ("Pub/Sub", server.google.pubsub)]
+                    .map { name, emulator in Self.describe(name, emulator) }),
             ])
         }
         // `event: change` with `{"areas": [...]}` after each commit that changed something, and a
@@ -72,6 +74,24 @@ struct ConsoleRoutes {
                 }
             }
         }
+    }
+
+    /// One of Google's emulators as the console's overview shows it.
+    static func describe(_ name: String, _ emulator: GoogleEmulator) -> JSONValue {
+        var entry: [String: JSONValue] = ["name": .string(name), "variable": .string(emulator.kind.variable),
+            "restarts": .number(Double(emulator.restarts))]
+        switch emulator.status {
+        case .idle: entry["status"] = "not started: no function triggers on it"
+        case .starting: entry["status"] = "starting"
+        case .running(let address):
+            entry["status"] = "running"
+            entry["address"] = .string("\(address)")
+        case .external(let address):
+            entry["status"] = "running elsewhere"
+            entry["address"] = .string("\(address)")
+        case .unavailable(let error): entry["status"] = .string("unavailable: \(error.message)")
+        }
+        return .object(entry)
     }
 
     /// A console file, by its path below the console's directory.

@@ -8,6 +8,7 @@ export default {
   areas: ['functions'],
   async render(container) {
     const functionsBox = h('div');
+    const googleBox = h('div');
     const exportResult = h('div', { 'aria-live': 'polite' });
     const exportPath = h('input', { id: 'export-path', name: 'path', placeholder: '/absolute/directory', size: 40, required: true });
     const exportForm = h('form', { class: 'inline', onsubmit: async (event) => {
@@ -28,6 +29,9 @@ export default {
           h('dt', {}, 'Base URL'), h('dd', {}, location.origin))),
       section('Services', table(['Service', 'Routes'], info.services.map((service) =>
         [service.name, h('ul', { class: 'routes' }, service.routes.map((route) => h('li', {}, h('code', {}, route))))]))),
+      section('Google\u2019s emulators', h('p', { class: 'hint' },
+        'Firestore and Pub/Sub run on Google\u2019s own emulators, started when a function triggers on them; their events reach functions through this emulator\u2019s outbox. `eval "$(functions emulators:env)"` points clients at them.'),
+        googleBox),
       section('Functions', functionsBox),
       section('Export', h('p', { class: 'hint' },
         'Writes the whole state (Remote Config versions, database trees, users, devices, inboxes, analytics) to a directory of this machine; `functions emulators:start --import DIR` starts from it.'),
@@ -37,6 +41,7 @@ export default {
       try {
         const description = await get(`${emulatorPath}/functions`);
         replace(functionsBox, functionsTable(description));
+        replace(googleBox, googleTable((await get('/emulator/v1/info')).googleEmulators ?? []));
       } catch (error) {
         replace(functionsBox, errorNote(error));
       }
@@ -45,6 +50,12 @@ export default {
     return { refresh };
   },
 };
+
+function googleTable(emulators) {
+  return table(['Emulator', 'Status', 'Address', 'Variable', 'Restarts'], emulators.map((emulator) =>
+    [emulator.name, emulator.status, emulator.address ? h('code', {}, emulator.address) : '',
+      h('code', {}, emulator.variable), String(emulator.restarts)]));
+}
 
 function functionsTable(description) {
   const running = description.functions ?? {};

@@ -219,23 +219,23 @@ package final class GoogleEmulator: Sendable {
     }
 
     private func serving(_ address: HostPort) {
-        let waiters = state.withLock { state in
-            state.status = .running(address)
-            defer { state.waiters = [:] }
-            return state.waiters.values
-        }
         logger.info("the \(kind.displayName) serves at \(address)")
-        for waiter in waiters { waiter.resume(returning: address) }
+        settle(.running(address), with: .success(address))
     }
 
     private func fail(_ error: GoogleEmulatorError) {
+        logger.warning("\(error.message)")
+        settle(.unavailable(error), with: .failure(error))
+    }
+
+    /// Sets the status, and answers those waiting for the address.
+    private func settle(_ status: Status, with outcome: Result<HostPort, any Error>) {
         let waiters = state.withLock { state in
-            state.status = .unavailable(error)
+            state.status = status
             defer { state.waiters = [:] }
             return state.waiters.values
         }
-        logger.warning("\(error.message)")
-        for waiter in waiters { waiter.resume(throwing: error) }
+        for waiter in waiters { waiter.resume(with: outcome) }
     }
 
     /// Runs `"$@"` and stops it when this process's pipe on standard input closes (the emulator

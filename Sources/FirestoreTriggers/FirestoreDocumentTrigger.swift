@@ -94,13 +94,13 @@ public struct FirestoreDocumentTrigger: Sendable {
             } else if contentType.hasPrefix("application/protobuf") || contentType.isEmpty {
                 payload = try Google_Events_Cloud_Firestore_V1_DocumentEventData(serializedBytes: data)
             } else {
-                throw EventPayloadError(eventType: event.type,
-                    reason: "the data is '\(contentType)', not application/protobuf or application/json")
+                throw EventPayloadError.refusing(event,
+                    "the data is '\(contentType)', not application/protobuf or application/json")
             }
         } catch let error as EventPayloadError {
             throw error
         } catch {
-            throw EventPayloadError(eventType: event.type, reason: "not a DocumentEventData: \(error)")
+            throw EventPayloadError.refusing(event, "not a DocumentEventData: \(error)")
         }
         let path = event[attribute: "document"]
             ?? event.subject.map { $0.hasPrefix("documents/") ? String($0.dropFirst("documents/".count)) : $0 }

@@ -95,10 +95,9 @@ public struct EventPayloadError: Error, Sendable, CustomStringConvertible {
     /// What is wrong.
     public var reason: String
 
-    /// Creates an error for an event whose data is not what its trigger reads.
-    public init(eventType: String, reason: String) {
-        self.eventType = eventType
-        self.reason = reason
+    /// The error for `event`, whose data is not what its trigger reads.
+    package static func refusing(_ event: CloudEvent, _ reason: String) -> EventPayloadError {
+        EventPayloadError(eventType: event.type, reason: reason)
     }
 
     public var description: String { "cannot read the data of a '\(eventType)' event: \(reason)" }

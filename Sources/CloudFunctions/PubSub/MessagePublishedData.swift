@@ -5,10 +5,4 @@ public struct MessagePublishedData: Sendable, Hashable, Codable {
     public var message: PubSubMessage
     /// The subscription's resource name, `projects/{project}/subscriptions/{name}`.
     public var subscription: String
-
-    /// Creates the data of an event.
-    public init(message: PubSubMessage, subscription: String) {
-        self.message = message
-        self.subscription = subscription
-    }
 }

@@ -230,12 +230,7 @@ public final class WorkerSupervisor: Sendable {
     /// Launches the binary again and again until stopped, or until a launch fails before it
     /// was ever ready.
     private func supervise() async {
-        var options = PlatformOptions()
-        options.teardownSequence = [.gracefulShutDown(allowedDurationToNextStep: .seconds(5))]
-        // A process group of its own: Ctrl-C in the emulator's terminal stops the emulator, which
-        // delivers what it has queued and then stops its workers; reaching the workers too, it
-        // had them refuse those deliveries while they shut down.
-        options.processGroupID = 0
+        let options = PlatformOptions.supervisedChild
         let environment = Environment.inherit.updating(Dictionary(uniqueKeysWithValues:
             self.environment.compactMap { key, value in Environment.Key(rawValue: key).map { ($0, value) } }))
         while !Task.isCancelled {

@@ -134,10 +134,7 @@ package final class GoogleEmulator: Sendable {
     /// Runs the emulator until cancelled: launch, wait until it serves, and launch again when
     /// it exits (on a new port when it could not bind its own).
     private func supervise(_ launch: GoogleEmulatorLaunch) async {
-        var options = PlatformOptions()
-        options.teardownSequence = [.gracefulShutDown(allowedDurationToNextStep: .seconds(5))]
-        // Its own process group: Ctrl-C in the terminal reaches the emulator, which stops it.
-        options.processGroupID = 0
+        let options = PlatformOptions.supervisedChild
         var failuresBeforeReady = 0
         while !Task.isCancelled {
             guard let port = FreePort.find() else {

@@ -24,23 +24,15 @@ import json
 import os
 import statistics
 import subprocess
-import sys
 import threading
 import time
 import uuid
 from pathlib import Path
 
+from release_cli import cli_path
+
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = "demo-project"
-
-
-def cli_path(build):
-    command = ["swift", "build", "-c", "release", "--package-path", str(ROOT / "functions"),
-               "--scratch-path", str(ROOT / ".build")]
-    if build:
-        subprocess.run(command + ["--product", "functions"], check=True, stdout=sys.stderr)
-    return Path(subprocess.run(command + ["--show-bin-path"], check=True, capture_output=True,
-                               text=True).stdout.strip()) / "functions"
 
 
 def timed(client, path, action, expected):

@@ -20,25 +20,17 @@ import http.client
 import json
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from datetime import datetime
 from pathlib import Path
+
+from release_cli import cli_path
 from urllib.parse import urlparse
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = "demo-project"
 OWNER = {"Authorization": "Bearer owner", "Content-Type": "application/json"}
-
-
-def cli_path(build):
-    command = ["swift", "build", "-c", "release", "--package-path", str(ROOT / "functions"),
-               "--scratch-path", str(ROOT / ".build")]
-    if build:
-        subprocess.run(command + ["--product", "functions"], check=True, stdout=sys.stderr)
-    return Path(subprocess.run(command + ["--show-bin-path"], check=True, capture_output=True,
-                               text=True).stdout.strip()) / "functions"
 
 
 def request(connection, method, path, body=None, headers=OWNER):

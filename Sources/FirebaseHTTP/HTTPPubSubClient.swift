@@ -34,6 +34,11 @@ public struct HTTPPubSubClient: PubSubClient {
         let answer = try await address.withURL { base in
             try await AdminHTTP(baseURL: base, credentials: credentials).send("POST", path, json: body)
         }
-        return try answer.json()["messageIds"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        let ids = try answer.json()["messageIds"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        guard ids.count == messages.count else {
+            throw AdminHTTPError(status: 200, message: "Pub/Sub answered \(ids.count) message ids for \(messages.count) messages",
+                answer: answer)
+        }
+        return ids
     }
 }

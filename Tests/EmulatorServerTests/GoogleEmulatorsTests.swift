@@ -33,8 +33,8 @@ struct GoogleEmulatorsTests {
         return (headers, parts[1])
     }
 
-    @Test("a POST of the Firestore emulator commits the written event and the event of its kind, as Eventarc would send them")
-    func committedBeforeTheAnswer() async throws {
+    @Test("a POST of the Firestore emulator commits the event a function wants, with the bytes and source Eventarc sends")
+    func committedAsEventarcSends() async throws {
         let emulator = try Emulator(project: "demo-proj", directory: nil)
         let seen = Mutex<[String]>([])
         var functions = FunctionRegistry()
@@ -74,7 +74,7 @@ struct GoogleEmulatorsTests {
         #expect(log.allSatisfy { $0.done })
     }
 
-    @Test("without Java the deploy stands and only Firestore triggers are off, saying what is missing")
+    @Test("without Java the deploy stands, and the Firestore emulator says what is missing")
     func withoutJava() async throws {
         let emulator = try Emulator(project: "demo", directory: nil)
         let server = EmulatorServer(emulator: emulator, configuration: Self.withoutJava())

@@ -72,7 +72,7 @@ struct HTTPFirestoreClientTests {
                 .set("gameScores/d", ["playerName": "di", "score": 10, "cheatMode": false], merge: false),
             ])
             let top = try await firestore.query(FirestoreQuery("gameScores",
-                where: [.init("cheatMode", .equal, false)], orderBy: [("score", true)], limit: 2))
+                where: [.init("cheatMode", .equal, false)], orderBy: [.init("score", descending: true)], limit: 2))
             #expect(top.map(\.path) == ["gameScores/c", "gameScores/a"])
             #expect(top.map { $0["playerName"] } == ["cy", "ada"])
 

@@ -22,36 +22,29 @@ public struct FirestoreQuery: Sendable, Hashable {
         }
     }
 
+    /// A field path to order by.
+    public struct Order: Sendable, Hashable {
+        public var field: String
+        public var descending: Bool
+
+        public init(_ field: String, descending: Bool = false) {
+            self.field = field
+            self.descending = descending
+        }
+    }
+
     /// The collection's path (`gameScores`, or `players/ada/scores` for a subcollection).
     public var collection: String
     public var filters: [Filter]
-    /// Field paths to order by, each ascending unless `descending`.
-    public var orderBy: [(field: String, descending: Bool)]
+    /// Field paths to order by, in turn.
+    public var orderBy: [Order]
     public var limit: Int?
 
     /// Creates a query.
-    public init(
-        _ collection: String, where filters: [Filter] = [], orderBy: [(field: String, descending: Bool)] = [],
-        limit: Int? = nil
-    ) {
+    public init(_ collection: String, where filters: [Filter] = [], orderBy: [Order] = [], limit: Int? = nil) {
         self.collection = collection
         self.filters = filters
         self.orderBy = orderBy
         self.limit = limit
-    }
-
-    public static func == (a: FirestoreQuery, b: FirestoreQuery) -> Bool {
-        a.collection == b.collection && a.filters == b.filters && a.limit == b.limit
-            && a.orderBy.map(\.field) == b.orderBy.map(\.field) && a.orderBy.map(\.descending) == b.orderBy.map(\.descending)
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(collection)
-        hasher.combine(filters)
-        hasher.combine(limit)
-        for order in orderBy {
-            hasher.combine(order.field)
-            hasher.combine(order.descending)
-        }
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 public protocol PubSubClient: Sendable {
     /// Publishes `messages` to `topic` (its short name).
     ///
-    /// - Returns: the message ids Pub/Sub gave them, in order.
+    /// - Returns: the message ids Pub/Sub gave them, in order: one per message.
     func publish(_ messages: [PubSubOutgoingMessage], to topic: String) async throws -> [String]
 }
 

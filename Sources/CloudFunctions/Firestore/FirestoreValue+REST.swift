@@ -54,8 +54,9 @@ extension FirestoreValue {
             guard let name = value.stringValue else { return nil }
             self = .reference(name)
         case "geoPointValue":
-            self = .geoPoint(FirestoreGeoPoint(
-                latitude: value["latitude"]?.numberValue ?? 0, longitude: value["longitude"]?.numberValue ?? 0))
+            guard let latitude = value["latitude"]?.numberValue, let longitude = value["longitude"]?.numberValue
+            else { return nil }
+            self = .geoPoint(FirestoreGeoPoint(latitude: latitude, longitude: longitude))
         case "arrayValue":
             var elements: [FirestoreValue] = []
             for element in value["values"]?.arrayValue ?? [] {

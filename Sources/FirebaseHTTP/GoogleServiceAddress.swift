@@ -46,8 +46,9 @@ final class GoogleServiceAddress: Sendable {
         cached.withLock { $0 = nil }
     }
 
-    /// Runs `call` against the base URL; when it cannot connect to an address the hub gave,
-    /// asks the hub again and tries once more.
+    /// Runs `call` against the base URL; when it fails without an answer at an address the hub
+    /// gave, asks the hub again, and tries once more only if the emulator has moved (so a call
+    /// that may have arrived is never sent twice to the same place).
     func withURL<Result>(_ call: (URL) async throws -> Result) async throws -> Result {
         let url = try await url()
         do {
@@ -55,7 +56,9 @@ final class GoogleServiceAddress: Sendable {
         } catch where !(error is AdminHTTPError) && !(error is CancellationError) {
             guard case .hub = source else { throw error }
             forget()
-            return try await call(try await self.url())
+            let moved = try await self.url()
+            guard moved != url else { throw error }
+            return try await call(moved)
         }
     }
 }

@@ -271,11 +271,13 @@ public final class EventBus: Service, Sendable {
     /// what is queued and running finishes first. Cancelling it cancels the handlers running,
     /// and the bus takes no events afterwards.
     public func run() async {
-        await withGracefulShutdownHandler {
+        let ran = await withGracefulShutdownHandler {
             await tasks.run()
         } onGracefulShutdown: {
             self.beginShutdown()
         }
+        // A second caller that stopped waiting leaves the bus to the one running it.
+        guard ran else { return }
         // Ended by cancellation, the bus is closed too, and nobody is left waiting for it.
         beginShutdown()
         let waiters = state.withLock { state in

@@ -83,12 +83,18 @@ package final class TaskScope: Sendable {
     /// running then are cancelled, and it returns once every child has ended. Children started
     /// after that never run. Called again while it runs (a service run both by a test and by
     /// its group), it waits for the first call to end, or for its own task's cancellation.
-    package func run() async {
+    ///
+    /// - Returns: whether this call ran the children (`false` for a later call that waited).
+    @discardableResult
+    package func run() async -> Bool {
         let first = state.withLock { state in
             defer { state.started = true }
             return !state.started
         }
-        guard first else { return await waitForRunToEnd() }
+        guard first else {
+            await waitForRunToEnd()
+            return false
+        }
         defer {
             let waiters = state.withLock { state in
                 state.ended = true
@@ -114,6 +120,7 @@ package final class TaskScope: Sendable {
             group.cancelAll()
         }
         spawns.finish()   // a run ended by cancellation takes no more children either
+        return true
     }
 
     private func waitForRunToEnd() async {

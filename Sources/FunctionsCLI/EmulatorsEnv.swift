@@ -1,6 +1,7 @@
 import ArgumentParser
 import CloudFunctions
 import Foundation
+import ProcessSupport
 
 /// `functions emulators:env`: the variables that point clients at the running emulators.
 struct EmulatorsEnv: AsyncParsableCommand {
@@ -27,7 +28,7 @@ struct EmulatorsEnv: AsyncParsableCommand {
         func address(_ name: String) -> String? {
             guard let host = addresses[name]?["host"]?.stringValue, let port = addresses[name]?["port"]?.numberValue
             else { return nil }
-            return "\(host.contains(":") ? "[\(host)]" : host):\(Int(port))"
+            return "\(HostPort(host: host, port: Int(port)))"
         }
         var variables: [(String, String)] = []
         if let database = address("database") { variables.append(("FIREBASE_DATABASE_EMULATOR_HOST", database)) }
@@ -36,12 +37,6 @@ struct EmulatorsEnv: AsyncParsableCommand {
         if let firestore = address("firestore") { variables.append(("FIRESTORE_EMULATOR_HOST", firestore)) }
         if let pubsub = address("pubsub") { variables.append(("PUBSUB_EMULATOR_HOST", pubsub)) }
         variables += [("GCLOUD_PROJECT", project), ("GOOGLE_CLOUD_PROJECT", project)]
-        return variables.map { "export \($0.0)=\(Self.quoted($0.1))" }
-    }
-
-    /// `value` as one shell word.
-    static func quoted(_ value: String) -> String {
-        value.allSatisfy { $0.isLetter || $0.isNumber || "-_./:[]@".contains($0) }
-            ? value : "'" + value.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+        return variables.map { "export \($0.0)=\(ShellWord.quoted($0.1))" }
     }
 }

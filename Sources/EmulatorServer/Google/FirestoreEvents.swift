@@ -24,7 +24,7 @@ enum FirestoreEvents {
         components.host = address.host
         components.port = address.port
         components.path = "/emulator/v1/projects/\(project)/eventarcTrigger"
-        components.queryItems = [URLQueryItem(name: "eventarcTriggerId", value: id.isEmpty ? "swift-cloud-functions" : id)]
+        components.queryItems = [URLQueryItem(name: "eventarcTriggerId", value: id)]
         let body: JSONValue = [
             "eventType": .string(FirestoreDocumentTrigger.EventType.written), "database": .string(database),
             "namespace": .string(Firestore.defaultDatabase),

@@ -39,13 +39,14 @@ package final class GoogleEmulator: Sendable {
         var restarts = 0
         var waiters: [Int: CheckedContinuation<HostPort, any Error>] = [:]
         var nextWaiter = 0
-        var task: TaskScope.ID?
     }
 
     let kind: GoogleEmulatorLaunch.Kind
     private let launch: Result<GoogleEmulatorLaunch, GoogleEmulatorError>
     /// Where the Firestore emulator POSTs trigger events, once this server listens.
     private let functionsEmulator: @Sendable () -> String?
+    /// Told each time a launch serves: a restarted emulator has lost what it was told before.
+    private let onServing: @Sendable (HostPort) async -> Void
     private let tasks: TaskScope
     private let logger: Logger
     private let state = Mutex(State())
@@ -54,8 +55,10 @@ package final class GoogleEmulator: Sendable {
 
     init(
         kind: GoogleEmulatorLaunch.Kind, environment: [String: String], tasks: TaskScope, logger: Logger,
-        functionsEmulator: @escaping @Sendable () -> String?
+        functionsEmulator: @escaping @Sendable () -> String?,
+        onServing: @escaping @Sendable (HostPort) async -> Void = { _ in }
     ) {
+        self.onServing = onServing
         self.kind = kind
         self.tasks = tasks
         self.logger = logger
@@ -97,9 +100,9 @@ package final class GoogleEmulator: Sendable {
         }
         if let launch {
             state.withLock { state in
-                guard state.task == nil, case .idle = state.status else { return }
+                guard case .idle = state.status else { return }
                 state.status = .starting
-                state.task = tasks.spawn { _ in await self.supervise(launch) }
+                tasks.spawn { _ in await self.supervise(launch) }
             }
         }
         return try await address()
@@ -134,6 +137,11 @@ package final class GoogleEmulator: Sendable {
     /// Runs the emulator until cancelled: launch, wait until it serves, and launch again when
     /// it exits (on a new port when it could not bind its own).
     private func supervise(_ launch: GoogleEmulatorLaunch) async {
+        // Ended by the emulator's shutdown (or never run, the scope finished): nobody waits on.
+        defer {
+            if case .starting = status { settle(.unavailable(GoogleEmulatorError("the \(kind.displayName) was stopped")),
+                with: .failure(GoogleEmulatorError("the \(kind.displayName) was stopped"))) }
+        }
         let options = PlatformOptions.supervisedChild
         var failuresBeforeReady = 0
         while !Task.isCancelled {
@@ -162,7 +170,9 @@ package final class GoogleEmulator: Sendable {
                         }
                         group.addTask {
                             try await self.waitUntilServing(port: port, output: outcome)
-                            self.serving(HostPort(host: "127.0.0.1", port: port))
+                            let address = HostPort(host: "127.0.0.1", port: port)
+                            await self.onServing(address)
+                            self.serving(address)
                         }
                         try await group.waitForAll()
                     }
@@ -190,8 +200,8 @@ package final class GoogleEmulator: Sendable {
                 failuresBeforeReady = 0
             } else {
                 failuresBeforeReady += 1
-                // A port another process took is worth another try; anything else three tries.
-                if failuresBeforeReady >= 3 && !outcome.bindFailed {
+                // A port another process took is worth more tries (ten); anything else three.
+                if failuresBeforeReady >= (outcome.bindFailed ? 10 : 3) {
                     fail(GoogleEmulatorError("the \(kind.displayName) \(status) before it served: \(outcome.tail)"))
                     return
                 }

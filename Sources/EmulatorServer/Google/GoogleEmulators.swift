@@ -26,6 +26,14 @@ package final class GoogleEmulators: Service, Sendable {
     private let logger: Logger
     /// The pullers running, by topic.
     private let pullers = Mutex<[String: TaskScope.ID]>([:])
+    /// The Firestore databases with triggers, and their project: registered again whenever the
+    /// Firestore emulator (re)starts.
+    private let firestoreTriggers = FirestoreTriggerSet()
+
+    /// The Firestore databases with triggers, shared with the emulator's restart hook.
+    private final class FirestoreTriggerSet: Sendable {
+        let value = Mutex<(project: String, databases: Set<String>)?>(nil)
+    }
 
     /// - Parameters:
     ///   - environment: where `JAVA_HOME`, `PATH` and the emulator variables are read.
@@ -36,8 +44,19 @@ package final class GoogleEmulators: Service, Sendable {
     ) {
         self.emulator = emulator
         self.logger = logger
+        let firestoreTriggers = firestoreTriggers
         firestore = GoogleEmulator(kind: .firestore, environment: environment, tasks: tasks, logger: logger,
-            functionsEmulator: functionsEmulator)
+            functionsEmulator: functionsEmulator,
+            onServing: { [logger] address in
+                guard let triggers = firestoreTriggers.value.withLock({ $0 }) else { return }
+                for database in triggers.databases.sorted() {
+                    do {
+                        try await FirestoreEvents.register(database: database, project: triggers.project, at: address)
+                    } catch {
+                        logger.warning("Firestore triggers of database \(database) will not fire: \(error)")
+                    }
+                }
+            })
         pubsub = GoogleEmulator(kind: .pubsub, environment: environment, tasks: tasks, logger: logger,
             functionsEmulator: functionsEmulator)
     }
@@ -56,8 +75,10 @@ package final class GoogleEmulators: Service, Sendable {
     func prepare(for triggers: [EventTrigger], project: String) async {
         let databases = Set(triggers.filter { $0.eventType.hasPrefix(FirestoreEvents.typePrefix) }
             .map { $0.filters["database"] ?? Firestore.defaultDatabase })
+        firestoreTriggers.value.withLock { $0 = databases.isEmpty ? nil : (project, databases) }
         if !databases.isEmpty {
             do {
+                // Registering again replaces: a first start has registered them as it began to serve.
                 let address = try await firestore.start()
                 for database in databases.sorted() {
                     try await FirestoreEvents.register(database: database, project: project, at: address)

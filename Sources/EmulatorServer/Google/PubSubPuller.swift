@@ -41,10 +41,13 @@ struct PubSubPuller: Sendable {
                 failures = 0
             } catch is CancellationError {
                 return
-            } catch let error as PubSubError where error.status == 404 {
-                // The Pub/Sub emulator restarted and lost the subscription: make it again.
+            } catch let error as PubSubError where error.status == 404 && failures == 0 {
+                // The Pub/Sub emulator restarted and lost the subscription: make it again (once
+                // at once; a subscription that stays missing backs off as any failure does).
                 subscribed = nil
+                failures += 1
             } catch {
+                subscribed = nil
                 if Task.isCancelled { return }
                 failures += 1
                 if failures == 3 { logger.warning("Pub/Sub messages of topic \(topic) are not coming: \(error)") }

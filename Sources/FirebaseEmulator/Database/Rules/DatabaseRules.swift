@@ -139,8 +139,7 @@ public struct DatabaseRules: Sendable {
     public func hasIndex(at path: DatabasePath, orderBy: String) -> Bool {
         guard orderBy != "$key", orderBy != "$priority" else { return true }
         var node: Node? = root
-        var unused: [String: RuleValue] = [:]
-        for key in path.segments { node = node?.child(key, binding: &unused) }
+        for key in path.segments { node = node.flatMap { $0.children[key] ?? $0.wildcard?.node } }
         let needed = orderBy == "$value" ? ".value" : orderBy
         return node?.indexOn.contains(needed) ?? false
     }

@@ -63,7 +63,7 @@ package final class GoogleEmulators: Service, Sendable {
 
     /// Runs the emulators started until a graceful shutdown, which stops them.
     package func run() async {
-        await withGracefulShutdownHandler {
+        _ = await withGracefulShutdownHandler {
             await tasks.run()
         } onGracefulShutdown: {
             self.tasks.finish()

@@ -88,7 +88,7 @@ public final class Emulator: Service, Sendable {
     /// graceful shutdown of its service group (which does the same); cancelled, it cancels the
     /// handlers running and stops at once, what they had not finished staying in the outbox.
     public func run() async {
-        await withGracefulShutdownHandler {
+        _ = await withGracefulShutdownHandler {
             await tasks.run()
         } onGracefulShutdown: {
             self.tasks.spawn { _ in await self.shutdown() }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A host and port as a URL's authority, and as the `host:port` the emulator variables take:
 /// an IPv6 address goes in brackets (`[::1]:4400`), a name or IPv4 address as it is.
 package struct HostPort: Sendable, Hashable, CustomStringConvertible {
@@ -19,8 +21,17 @@ package struct HostPort: Sendable, Hashable, CustomStringConvertible {
         else { return nil }
         var host = String(text[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        guard !host.isEmpty, !host.contains("/") else { return nil }
+        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: ".-_:%"))
+        guard !host.isEmpty, host.unicodeScalars.allSatisfy(allowed.contains) else { return nil }
         self.init(host: host, port: port)
+    }
+
+    /// `http://host:port` followed by `path`, whose characters a URL path cannot hold are
+    /// percent-encoded.
+    package func url(path: String) -> URL {
+        let encoded = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
+        // A parsed host holds only characters a URL's host can.
+        return URL(string: "http://\(self)" + encoded)!
     }
 
     /// `host:port`, the host bracketed when it is an IPv6 address.

@@ -138,6 +138,59 @@ struct GoogleEmulatorsTests {
         }
     }
 
+    @Test("a Firestore clear through this emulator empties the database and fires no delete event; later deletes fire")
+    func clearFiresNothing() async throws {
+        let emulator = try Emulator(project: "demo-project", directory: nil)
+        let server = EmulatorServer(emulator: emulator)
+        let (events, seen) = AsyncStream.makeStream(of: String.self)
+        var registry = FunctionRegistry()
+        registry["onScoreCreated"] = Firestore.document("gameScores/{scoreId}").onCreate { _, context in
+            seen.yield("created \(context.params["scoreId"]!)")
+        }
+        registry["onScoreDeleted"] = Firestore.document("gameScores/{scoreId}").onDelete { _, context in
+            seen.yield("deleted \(context.params["scoreId"]!)")
+        }
+        let functions = registry
+        try await server.withRunning { base in
+            try await emulator.deploy(functions)
+            guard case .running(let firestore) = server.google.firestore.status else {
+                Issue.record("the Firestore emulator is \(server.google.firestore.status)")
+                return
+            }
+            let documents = "http://\(firestore)/v1/projects/demo-project/databases/(default)/documents/gameScores/"
+            let owner = [("Authorization", "Bearer owner"), ("Content-Type", "application/json")]
+            var iterator = events.makeAsyncIterator()
+            for id in ["s1", "s2", "s3"] {
+                let written = try await HTTPExchange.send("PATCH", URL(string: documents + id)!, headers: owner,
+                    body: Data(#"{"fields": {"score": {"integerValue": "1"}}}"#.utf8))
+                #expect(written.status == 200)
+            }
+            var created: Set<String> = []
+            for _ in 0..<3 { created.insert(await iterator.next() ?? "") }
+            #expect(created == ["created s1", "created s2", "created s3"])
+
+            let clear = URL(string: "\(base.absoluteString)/emulator/v1/projects/demo-project/databases/(default)/documents")!
+            let cleared = try await HTTPExchange.send("DELETE", clear)
+            #expect(cleared.status == 200, "\(String(decoding: cleared.body, as: UTF8.self))")
+            let gone = try await HTTPExchange.send("GET", URL(string: documents + "s1")!, headers: owner)
+            #expect(gone.status == 404)
+
+            // The triggers fire again: the next events are this document's, no clear's delete before them.
+            for method in ["PATCH", "DELETE"] {
+                let written = try await HTTPExchange.send(method, URL(string: documents + "s4")!, headers: owner,
+                    body: method == "PATCH" ? Data(#"{"fields": {}}"#.utf8) : nil)
+                #expect(written.status == 200)
+            }
+            #expect(await iterator.next() == "created s4")
+            #expect(await iterator.next() == "deleted s4")
+            await emulator.waitUntilIdle()
+            let deletes = try emulator.store.eventLog().filter {
+                $0.entry.event.type == FirestoreDocumentTrigger.EventType.deleted
+            }
+            #expect(deletes.count == 1)
+        }
+    }
+
     @Test("a message published to the real Pub/Sub emulator reaches a Swift function, each message once")
     func realPubSubEmulator() async throws {
         let emulator = try Emulator(project: "demo-project", directory: nil)

@@ -17,20 +17,23 @@ enum FirestoreEvents {
     static let typePrefix = "google.cloud.firestore.document.v1."
 
     /// Registers the catch-all trigger of `database`. Registering it again replaces it.
-    static func register(database: String, project: String, at address: HostPort) async throws {
+    ///
+    /// - Parameter paused: points the trigger at a path no document can have (Firestore refuses
+    ///   ids of the form `__…__`) instead: no write fires it. The Firestore emulator has no
+    ///   route that removes a trigger.
+    static func register(database: String, project: String, at address: HostPort, paused: Bool = false) async throws {
         let id = "swift-cloud-functions-" + database.filter { $0.isLetter || $0.isNumber || $0 == "-" }
-        var components = URLComponents()
-        components.scheme = "http"
-        components.host = address.host
-        components.port = address.port
-        components.path = "/emulator/v1/projects/\(project)/eventarcTrigger"
-        components.queryItems = [URLQueryItem(name: "eventarcTriggerId", value: id)]
+        // The id holds only letters, digits and '-': nothing to encode in the query.
+        let url = URL(string: address.url(path: "/emulator/v1/projects/\(project)/eventarcTrigger").absoluteString
+            + "?eventarcTriggerId=" + id)!
         let body: JSONValue = [
             "eventType": .string(FirestoreDocumentTrigger.EventType.written), "database": .string(database),
             "namespace": .string(Firestore.defaultDatabase),
-            "document": ["value": "{path=**}", "matchType": "PATH_PATTERN"],
+            "document": paused
+                ? ["value": "__swift_cloud_functions__/__paused__", "matchType": "EXACT"]
+                : ["value": "{path=**}", "matchType": "PATH_PATTERN"],
         ]
-        let answer = try await HTTPExchange.send("POST", components.url!, headers: [("Content-Type", "application/json")],
+        let answer = try await HTTPExchange.send("POST", url, headers: [("Content-Type", "application/json")],
             body: body.serializedData(), timeout: .seconds(10))
         guard (200..<300).contains(answer.status) else {
             throw GoogleEmulatorError("the Firestore emulator refused the trigger of database \(database): "

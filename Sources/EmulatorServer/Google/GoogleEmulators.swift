@@ -26,13 +26,25 @@ package final class GoogleEmulators: Service, Sendable {
     private let logger: Logger
     /// The pullers running, by topic.
     private let pullers = Mutex<[String: TaskScope.ID]>([:])
-    /// The Firestore databases with triggers, and their project: registered again whenever the
-    /// Firestore emulator (re)starts.
-    private let firestoreTriggers = FirestoreTriggerSet()
+    /// The Firestore databases with triggers, registered again whenever the Firestore emulator
+    /// (re)starts, and those being cleared.
+    private let firestoreTriggers = FirestoreTriggerState()
 
-    /// The Firestore databases with triggers, shared with the emulator's restart hook.
-    private final class FirestoreTriggerSet: Sendable {
-        let value = Mutex<(project: String, databases: Set<String>)?>(nil)
+    /// Shared with the Firestore emulator's restart hook.
+    private final class FirestoreTriggerState: Sendable {
+        let mutex = Mutex(FirestoreTriggers())
+
+        func withLock<Result>(_ body: (inout FirestoreTriggers) -> Result) -> Result { mutex.withLock { body(&$0) } }
+    }
+
+    /// The Firestore databases with triggers, and the clears under way.
+    private struct FirestoreTriggers: Sendable {
+        var project = ""
+        var databases: Set<String> = []
+        /// How many clears of each database are under way; its trigger is paused meanwhile.
+        var clearing: [String: Int] = [:]
+
+        func isPaused(_ database: String) -> Bool { clearing[database, default: 0] > 0 }
     }
 
     /// - Parameters:
@@ -48,10 +60,11 @@ package final class GoogleEmulators: Service, Sendable {
         firestore = GoogleEmulator(kind: .firestore, environment: environment, tasks: tasks, logger: logger,
             functionsEmulator: functionsEmulator,
             onServing: { [logger] address in
-                guard let triggers = firestoreTriggers.value.withLock({ $0 }) else { return }
+                let triggers = firestoreTriggers.withLock { $0 }
                 for database in triggers.databases.sorted() {
                     do {
-                        try await FirestoreEvents.register(database: database, project: triggers.project, at: address)
+                        try await FirestoreEvents.register(database: database, project: triggers.project, at: address,
+                            paused: triggers.isPaused(database))
                     } catch {
                         logger.warning("Firestore triggers of database \(database) will not fire: \(error)")
                     }
@@ -75,13 +88,17 @@ package final class GoogleEmulators: Service, Sendable {
     func prepare(for triggers: [EventTrigger], project: String) async {
         let databases = Set(triggers.filter { $0.eventType.hasPrefix(FirestoreEvents.typePrefix) }
             .map { $0.filters["database"] ?? Firestore.defaultDatabase })
-        firestoreTriggers.value.withLock { $0 = databases.isEmpty ? nil : (project, databases) }
+        firestoreTriggers.withLock { triggers in
+            triggers.project = project
+            triggers.databases = databases
+        }
         if !databases.isEmpty {
             do {
                 // Registering again replaces: a first start has registered them as it began to serve.
                 let address = try await firestore.start()
                 for database in databases.sorted() {
-                    try await FirestoreEvents.register(database: database, project: project, at: address)
+                    let paused = firestoreTriggers.withLock { $0.isPaused(database) }
+                    try await FirestoreEvents.register(database: database, project: project, at: address, paused: paused)
                 }
             } catch {
                 logger.warning("Firestore triggers will not fire: \(error)")
@@ -120,5 +137,41 @@ package final class GoogleEmulators: Service, Sendable {
                 pullers[topic] = tasks.spawn { [subscribed] _ in await puller.run(subscribedAt: subscribed) }
             }
         }
+    }
+
+    /// Deletes every document of a Firestore database, as the Firestore emulator's own
+    /// `DELETE /emulator/v1/projects/{p}/databases/{db}/documents` does, but without the delete
+    /// event it fires for each one: the database's trigger is paused while it clears (a write
+    /// made by another client during those milliseconds fires nothing either).
+    ///
+    /// - Returns: the Firestore emulator's answer; `nil` when it was never started (nothing is
+    ///   stored).
+    package func clearFirestore(project: String, database: String) async throws -> HTTPExchange.Response? {
+        if case .idle = firestore.status { return nil }
+        let address = try await firestore.address()
+        let triggered = firestoreTriggers.withLock { triggers -> Bool in
+            guard triggers.project == project, triggers.databases.contains(database) else { return false }
+            triggers.clearing[database, default: 0] += 1
+            return true
+        }
+        let cleared: Result<HTTPExchange.Response, any Error>
+        do {
+            if triggered { try await FirestoreEvents.register(database: database, project: project, at: address, paused: true) }
+            let url = address.url(path: "/emulator/v1/projects/\(project)/databases/\(database)/documents")
+            cleared = .success(try await HTTPExchange.send("DELETE", url, timeout: .seconds(60)))
+        } catch {
+            cleared = .failure(error)
+        }
+        if triggered {
+            let resumed = firestoreTriggers.withLock { triggers -> Bool in
+                triggers.clearing[database, default: 1] -= 1
+                if triggers.clearing[database] == 0 { triggers.clearing[database] = nil }
+                return !triggers.isPaused(database) && triggers.databases.contains(database)
+            }
+            if resumed {
+                try await FirestoreEvents.register(database: database, project: project, at: address)
+            }
+        }
+        return try cleared.get()
     }
 }

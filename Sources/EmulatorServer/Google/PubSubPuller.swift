@@ -103,7 +103,7 @@ struct PubSubPuller: Sendable {
     private func send(
         _ method: String, _ path: String, _ body: JSONValue, at address: HostPort, timeout: Duration = .seconds(10)
     ) async throws -> HTTPExchange.Response {
-        try await HTTPExchange.send(method, URL(string: "http://\(address)/v1/projects/\(project)/\(path)")!,
+        try await HTTPExchange.send(method, address.url(path: "/v1/projects/\(project)/\(path)"),
             headers: [("Content-Type", "application/json")], body: body.serializedData(), timeout: timeout)
     }
 }

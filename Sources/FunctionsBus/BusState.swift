@@ -20,9 +20,16 @@ struct BusState: Sendable {
     var retries = Heap<PendingRetry>()
     /// The armed timer: its task, and the moment it wakes up.
     var timer: (task: UInt64, deadline: Date)?
-    /// ``EventBus/waitUntilIdle()`` calls waiting, by a number of their own (to take one out
-    /// when its task is cancelled).
-    var idleWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+    /// ``EventBus/waitUntilIdle(includingRetries:)`` calls waiting, by a number of their own
+    /// (to take one out when its task is cancelled).
+    var idleWaiters: [UInt64: IdleWaiter] = [:]
+
+    /// A caller waiting for the bus to be idle; with `includingRetries`, for no retry to be
+    /// scheduled either.
+    struct IdleWaiter {
+        var continuation: CheckedContinuation<Void, Never>
+        var includingRetries: Bool
+    }
     /// ``EventBus/shutdown()`` calls waiting for the last drainer to end.
     var drainersGone: [CheckedContinuation<Void, Never>] = []
     /// Reports handed to the observer and not yet returned from it: the bus is not idle

@@ -245,11 +245,12 @@ extension EventBus {
         state.withLock { takeIdleWaitersIfIdle(&$0, now: clock.now, into: &effects.waiters) }
     }
 
-    /// Whether nothing is queued or running, the observer has heard everything, and no retry is due.
-    func isIdle(_ state: BusState, now: Date) -> Bool {
+    /// Whether nothing is queued or running, the observer has heard everything, and no retry is
+    /// due (or, `includingRetries`, scheduled at all).
+    func isIdle(_ state: BusState, now: Date, includingRetries: Bool = false) -> Bool {
         guard active.load(ordering: .sequentiallyConsistent) == 0, state.reportsInProgress == 0 else { return false }
         guard let due = state.retries.min?.due else { return true }
-        return due > now
+        return !includingRetries && due > now
     }
 
     /// Moves the waiters to resume into `waiters` when the bus has become idle. (Appending an
@@ -257,9 +258,12 @@ extension EventBus {
     /// is skipped when nobody waits.)
     func takeIdleWaitersIfIdle(_ state: inout BusState, now: Date, into waiters: inout [CheckedContinuation<Void, Never>]) {
         guard !state.idleWaiters.isEmpty, isIdle(state, now: now) else { return }
-        waiters += state.idleWaiters.values
-        state.idleWaiters = [:]
-        idleWaited.store(false, ordering: .sequentiallyConsistent)
+        let drained = state.retries.isEmpty
+        for (id, waiter) in state.idleWaiters where drained || !waiter.includingRetries {
+            waiters.append(waiter.continuation)
+            state.idleWaiters[id] = nil
+        }
+        if state.idleWaiters.isEmpty { idleWaited.store(false, ordering: .sequentiallyConsistent) }
     }
 
     func giveUp(

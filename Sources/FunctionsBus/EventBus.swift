@@ -196,10 +196,11 @@ public final class EventBus: Service, Sendable {
 
     /// Waits until nothing is queued or running and no retry is due.
     ///
-    /// Retries scheduled for later do not count: with a manual clock, advance it past them
-    /// and wait again. Returns early, the bus not idle, if the calling task is cancelled (so a
-    /// test's time limit ends a test waiting for a bus that never becomes idle).
-    public func waitUntilIdle() async {
+    /// Retries scheduled for later count only `includingRetries`: then it waits until they
+    /// have run too, in real time (with a manual clock, advance it past them instead and wait
+    /// again). Returns early, the bus not idle, if the calling task is cancelled (so a test's
+    /// time limit ends a test waiting for a bus that never becomes idle).
+    public func waitUntilIdle(includingRetries: Bool = false) async {
         let id = waiterIDs.add(1, ordering: .relaxed).newValue
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -208,11 +209,11 @@ public final class EventBus: Service, Sendable {
                     // Announced before reading the count: a delivery that ends concurrently either
                     // is counted out already, or sees the announcement and comes to tell.
                     idleWaited.store(true, ordering: .sequentiallyConsistent)
-                    if isIdle(state, now: clock.now) {
+                    if isIdle(state, now: clock.now, includingRetries: includingRetries) {
                         if state.idleWaiters.isEmpty { idleWaited.store(false, ordering: .sequentiallyConsistent) }
                         return true
                     }
-                    state.idleWaiters[id] = continuation
+                    state.idleWaiters[id] = BusState.IdleWaiter(continuation: continuation, includingRetries: includingRetries)
                     return false
                 }
                 if resume { continuation.resume() }
@@ -222,7 +223,7 @@ public final class EventBus: Service, Sendable {
                 defer { if state.idleWaiters.isEmpty { idleWaited.store(false, ordering: .sequentiallyConsistent) } }
                 return state.idleWaiters.removeValue(forKey: id)
             }
-            waiter?.resume()
+            waiter?.continuation.resume()
         }
     }
 
@@ -282,7 +283,7 @@ public final class EventBus: Service, Sendable {
         beginShutdown()
         let waiters = state.withLock { state in
             defer { state.idleWaiters = [:]; state.drainersGone = [] }
-            return Array(state.idleWaiters.values) + state.drainersGone
+            return state.idleWaiters.values.map(\.continuation) + state.drainersGone
         }
         for waiter in waiters { waiter.resume() }
     }

@@ -6,15 +6,24 @@ import Testing
 @Suite("Firestore: transactions")
 struct FirestoreTransactionTests {
     /// A Firestore that answers ABORTED to the first `aborts` commits, as the service does when
-    /// another write won, and records every call.
+    /// another write won, and to the first `readAborts` reads in a transaction, as the
+    /// emulator does when a lock is not had in time; it records every call.
     final class Contended: FirestoreClient {
         let calls = Mutex<[String]>([])
         let aborts: Int
+        let readAborts: Int
         private let committed = Mutex(0)
-        init(aborts: Int) { self.aborts = aborts }
+        private let read = Mutex(0)
+        init(aborts: Int, readAborts: Int = 0) {
+            self.aborts = aborts
+            self.readAborts = readAborts
+        }
 
         func get(_ path: String, transaction: String?) async throws -> DocumentSnapshot {
             calls.withLock { $0.append("get \(path) in \(transaction ?? "none")") }
+            if read.withLock({ $0 += 1; return $0 }) <= readAborts {
+                throw FirestoreError(code: 409, status: "ABORTED", message: "Transaction lock timeout.")
+            }
             return DocumentSnapshot(path: path, fields: ["n": 1])
         }
         func query(_ query: FirestoreQuery) async throws -> [DocumentSnapshot] { [] }
@@ -47,6 +56,21 @@ struct FirestoreTransactionTests {
             "begin t1", "get counters/c in t1", "commit [\"counters/c\"] in t1",
             "begin t2", "get counters/c in t2", "commit [\"counters/c\"] in t2",
             "begin t3", "get counters/c in t3", "commit [\"counters/c\"] in t3",
+        ])
+    }
+
+    @Test("a read ABORTED in a transaction rolls it back and runs the body again; other errors are not retried")
+    func readAbortRetried() async throws {
+        let firestore = Contended(aborts: 0, readAborts: 1)
+        let result = try await firestore.runTransaction { transaction in
+            let n = try await transaction.get("counters/c")["n"]?.integerValue ?? 0
+            transaction.update("counters/c", ["n": .integer(n + 1)])
+            return n + 1
+        }
+        #expect(result == 2)
+        #expect(firestore.calls.withLock { $0 } == [
+            "begin t1", "get counters/c in t1", "rollback t1",
+            "begin t2", "get counters/c in t2", "commit [\"counters/c\"] in t2",
         ])
     }
 

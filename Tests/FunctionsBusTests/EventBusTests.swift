@@ -208,6 +208,29 @@ struct EventBusTests {
         }
     }
 
+    @Test("waiting including retries returns once the scheduled retry has run, not before")
+    func waitIncludingRetries() async throws {
+        let calls = Calls()
+        var functions = FunctionRegistry()
+        functions["flaky"] = Database.ref("a/{x}").options(.retry(true)).onWrite { _, _ in
+            calls.add("attempt")
+            if calls.all.count == 1 { throw HandlerFailure() }
+        }
+        let runtime = try TestRuntime(functions, configuration: Self.noJitter)
+        await runtime.withRunning {
+            runtime.bus.publish(Self.write("a/1", id: "retried", time: runtime.clock.now))
+            let bus = runtime.bus
+            let drained = Task {
+                await bus.waitUntilIdle(includingRetries: true)
+                return calls.all.count
+            }
+            await runtime.bus.waitUntilIdle()
+            #expect(calls.all.count == 1, "the retry waits for its time")
+            await runtime.advance(by: .seconds(10))
+            #expect(await drained.value == 2)
+        }
+    }
+
     @Test("jitter shortens backoff delays by at most the jitter fraction")
     func jitter() {
         let policy = BackoffPolicy(initial: .seconds(10), maximum: .seconds(600), multiplier: 2, jitter: 0.5)

@@ -60,8 +60,11 @@ extension FirestoreClient {
     }
 
     /// Runs `body` in a transaction: its reads see one snapshot, and its writes commit together
-    /// only if nothing it read changed meanwhile. When another write wins (`ABORTED`), `body`
-    /// runs again, up to `maxAttempts` times; when it throws, nothing is written.
+    /// only if nothing it read changed meanwhile. When the transaction is aborted (`ABORTED`:
+    /// another transaction won, or a lock was not had in time), whether by a read or by the
+    /// commit, it is rolled back and `body` runs again, up to `maxAttempts` times, after a
+    /// growing, jittered pause, as Google's client libraries do. When `body` throws anything
+    /// else, nothing is written.
     public func runTransaction<Result: Sendable>(
         maxAttempts: Int = 5, _ body: (FirestoreTransaction) async throws -> Result
     ) async throws -> Result {
@@ -73,15 +76,26 @@ extension FirestoreClient {
                 result = try await body(transaction)
             } catch {
                 try? await rollback(transaction.id)
-                throw error
+                guard let aborted = error as? FirestoreError, aborted.status == "ABORTED", attempt < maxAttempts else {
+                    throw error
+                }
+                try await Self.pause(before: &attempt)
+                continue
             }
             do {
                 try await commit(transaction.writes, transaction: transaction.id)
                 return result
             } catch let error as FirestoreError where error.status == "ABORTED" && attempt < maxAttempts {
-                attempt += 1
-                try await Task.sleep(for: .milliseconds(50 * (1 << min(attempt, 6))))
+                try await Self.pause(before: &attempt)
             }
         }
+    }
+
+    /// Waits before the next attempt: 100 ms doubling to 3.2 s, each between half and one and a
+    /// half times that, so that transactions aborted together do not collide again.
+    private static func pause(before attempt: inout Int) async throws {
+        attempt += 1
+        let base = 50.0 * Double(1 << min(attempt, 6))
+        try await Task.sleep(for: .milliseconds(Int(base * Double.random(in: 0.5...1.5))))
     }
 }

@@ -114,9 +114,15 @@ struct EmulatorRoutes {
             }
         }
         group.get("events") { request, _ in
-            // `?wait=true` answers once every queued delivery has finished (retries due later excepted).
+            // `?wait=true` answers once every queued delivery has finished (retries due later
+            // excepted); `?wait=all` once the retries scheduled have run too.
             // `?limit=N` (default 1,000, at most 1,000,000): the newest N events, oldest first.
-            if request.uri.queryParameters["wait"] == "true" { await server.emulator.waitUntilIdle() }
+            switch request.uri.queryParameters["wait"] {
+            case "true": await server.emulator.waitUntilIdle()
+            case "all": await server.emulator.waitUntilIdle(includingRetries: true)
+            case nil: break
+            case let other?: throw ServiceError(.invalidArgument, "wait must be true or all, not '\(other)'")
+            }
             let log = try server.emulator.store.eventLog(limit: Self.limit(of: request, default: 1000, maximum: 1_000_000))
             return Response.json(["events": .array(log.map(EmulatorRoutes.eventJSON))])
         }

@@ -217,10 +217,10 @@ public final class Emulator: Service, Sendable {
         tasks.finish()
     }
 
-    /// Waits until the deployed functions have nothing queued or running, and what they did is
-    /// in the event log.
-    public func waitUntilIdle() async {
-        await bus?.waitUntilIdle()
+    /// Waits until the deployed functions have nothing queued or running (and, with
+    /// `includingRetries`, no retry scheduled), and what they did is in the event log.
+    public func waitUntilIdle(includingRetries: Bool = false) async {
+        await bus?.waitUntilIdle(includingRetries: includingRetries)
         await dispatcher.waitUntilRecorded()
     }
 }

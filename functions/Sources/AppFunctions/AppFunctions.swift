@@ -66,8 +66,10 @@ struct AppFunctions: FunctionsApp {
         }.options(.uses(.database))
 
         // The same game on Cloud Firestore. A transaction keeps the best score: a repeated or
-        // concurrent delivery never lowers it.
-        functions["onGameScoreDocument"] = Firestore.document("gameScores/{scoreId}").options(.uses(.firestore)).onWrite {
+        // concurrent delivery never lowers it, so a failed one is safely retried (Google's
+        // Firestore emulator times out concurrent transactions on one document rather than
+        // letting one win, as the service does).
+        functions["onGameScoreDocument"] = Firestore.document("gameScores/{scoreId}").options(.uses(.firestore), .retry(true)).onWrite {
             change, context in
             let entry = change.after
             guard entry.exists, let player = entry["playerName"]?.stringValue, Self.isValidKey(player),

@@ -13,19 +13,31 @@ Starts the emulator (release build of the `functions` CLI, in memory), deploys t
   `onScoreSubmitted` has created its `gameScores` document, as a listener sees it: the pull, the
   commit, the delivery, the function's create and the notification are inside.
 
+With `--throughput N` it then measures events per second through each path, N at once:
+
+- N documents written in batches of 500 (each of a new player) until `onGameScoreDocument` has
+  succeeded N more times;
+- N messages published until `onScoreSubmitted` has succeeded N more times, and until
+  `onGameScoreDocument` has succeeded for each of their documents too;
+- and, beside them, the ceiling: a second Firestore emulator POSTing the same N writes to a
+  receiver that only counts them (what any functions emulator behind it could take at most).
+
 Run it with a Python that has google-cloud-firestore and google-cloud-pubsub, such as the
 conformance venv `./test.sh` makes:
 
-    .build/conformance-venv/bin/python Benchmarks/firestore-pubsub-latency.py [--samples 50] [--no-build]
+    .build/conformance-venv/bin/python Benchmarks/firestore-pubsub-latency.py [--samples 50] [--throughput 2000] [--no-build]
 """
 
 import argparse
+import http.server
 import json
 import os
+import socket
 import statistics
 import subprocess
 import threading
 import time
+import urllib.request
 import uuid
 from pathlib import Path
 
@@ -60,9 +72,104 @@ def summary(name, samples):
     return f"{name}: {len(samples)} samples, p50 {statistics.median(samples):.1f} ms, p99 {p99:.1f} ms, max {samples[-1]:.1f} ms"
 
 
+def succeeded(base, function):
+    """How many events `function` has finished with success."""
+    with urllib.request.urlopen(urllib.request.Request(f"{base}/emulator/v1/projects/{PROJECT}/functions:stats",
+                                                       headers={"Authorization": "Bearer owner"})) as answer:
+        for entry in json.loads(answer.read())["functions"]:
+            if entry["function"] == function:
+                return entry["succeeded"]
+    return 0
+
+
+def until_succeeded(base, function, count, start):
+    """Seconds from `start` until `function` has succeeded `count` times in all."""
+    deadline = time.monotonic() + 600
+    while succeeded(base, function) < count:
+        if time.monotonic() > deadline:
+            raise SystemExit(f"{function} never reached {count} successes")
+        time.sleep(0.05)
+    return time.perf_counter() - start
+
+
+def write_batches(client, count, prefix):
+    """Writes `count` GameScore documents, each of a new player, in batches of 500."""
+    for first in range(0, count, 500):
+        batch = client.batch()
+        for index in range(first, min(count, first + 500)):
+            batch.set(client.document(f"gameScores/{prefix}{index}"),
+                      {"playerName": f"{prefix}{index}", "score": index, "cheatMode": False})
+        batch.commit()
+
+
+def ceiling(client_module, count):
+    """Writes per second a second Firestore emulator POSTs to a receiver that only counts them."""
+    root = subprocess.run(["gcloud", "info", "--format=value(installation.sdk_root)"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    received = []
+    done = threading.Event()
+
+    class Receiver(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self):
+            self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            received.append(time.perf_counter())
+            if len(received) >= count:
+                done.set()
+
+        def log_message(self, *_):
+            pass
+
+    receiver = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=receiver.serve_forever, daemon=True).start()
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    jar = f"{root}/platform/cloud-firestore-emulator/cloud-firestore-emulator.jar"
+    java = subprocess.Popen(["java", "-cp", jar, "com.google.cloud.datastore.emulator.firestore.CloudFirestore",
+                             "--host=127.0.0.1", f"--port={port}",
+                             f"--functions_emulator=127.0.0.1:{receiver.server_address[1]}"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        for line in java.stdout:
+            if "Dev App Server is now running" in line:
+                break
+        threading.Thread(target=java.stdout.read, daemon=True).start()
+        trigger = {"eventType": "google.cloud.firestore.document.v1.written", "database": "(default)",
+                   "namespace": "(default)", "document": {"value": "{path=**}", "matchType": "PATH_PATTERN"}}
+        urllib.request.urlopen(urllib.request.Request(
+            f"http://127.0.0.1:{port}/emulator/v1/projects/{PROJECT}/eventarcTrigger?eventarcTriggerId=t",
+            data=json.dumps(trigger).encode(), headers={"Content-Type": "application/json"}, method="POST"))
+        saved = os.environ["FIRESTORE_EMULATOR_HOST"]
+        os.environ["FIRESTORE_EMULATOR_HOST"] = f"127.0.0.1:{port}"
+        try:
+            client = client_module.Client(project=PROJECT)
+            write_batches(client, 100, "warm")
+            while len(received) < 100:
+                time.sleep(0.05)
+            received.clear()
+            start = time.perf_counter()
+            write_batches(client, count, "c")
+            if not done.wait(600):
+                raise SystemExit(f"the receiver got {len(received)} of {count} POSTs")
+            return count / (received[-1] - start)
+        finally:
+            os.environ["FIRESTORE_EMULATOR_HOST"] = saved
+    finally:
+        java.kill()
+        java.wait()
+        receiver.shutdown()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--samples", type=int, default=50)
+    parser.add_argument("--throughput", type=int, default=0, metavar="N",
+                        help="then measure events per second, N documents and N messages at once")
     parser.add_argument("--no-build", action="store_true", help="use the release CLI already built")
     arguments = parser.parse_args()
     cli = cli_path(not arguments.no_build)
@@ -106,6 +213,28 @@ def main():
         print(summary("Firestore write → onGameScoreDocument's leaderboard commit seen", writes[5:]))
         print(summary("Pub/Sub publish → onScoreSubmitted's document → onGameScoreDocument's leaderboard seen",
                       publishes[5:]))
+        count = arguments.throughput
+        if count:
+            before = succeeded(base, "onGameScoreDocument")
+            start = time.perf_counter()
+            write_batches(client, count, f"t{uuid.uuid4().hex[:6]}-")
+            seconds = until_succeeded(base, "onGameScoreDocument", before + count, start)
+            print(f"Firestore: {count} documents written in batches of 500, all through onGameScoreDocument "
+                  f"in {seconds:.2f} s: {count / seconds:.0f} events/s")
+            documents_before = succeeded(base, "onGameScoreDocument")
+            messages_before = succeeded(base, "onScoreSubmitted")
+            start = time.perf_counter()
+            futures = [publisher.publish(topic, json.dumps({"playerName": f"m{index}", "score": index}).encode())
+                       for index in range(count)]
+            for future in futures:
+                future.result(timeout=120)
+            pulled = until_succeeded(base, "onScoreSubmitted", messages_before + count, start)
+            through = until_succeeded(base, "onGameScoreDocument", documents_before + count, start)
+            print(f"Pub/Sub: {count} messages published, all through onScoreSubmitted in {pulled:.2f} s: "
+                  f"{count / pulled:.0f} events/s; their documents through onGameScoreDocument in {through:.2f} s: "
+                  f"{count / through:.0f} events/s")
+            print(f"ceiling: Google's Firestore emulator POSTs {ceiling(firestore, count):.0f} writes/s to a receiver "
+                  f"that only counts them")
     finally:
         emulator.terminate()
         emulator.wait(timeout=60)

@@ -20,7 +20,10 @@ With `--throughput N` it then measures events per second through each path, N at
 - N messages published until `onScoreSubmitted` has succeeded N more times, and until
   `onGameScoreDocument` has succeeded for each of their documents too;
 - and, beside them, the ceiling: a second Firestore emulator POSTing the same N writes to a
-  receiver that only counts them (what any functions emulator behind it could take at most).
+  receiver that only counts them (what any functions emulator behind it could take at most);
+- and how fast this emulator answers such POSTs, one at a time as Google's emulator sends them:
+  N copies of a captured event (its document moved under `gameScores/`, where the function
+  finds no GameScore fields and returns) POSTed over one connection.
 
 Run it with a Python that has google-cloud-firestore and google-cloud-pubsub, such as the
 conformance venv `./test.sh` makes:
@@ -29,6 +32,7 @@ conformance venv `./test.sh` makes:
 """
 
 import argparse
+import http.client
 import http.server
 import json
 import os
@@ -165,6 +169,33 @@ def ceiling(client_module, count):
         receiver.shutdown()
 
 
+def ingest(base, count):
+    """POSTs per second this emulator answers, one at a time, as the Firestore emulator sends them."""
+    raw = (ROOT / "Tests/FirestoreTriggersTests/Fixtures/v2-written.create.http").read_bytes()
+    head, body = raw.replace(b"\r\n", b"\n").split(b"\n\n", 1)
+    headers = dict(line.split(": ", 1) for line in head.decode().splitlines()[1:])
+    headers.pop("Host", None)
+    headers["Content-Length"] = str(len(body))
+    host, port = base.split("//", 1)[1].rsplit(":", 1)
+    connection = http.client.HTTPConnection(host, int(port))
+
+    def post(number):
+        headers.update({"ce-id": str(uuid.uuid4()), "ce-subject": f"documents/gameScores/i{number}",
+                        "ce-document": f"gameScores/i{number}"})
+        connection.request("POST", f"/functions/projects/{PROJECT}/triggers/t", body=body, headers=headers)
+        answer = connection.getresponse()
+        answer.read()
+        if answer.status != 200:
+            raise SystemExit(f"the emulator answered {answer.status}")
+
+    for number in range(100):
+        post(number)
+    start = time.perf_counter()
+    for number in range(100, 100 + count):
+        post(number)
+    return count / (time.perf_counter() - start)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--samples", type=int, default=50)
@@ -234,7 +265,7 @@ def main():
                   f"{count / pulled:.0f} events/s; their documents through onGameScoreDocument in {through:.2f} s: "
                   f"{count / through:.0f} events/s")
             print(f"ceiling: Google's Firestore emulator POSTs {ceiling(firestore, count):.0f} writes/s to a receiver "
-                  f"that only counts them")
+                  f"that only counts them; this emulator answers {ingest(base, count):.0f} such POSTs/s, one at a time")
     finally:
         emulator.terminate()
         emulator.wait(timeout=60)

@@ -9,7 +9,8 @@ import Synchronization
 final class GoogleServiceAddress: Sendable {
     private enum Source: Sendable {
         case fixed(URL)
-        case hub(URL, service: String)
+        /// Found by asking, again after a call could not connect.
+        case found(@Sendable () async throws -> URL)
     }
 
     private let source: Source
@@ -18,15 +19,12 @@ final class GoogleServiceAddress: Sendable {
     /// A fixed address.
     init(_ url: URL) { source = .fixed(url) }
 
-    /// The address `GET {hub}/emulators` gives for `service` (`firestore`, `pubsub`).
-    init(hub: URL, service: String) { source = .hub(hub, service: service) }
+    /// The address `find` gives, asked when first needed and after a call could not connect.
+    init(foundBy find: @escaping @Sendable () async throws -> URL) { source = .found(find) }
 
-    /// The base URL.
-    func url() async throws -> URL {
-        switch source {
-        case .fixed(let url): return url
-        case .hub(let hub, let service):
-            if let url = cached.withLock({ $0 }) { return url }
+    /// The address `GET {hub}/emulators` gives for `service` (`firestore`, `pubsub`).
+    convenience init(hub: URL, service: String) {
+        self.init(foundBy: {
             let answer = try await HTTPExchange.send("GET", hub.appendingPathComponent("emulators"), timeout: .seconds(10))
             let addresses = try JSONValue(parsing: answer.body)
             guard let host = addresses[service]?["host"]?.stringValue, let port = addresses[service]?["port"]?.numberValue
@@ -35,13 +33,23 @@ final class GoogleServiceAddress: Sendable {
                     remedy: "the emulator at \(hub.absoluteString) runs no \(service) emulator; deploy a function that "
                         + "triggers on it, or start the emulator with --\(service)")
             }
-            let url = URL(string: "http://\(host.contains(":") ? "[\(host)]" : host):\(Int(port))")!
+            return URL(string: "http://\(host.contains(":") ? "[\(host)]" : host):\(Int(port))")!
+        })
+    }
+
+    /// The base URL.
+    func url() async throws -> URL {
+        switch source {
+        case .fixed(let url): return url
+        case .found(let find):
+            if let url = cached.withLock({ $0 }) { return url }
+            let url = try await find()
             cached.withLock { $0 = url }
             return url
         }
     }
 
-    /// Forgets a hub's answer after a call to it could not connect.
+    /// Forgets the address found after a call to it could not connect.
     func forget() {
         cached.withLock { $0 = nil }
     }
@@ -54,7 +62,7 @@ final class GoogleServiceAddress: Sendable {
         do {
             return try await call(url)
         } catch where !(error is AdminHTTPError) && !(error is CancellationError) {
-            guard case .hub = source else { throw error }
+            guard case .found = source else { throw error }
             forget()
             let moved = try await self.url()
             guard moved != url else { throw error }

@@ -28,6 +28,14 @@ public struct HTTPFirestoreClient: FirestoreClient {
         self.database = database
     }
 
+    /// A client of the emulator that `find` gives the address of (asked when first used, and
+    /// again after a call could not connect): an in-process emulator's own.
+    package init(foundBy find: @escaping @Sendable () async throws -> URL, project: String, database: String = "(default)") {
+        address = GoogleServiceAddress(foundBy: find)
+        credentials = FixedCredentials(project: project)
+        self.database = database
+    }
+
     public func get(_ path: String, transaction: String?) async throws -> DocumentSnapshot {
         if let transaction {
             // A read in a transaction goes through batchGet: the emulator never answers a GET

@@ -22,6 +22,13 @@ public struct HTTPPubSubClient: PubSubClient {
         credentials = FixedCredentials(project: project)
     }
 
+    /// A client of the emulator that `find` gives the address of (asked when first used, and
+    /// again after a call could not connect): an in-process emulator's own.
+    package init(foundBy find: @escaping @Sendable () async throws -> URL, project: String) {
+        address = GoogleServiceAddress(foundBy: find)
+        credentials = FixedCredentials(project: project)
+    }
+
     public func publish(_ messages: [PubSubOutgoingMessage], to topic: String) async throws -> [String] {
         let body: JSONValue = ["messages": .array(messages.map { message in
             var json: [String: JSONValue] = ["data": .string(message.data.base64EncodedString())]

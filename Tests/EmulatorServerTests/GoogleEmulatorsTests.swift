@@ -92,7 +92,7 @@ struct GoogleEmulatorsTests {
         }
     }
 
-    @Test("a Firestore write reaches a Swift function through the real Firestore emulator; a failed delivery is retried")
+    @Test("a Firestore write reaches a Swift function through the real Firestore emulator; a failed delivery is retried; the function writes back through context.firestore")
     func realFirestoreEmulator() async throws {
         let emulator = try Emulator(project: "demo-project", directory: nil)
         let server = EmulatorServer(emulator: emulator)
@@ -108,6 +108,7 @@ struct GoogleEmulatorsTests {
             }
             if first { throw CallableError(.unavailable, "first attempt") }
             let score = try document.data(as: Score.self)
+            try await context.firestore.set("leaderboards/\(score.playerName)", ["best": .integer(Int64(score.score))])
             delivered.yield("\(context.params["scoreId"]!) \(score.playerName) \(score.score) attempt \(context.attempt)")
         }
         let functions = registry
@@ -130,6 +131,10 @@ struct GoogleEmulatorsTests {
             #expect(written.status == 200, "\(String(decoding: written.body, as: UTF8.self))")
             var iterator = deliveries.makeAsyncIterator()
             #expect(await iterator.next() == "s1 ada 42 attempt 2")
+            let leaderboard = URL(string: "http://\(firestore)/v1/projects/demo-project/databases/(default)/documents/leaderboards/ada")!
+            let kept = try JSONValue(parsing: try await HTTPExchange.send("GET", leaderboard,
+                headers: [("Authorization", "Bearer owner")]).body)
+            #expect(kept["fields"]?["best"]?["integerValue"]?.stringValue == "42")
         }
         // Stopped with the server.
         if case .running(let firestore) = server.google.firestore.status {
@@ -191,15 +196,16 @@ struct GoogleEmulatorsTests {
         }
     }
 
-    @Test("a message published to the real Pub/Sub emulator reaches a Swift function, each message once")
+    @Test("a message published to the real Pub/Sub emulator reaches a Swift function, each message once; the function publishes through context.pubsub")
     func realPubSubEmulator() async throws {
         let emulator = try Emulator(project: "demo-project", directory: nil)
         let server = EmulatorServer(emulator: emulator)
         let (deliveries, delivered) = AsyncStream.makeStream(of: String.self)
         var registry = FunctionRegistry()
-        registry["onScoreSubmitted"] = PubSub.topic("score-submissions").onMessagePublished { message, _ in
+        registry["onScoreSubmitted"] = PubSub.topic("score-submissions").onMessagePublished { message, context in
             let score = try message.json(as: Score.self)
-            delivered.yield("\(score.playerName) \(score.score) \(message.attributes["via"] ?? "")")
+            let audit = try await context.pubsub.publish(json: ["seen": message.messageId], to: "score-audit")
+            delivered.yield("\(score.playerName) \(score.score) \(message.attributes["via"] ?? "")\(audit.isEmpty ? " unpublished" : "")")
         }
         let functions = registry
         try await server.withRunning { base in
@@ -211,6 +217,8 @@ struct GoogleEmulatorsTests {
             let listed = try JSONValue(parsing: try await HTTPExchange.send("GET", base.appendingPathComponent("emulators")).body)
             #expect(listed["pubsub"]?["port"]?.numberValue == Double(pubsub.port))
             let publish = URL(string: "http://\(pubsub)/v1/projects/demo-project/topics/score-submissions:publish")!
+            let topic = try await HTTPExchange.send("PUT", URL(string: "http://\(pubsub)/v1/projects/demo-project/topics/score-audit")!)
+            #expect(topic.status == 200)
             var iterator = deliveries.makeAsyncIterator()
             for (name, score) in [("ada", 42), ("bob", 7), ("ada", 42)] {
                 let data = Data(#"{"playerName": "\#(name)", "score": \#(score)}"#.utf8).base64EncodedString()

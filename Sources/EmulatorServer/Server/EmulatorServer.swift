@@ -1,5 +1,6 @@
 import CloudFunctions
 import FirebaseEmulator
+import FirebaseHTTP
 import Foundation
 import Hummingbird
 import Logging
@@ -84,6 +85,11 @@ public struct EmulatorServer: Sendable {
             listening.url.flatMap { url in url.port.map { "\(url.host ?? "127.0.0.1"):\($0)" } }
         }
         self.google = google
+        // In-process functions reach Google's emulators as workers do, started when first used.
+        emulator.useGoogleClients(
+            firestore: HTTPFirestoreClient(foundBy: { try await google.firestore.start().url(path: "") },
+                project: emulator.project),
+            pubsub: HTTPPubSubClient(foundBy: { try await google.pubsub.start().url(path: "") }, project: emulator.project))
         emulator.onDeploy { [project = emulator.project] triggers in await google.prepare(for: triggers, project: project) }
     }
 

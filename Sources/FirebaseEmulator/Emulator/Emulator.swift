@@ -44,6 +44,8 @@ public final class Emulator: Service, Sendable {
     private let triggers = Mutex<[EventTrigger]>([])
     /// Told the event triggers of each deployment once it is deployed.
     private let deployHooks = Mutex<[@Sendable ([EventTrigger]) async -> Void]>([])
+    /// The Firestore and Pub/Sub clients given by ``useGoogleClients(firestore:pubsub:)``.
+    private let googleClients = Mutex<(firestore: any FirestoreClient, pubsub: any PubSubClient)?>(nil)
     /// The deployed buses and the event log's writer, children of ``run()``.
     private let tasks = TaskScope()
 
@@ -103,14 +105,25 @@ public final class Emulator: Service, Sendable {
     /// The default Realtime Database instance, `{project}-default-rtdb`.
     public var defaultDatabaseInstance: String { "\(project)-default-rtdb" }
 
-    /// The Admin clients in-process functions get: backed by these services.
+    /// The Admin clients in-process functions get: backed by these services, and by Google's
+    /// Firestore and Pub/Sub emulators when an emulator server runs them beside this one.
     public var admin: AdminClients {
-        AdminClients(
+        var clients = AdminClients(
             messaging: EmulatorMessagingClient(service: messaging),
             database: EmulatorDatabaseClient(service: database, namespace: defaultDatabaseInstance),
             auth: EmulatorAuthClient(service: auth),
             remoteConfig: EmulatorRemoteConfigClient(service: remoteConfig)
         )
+        if let google = googleClients.withLock({ $0 }) {
+            clients.firestore = google.firestore
+            clients.pubsub = google.pubsub
+        }
+        return clients
+    }
+
+    /// The Firestore and Pub/Sub clients of in-process functions, from now on.
+    package func useGoogleClients(firestore: any FirestoreClient, pubsub: any PubSubClient) {
+        googleClients.withLock { $0 = (firestore, pubsub) }
     }
 
     /// Deploys functions in process: events are delivered to them from now on, starting with

@@ -3,9 +3,11 @@ import CloudFunctions
 import FunctionsBus
 import Foundation
 import Logging
+import Synchronization
 
 /// The in-process loop for tests: a registry's functions on an `EventBus` with a
-/// ``ManualClock`` and a ``RecordingMessaging`` backend.
+/// ``ManualClock`` and a ``RecordingMessaging`` backend. Scheduled functions fire as
+/// ``advance(by:)`` moves the clock past their moments.
 ///
 /// ```swift
 /// let runtime = try TestRuntime(functions)
@@ -25,6 +27,29 @@ public struct TestRuntime: Sendable {
     public let deliveries: RecordingObserver
     /// The project in event sources.
     public let project: String
+    /// The schedules of the scheduled functions, and how far they have fired.
+    private let schedules: Schedules
+
+    /// The schedules of the registry, fired up to a moment.
+    private final class Schedules: Sendable {
+        let all: [Schedule]
+        let firedThrough: Mutex<Date>
+
+        init(_ all: [Schedule], from start: Date) {
+            self.all = all
+            firedThrough = Mutex(start)
+        }
+
+        /// The firings after the last one fired and up to `end`, in order; then fired through `end`.
+        func take(through end: Date) -> [(schedule: Schedule, moment: Date)] {
+            let start = firedThrough.withLock { start in
+                defer { start = max(start, end) }
+                return start
+            }
+            return all.flatMap { schedule in schedule.firings(after: start, through: end).map { (schedule, $0) } }
+                .sorted { $0.moment < $1.moment }
+        }
+    }
 
     /// Builds the loop for the registry's functions.
     ///
@@ -46,6 +71,9 @@ public struct TestRuntime: Sendable {
             logger: Logger(label: "cloud-functions.test")
         )
         self.clock = clock
+        var seen = Set<String>()
+        schedules = Schedules(functions.functions.compactMap(\.function.eventTrigger?.schedule)
+            .filter { seen.insert("\($0.timeZoneIdentifier) \($0.expression)").inserted }, from: clock.now)
         self.messaging = messaging
         self.deliveries = deliveries
         self.project = project
@@ -66,9 +94,18 @@ public struct TestRuntime: Sendable {
         return result.functions
     }
 
-    /// Moves the clock forward and waits until what became due has run.
+    /// Moves the clock forward and waits until what became due has run: each schedule's
+    /// firings on the way, in order, the clock showing each one's moment while it runs, and
+    /// the retries due.
     public func advance(by duration: Duration) async {
-        clock.advance(by: duration)
+        let end = clock.now.addingTimeInterval(duration.seconds)
+        for (schedule, moment) in schedules.take(through: end) {
+            clock.advance(to: moment)
+            await bus.waitUntilIdle()
+            bus.publish(.scheduled(schedule, at: moment, project: project))
+            await bus.waitUntilIdle()
+        }
+        clock.advance(to: end)
         await bus.waitUntilIdle()
     }
 }

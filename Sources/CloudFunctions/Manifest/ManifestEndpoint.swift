@@ -61,9 +61,15 @@ public struct ManifestEndpoint: Sendable, Hashable {
         public var backoffMultiplier: Double?
         /// The random fraction of each delay (absent in manifests written before it: 0.5).
         public var backoffJitter: Double?
+        /// How many times the delay grows by the multiplier before it grows linearly; absent
+        /// for always.
+        public var backoffMaxDoublings: Int?
     }
 
     /// The endpoint describing a registered function.
+    ///
+    /// A scheduled function's trigger is written as firebase-functions writes it
+    /// (`scheduleTrigger`, with its `retryConfig`), its delivery options in `deliveryPolicy`.
     public init(name: String, function: CloudFunction) {
         let options = function.options
         entryPoint = name
@@ -80,6 +86,9 @@ public struct ManifestEndpoint: Sendable, Hashable {
         deliveryPolicy = nil
         adminServices = options.adminServices?.sorted()
         switch function.trigger {
+        case .event(let trigger) where trigger.eventType == Scheduler.eventType:
+            otherTriggers["scheduleTrigger"] = Self.scheduleTrigger(trigger, options: options)
+            deliveryPolicy = DeliveryPolicySpec(options)
         case .event(let trigger):
             eventTrigger = EventTriggerSpec(
                 eventType: trigger.eventType,
@@ -87,14 +96,7 @@ public struct ManifestEndpoint: Sendable, Hashable {
                 eventFilterPathPatterns: trigger.pathPatterns.isEmpty ? nil : trigger.pathPatterns.mapValues(\.text),
                 retry: options.retry
             )
-            deliveryPolicy = DeliveryPolicySpec(
-                maxEventAgeSeconds: options.maxEventAge.seconds,
-                maxAttempts: options.maxAttempts,
-                minBackoffSeconds: options.backoff.initial.seconds,
-                maxBackoffSeconds: options.backoff.maximum.seconds,
-                backoffMultiplier: options.backoff.multiplier,
-                backoffJitter: options.backoff.jitter
-            )
+            deliveryPolicy = DeliveryPolicySpec(options)
         case .https(let trigger):
             otherTriggers["httpsTrigger"] = .object(trigger.invoker.map { ["invoker": .array($0.map(JSONValue.string))] } ?? [:])
         case .callable(let trigger):
@@ -115,10 +117,42 @@ public struct ManifestEndpoint: Sendable, Hashable {
         }
     }
 
+    /// The `scheduleTrigger` of a scheduled function, as firebase-functions writes it.
+    static func scheduleTrigger(_ trigger: EventTrigger, options: FunctionOptions) -> JSONValue {
+        [
+            "schedule": .string(trigger.filters[Scheduler.scheduleAttribute] ?? ""),
+            "timeZone": .string(trigger.filters[Scheduler.timeZoneAttribute] ?? Scheduler.defaultTimeZone),
+            "retryConfig": [
+                "retryCount": .number(Double(options.retry ? max(0, (options.maxAttempts ?? 1) - 1) : 0)),
+                "maxRetrySeconds": options.maxEventAge == FunctionOptions().maxEventAge
+                    ? .null : .number(options.maxEventAge.seconds),
+                "minBackoffSeconds": .number(options.backoff.initial.seconds),
+                "maxBackoffSeconds": .number(options.backoff.maximum.seconds),
+                "maxDoublings": options.backoff.maxDoublings.map { .number(Double($0)) } ?? .null,
+            ],
+        ]
+    }
+
+    /// A `scheduleTrigger`'s `retryConfig`, Cloud Scheduler's defaults where it says nothing (null).
+    static func scheduleRetryConfig(_ json: JSONValue?) -> ScheduleRetryConfig {
+        var config = ScheduleRetryConfig()
+        if let count = json?["retryCount"]?.numberValue { config.retryCount = Int(count) }
+        if let seconds = json?["maxRetrySeconds"]?.numberValue, seconds > 0 { config.maxRetryDuration = .seconds(seconds) }
+        if let seconds = json?["minBackoffSeconds"]?.numberValue { config.minBackoff = .seconds(seconds) }
+        if let seconds = json?["maxBackoffSeconds"]?.numberValue { config.maxBackoff = .seconds(seconds) }
+        if let doublings = json?["maxDoublings"]?.numberValue { config.maxDoublings = Int(doublings) }
+        return config
+    }
+
     /// The function options this endpoint asks for; defaults where it says nothing.
     public var functionOptions: FunctionOptions {
         var options = FunctionOptions()
         options.retry = eventTrigger?.retry ?? false
+        if let schedule = otherTriggers["scheduleTrigger"] {
+            // As Cloud Scheduler runs a job: one firing at a time, retried as its retryConfig says.
+            options.concurrency = 1
+            options = options.retrying(as: Self.scheduleRetryConfig(schedule["retryConfig"]))
+        }
         if let timeoutSeconds { options.timeout = .seconds(timeoutSeconds) }
         if let concurrency { options.concurrency = concurrency }
         options.region = region?.first
@@ -133,13 +167,14 @@ public struct ManifestEndpoint: Sendable, Hashable {
             options.backoff.maximum = .seconds(deliveryPolicy.maxBackoffSeconds)
             if let multiplier = deliveryPolicy.backoffMultiplier { options.backoff.multiplier = multiplier }
             if let jitter = deliveryPolicy.backoffJitter { options.backoff.jitter = jitter }
+            options.backoff.maxDoublings = deliveryPolicy.backoffMaxDoublings
         }
         return options
     }
 
-    /// What makes the endpoint's function run: its event trigger (see ``trigger()``), or its
-    /// HTTPS, callable or blocking trigger; `nil` for the kinds this runtime does not serve
-    /// (schedules, task queues).
+    /// What makes the endpoint's function run: its event trigger (see ``trigger()``; a
+    /// schedule is one), or its HTTPS, callable or blocking trigger; `nil` for the kinds this
+    /// runtime does not serve (task queues).
     ///
     /// - Throws: ``PathPatternError`` for a malformed path pattern; `DecodingError` for a
     ///   blocking trigger of an unknown event type.
@@ -168,10 +203,21 @@ public struct ManifestEndpoint: Sendable, Hashable {
     }
 
     /// The trigger in CloudEvents terms: 1st-gen event types are mapped to CloudEvent types
-    /// and the 1st-gen `resource` filter is dropped.
+    /// and the 1st-gen `resource` filter is dropped; a `scheduleTrigger` is the trigger of its
+    /// firings (``Scheduler``).
     ///
-    /// - Throws: ``PathPatternError`` for a malformed path pattern.
+    /// - Throws: ``PathPatternError`` for a malformed path pattern; `DecodingError` for a
+    ///   `scheduleTrigger` without its schedule.
     public func trigger() throws -> EventTrigger? {
+        if let schedule = otherTriggers["scheduleTrigger"] {
+            guard let expression = schedule["schedule"]?.stringValue else {
+                throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "scheduleTrigger has no schedule"))
+            }
+            return EventTrigger(eventType: Scheduler.eventType, filters: [
+                Scheduler.scheduleAttribute: expression,
+                Scheduler.timeZoneAttribute: schedule["timeZone"]?.stringValue ?? Scheduler.defaultTimeZone,
+            ])
+        }
         guard let spec = eventTrigger else { return nil }
         var filters = spec.eventFilters
         filters["resource"] = nil
@@ -183,6 +229,21 @@ public struct ManifestEndpoint: Sendable, Hashable {
             eventType: LegacyEvent.typeMapping[spec.eventType] ?? spec.eventType,
             filters: filters,
             pathPatterns: patterns
+        )
+    }
+}
+
+extension ManifestEndpoint.DeliveryPolicySpec {
+    /// The delivery settings of `options`.
+    init(_ options: FunctionOptions) {
+        self.init(
+            maxEventAgeSeconds: options.maxEventAge.seconds,
+            maxAttempts: options.maxAttempts,
+            minBackoffSeconds: options.backoff.initial.seconds,
+            maxBackoffSeconds: options.backoff.maximum.seconds,
+            backoffMultiplier: options.backoff.multiplier,
+            backoffJitter: options.backoff.jitter,
+            backoffMaxDoublings: options.backoff.maxDoublings
         )
     }
 }

@@ -46,8 +46,10 @@ public final class Emulator: Service, Sendable {
     private let deployHooks = Mutex<[@Sendable ([EventTrigger]) async -> Void]>([])
     /// The Firestore and Pub/Sub clients given by ``useGoogleClients(firestore:pubsub:)``.
     private let googleClients = Mutex<(firestore: any FirestoreClient, pubsub: any PubSubClient)?>(nil)
-    /// The deployed buses and the event log's writer, children of ``run()``.
+    /// The deployed buses, the event log's writer and the schedules' runner, children of ``run()``.
     private let tasks = TaskScope()
+    /// The task that fires the deployed schedules.
+    private let scheduleRunner = Mutex<TaskScope.ID?>(nil)
 
     /// How many of the newest events the event log keeps once they are done, unless told.
     public static let defaultEventLogSize = 100_000
@@ -189,8 +191,26 @@ public final class Emulator: Service, Sendable {
             logger.error("could not publish the events an earlier deployment left undone; they stay pending",
                 metadata: ["error": "\(error)"])
         }
+        await runSchedules(of: eventTriggers)
         for hook in deployHooks.withLock({ $0 }) { await hook(eventTriggers) }
         return bus
+    }
+
+    /// Fires the schedules of a deployment from now on, in place of the previous deployment's.
+    private func runSchedules(of triggers: [EventTrigger]) async {
+        let schedules = ScheduleRunner.schedules(of: triggers)
+        do {
+            try await store.keepSchedules(Set(schedules.map(ScheduleRunner.key)))
+        } catch {
+            logger.error("could not forget the schedules no longer deployed", metadata: ["error": "\(error)"])
+        }
+        let runner = ScheduleRunner(schedules: schedules, store: store, dispatcher: dispatcher, clock: clock,
+            project: project, logger: logger)
+        let previous = scheduleRunner.withLock { current in
+            defer { current = schedules.isEmpty ? nil : tasks.spawn { _ in await runner.run() } }
+            return current
+        }
+        if let previous { tasks.cancel(previous) }
     }
 
     /// Calls `hook` with the event triggers of each deployment, once it is deployed: the server

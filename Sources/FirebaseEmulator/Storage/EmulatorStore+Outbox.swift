@@ -222,7 +222,7 @@ extension EmulatorStore {
         try read { db in try Self.latestSequence(of: key, in: db) }
     }
 
-    private static func latestSequence(of key: CloudEvent.Key, in db: GRDB.Database) throws -> Int64? {
+    static func latestSequence(of key: CloudEvent.Key, in db: GRDB.Database) throws -> Int64? {
         try Int64.fetchOne(db, sql: "SELECT seq FROM outbox WHERE source = ? AND event_id = ? ORDER BY seq DESC LIMIT 1",
             arguments: [key.source, key.id])
     }

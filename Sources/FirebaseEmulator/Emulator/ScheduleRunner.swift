@@ -13,11 +13,16 @@ import Logging
 /// for the latest moment missed, not once for each.
 struct ScheduleRunner: Sendable {
     let schedules: [Schedule]
+    /// When they were deployed: a schedule new to the store starts from then.
+    let deployedAt: Date
     let store: EmulatorStore
     let dispatcher: OutboxDispatcher
     let clock: any BusClock
     let project: String
     let logger: Logger
+    /// Whether this runner's deployment is still the current one: a redeploy cancels the
+    /// runner, but a firing due at that moment must not go out for the old deployment.
+    let isCurrent: @Sendable () -> Bool
 
     /// The key a schedule's last firing is stored under.
     static func key(_ schedule: Schedule) -> String { "\(schedule.timeZoneIdentifier) \(schedule.expression)" }
@@ -38,8 +43,8 @@ struct ScheduleRunner: Sendable {
             for schedule in schedules {
                 let key = Self.key(schedule)
                 guard let previous = stored[key] else {
-                    try await store.recordFiring(key, at: now, event: nil)
-                    last[key] = now
+                    try await store.recordFiring(key, at: deployedAt, event: nil)
+                    last[key] = deployedAt
                     continue
                 }
                 last[key] = previous
@@ -59,11 +64,11 @@ struct ScheduleRunner: Sendable {
         } catch {
             logger.error("could not read when the schedules last fired; they start from now",
                 metadata: ["error": "\(error)"])
-            for schedule in schedules where last[Self.key(schedule)] == nil { last[Self.key(schedule)] = clock.now }
+            for schedule in schedules where last[Self.key(schedule)] == nil { last[Self.key(schedule)] = deployedAt }
         }
         while !Task.isCancelled {
             let upcoming = schedules.compactMap { schedule in
-                schedule.nextFiring(after: last[Self.key(schedule)] ?? clock.now).map { (schedule, $0) }
+                schedule.nextFiring(after: last[Self.key(schedule)] ?? deployedAt).map { (schedule, $0) }
             }
             guard let (schedule, moment) = upcoming.min(by: { $0.1 < $1.1 }) else { return }
             do {
@@ -78,6 +83,7 @@ struct ScheduleRunner: Sendable {
 
     /// Commits and publishes one firing.
     private func fire(_ schedule: Schedule, at moment: Date) async {
+        guard isCurrent() else { return }
         do {
             let entries = try await store.recordFiring(Self.key(schedule), at: moment,
                 event: CloudEvent.scheduled(schedule, at: moment, project: project))

@@ -61,11 +61,17 @@ extension FunctionsWorker {
                 traceparent: headers.traceparent)
         }
         let event: CloudEvent
-        do {
-            event = try Self.event(headers: request.headers, isCloudEvent: headers.isCloudEvent, body: Data(buffer: body))
-        } catch {
-            let kind = headers.isCloudEvent ? "CloudEvent" : "legacy event (no ce- headers)"
-            return text(.badRequest, "invalid \(kind): \(error)")
+        if !headers.isCloudEvent, let fired = Self.firing(for: trigger, headers: request.headers, event: nil) {
+            event = fired
+        } else {
+            do {
+                let parsed = try Self.event(headers: request.headers, isCloudEvent: headers.isCloudEvent,
+                    body: Data(buffer: body))
+                event = Self.firing(for: trigger, headers: request.headers, event: parsed) ?? parsed
+            } catch {
+                let kind = headers.isCloudEvent ? "CloudEvent" : "legacy event (no ce- headers)"
+                return text(.badRequest, "invalid \(kind): \(error)")
+            }
         }
         let attempt = headers.attempt.flatMap(Int.init) ?? 1
         switch await run(event, function: function, name: name, trigger: trigger, attempt: attempt,

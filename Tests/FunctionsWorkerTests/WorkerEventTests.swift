@@ -111,3 +111,50 @@ struct WorkerEventTests {
         #expect(seen.all == ["elsewhere ran"])
     }
 }
+
+@Suite("Functions worker: schedules fired by Cloud Scheduler and Knative")
+struct WorkerScheduleTests {
+    static func worker(_ seen: WorkerFixtures.Seen) throws -> FunctionsWorker {
+        var functions = FunctionRegistry()
+        functions["nightlyDigest"] = Scheduler.cron("0 3 * * *").onRun { event, _ in
+            seen.add("\(event.jobName) \(RFC3339Timestamp.string(from: event.scheduleTime))")
+        }
+        return try FunctionsWorker(functions: functions)
+    }
+
+    @Test("Cloud Scheduler's POST runs the function with its job name and schedule time")
+    func cloudScheduler() async throws {
+        let seen = WorkerFixtures.Seen()
+        let headers: HTTPFields = [
+            HTTPField.Name("X-CloudScheduler")!: "true",
+            HTTPField.Name("X-CloudScheduler-JobName")!: "firebase-schedule-nightlyDigest-europe-west1",
+            HTTPField.Name("X-CloudScheduler-ScheduleTime")!: "2026-11-29T03:00:00Z",
+            .userAgent: "Google-Cloud-Scheduler",
+        ]
+        let response = try await WorkerEventTests.post("nightlyDigest", headers: headers, body: "", to: try Self.worker(seen))
+        #expect(response.status == .ok)
+        #expect(seen.all == ["firebase-schedule-nightlyDigest-europe-west1 2026-11-29T03:00:00.000Z"])
+    }
+
+    @Test("a Knative PingSource event runs the function at its time; another event type is refused")
+    func pingSource() async throws {
+        let seen = WorkerFixtures.Seen()
+        let worker = try Self.worker(seen)
+        var headers = WorkerFixtures.headers("""
+            ce-specversion: 1.0
+            ce-id: 6d3c0a8e
+            ce-source: /apis/v1/namespaces/default/pingsources/nightlydigest
+            ce-type: dev.knative.sources.ping
+            ce-time: 2026-11-29T03:00:00Z
+            """)
+        headers[.contentType] = "application/json"
+        let response = try await WorkerEventTests.post("nightlyDigest", headers: headers, body: "{}", to: worker)
+        #expect(response.status == .ok)
+        #expect(seen.all == ["nightlydigest 2026-11-29T03:00:00.000Z"])
+
+        headers[HTTPField.Name("ce-type")!] = "com.example.other"
+        let other = try await WorkerEventTests.post("nightlyDigest", headers: headers, body: "{}", to: worker)
+        #expect(other.status == .badRequest)
+        #expect(seen.all.count == 1)
+    }
+}

@@ -66,9 +66,9 @@ def documents(path):
 
 def test_knative_sample_services_and_triggers(sample_knative):
     files = sorted(p.name for p in sample_knative.iterdir())
-    assert files == ["Dockerfile", "Dockerfile.dockerignore", "checksignup.yaml", "ongamescoredocument.yaml",
-                     "onscoresubmitted.yaml", "onscorewrite.yaml", "onusercreated.yaml", "pushconfig.yaml",
-                     "submitscore.yaml"]
+    assert files == ["Dockerfile", "Dockerfile.dockerignore", "checksignup.yaml", "nightlydigest.yaml",
+                     "ongamescoredocument.yaml", "onscoresubmitted.yaml", "onscorewrite.yaml", "onusercreated.yaml",
+                     "pushconfig.yaml", "submitscore.yaml"]
     # Request functions are Services alone, serving HTTP.
     (callable_service,) = documents(sample_knative / "submitscore.yaml")
     env = callable_service["spec"]["template"]["spec"]["containers"][0]["env"]
@@ -113,6 +113,13 @@ def test_knative_sample_services_and_triggers(sample_knative):
     _, firestore = documents(sample_knative / "ongamescoredocument.yaml")
     assert firestore["spec"]["filter"]["attributes"] == {
         "type": "google.cloud.firestore.document.v1.written", "database": "(default)", "namespace": "(default)"}
+    # A schedule: a PingSource firing the service, in the schedule's time zone.
+    digest_service, ping = documents(sample_knative / "nightlydigest.yaml")
+    assert digest_service["spec"]["template"]["spec"]["containerConcurrency"] == 1
+    assert ping["apiVersion"] == "sources.knative.dev/v1" and ping["kind"] == "PingSource"
+    assert ping["spec"]["schedule"] == "0 3 * * *" and ping["spec"]["timezone"] == "UTC"
+    assert ping["spec"]["sink"] == {"ref": {"apiVersion": "serving.knative.dev/v1", "kind": "Service",
+                                            "name": "nightlydigest"}}
     # Pub/Sub: the topic is named by the event's source, which names the project.
     _, pubsub = documents(sample_knative / "onscoresubmitted.yaml")
     assert pubsub["spec"]["filter"]["attributes"] == {
@@ -287,6 +294,40 @@ def test_cloud_run_script(tmp_path):
                       "--dead-letter-topic": ["projects/my-proj/topics/dead"], "--max-delivery-attempts": ["10"]}
 
 
+def test_cloud_run_schedules_are_cloud_scheduler_jobs(tmp_path):
+    """A scheduleTrigger as firebase-functions writes it becomes a Cloud Scheduler job that POSTs to
+    the service with an OIDC token, with the retry config carried."""
+    manifest = manifest_file(tmp_path, {
+        "digest": {"platform": "gcfv2", "region": ["europe-west1"], "labels": {}, "timeoutSeconds": 600,
+                   "scheduleTrigger": {"schedule": "every day 03:00", "timeZone": "Europe/Paris",
+                                       "retryConfig": {"retryCount": 3, "maxRetrySeconds": None,
+                                                       "minBackoffSeconds": 10, "maxBackoffSeconds": 300,
+                                                       "maxDoublings": 2}}},
+    })
+    out = tmp_path / "out"
+    result = deploy("--target", "cloud-run", "--project", "my-proj", "--out", str(out), "--manifest", manifest)
+    assert result.returncode == 0, result.stderr
+    script = (out / "deploy.sh").read_text()
+    subprocess.run(["bash", "-n", str(out / "deploy.sh")], check=True)
+    commands = gcloud_commands(script)
+    jobs = [(words, flags) for words, flags in commands if words[:3] == ["gcloud", "scheduler", "jobs"]]
+    assert [words[3:6] for words, _ in jobs] == [["update", "http", "firebase-schedule-digest-europe-west1"],
+                                                 ["create", "http", "firebase-schedule-digest-europe-west1"]]
+    (_, update), (_, create) = jobs
+    assert update == create
+    assert "gcloud scheduler jobs describe firebase-schedule-digest-europe-west1" in script
+    assert 'url="$(gcloud run services describe digest --project="$PROJECT" --region=europe-west1 ' \
+           "--format='value(status.url)')\"" in script
+    assert create == {"--project": ["$PROJECT"], "--location": ["europe-west1"], "--schedule": ["every day 03:00"],
+                      "--time-zone": ["Europe/Paris"], "--uri": ["$url"], "--http-method": ["POST"],
+                      "--oidc-service-account-email": ["$TRIGGER_ACCOUNT"], "--attempt-deadline": ["600s"],
+                      "--max-retry-attempts": ["3"], "--min-backoff": ["10s"], "--max-backoff": ["300s"],
+                      "--max-doublings": ["2"]}
+    assert "gcloud eventarc" not in script
+    invoker = [flags for words, flags in commands if words[:4] == ["gcloud", "run", "services", "add-iam-policy-binding"]]
+    assert invoker and invoker[-1]["--member"] == ["serviceAccount:$TRIGGER_ACCOUNT"]
+
+
 @pytest.mark.parametrize("arguments,endpoints,message", [
     (["--target", "cloud-run", "--project", "my-proj"],
      {"onUserCreated": endpoint("google.firebase.auth.user.v1.created")},
@@ -305,6 +346,10 @@ def test_cloud_run_script(tmp_path):
                                                    "minBackoffSeconds": 10, "maxBackoffSeconds": 600})},
      "maxAttempts needs a dead-letter topic"),
     (["--target", "cloud-run"], {"config": endpoint(RC)}, "--target cloud-run needs your Google Cloud project"),
+    (["--target", "knative", "--image", "x:1"],
+     {"tick": {"platform": "gcfv2", "region": ["us-central1"], "labels": {},
+               "scheduleTrigger": {"schedule": "every 5 minutes", "timeZone": None}}},
+     "a Knative PingSource reads unix-cron only, not 'every 5 minutes'"),
     (["--target", "knative", "--image", "x:1"], {"config": endpoint(RC, concurrency=5000)},
      "concurrency must be between 1 and 1000"),
     (["--target", "knative", "--image", "x:1"],

@@ -18,6 +18,8 @@ public enum FunctionTrigger: Sendable, Hashable {
     /// The longest timeout the platform allows for this kind of function.
     public var maximumTimeout: Duration {
         switch self {
+        // A schedule's firing is an HTTP request that Cloud Scheduler waits up to 30 minutes for.
+        case .event(let trigger) where trigger.eventType == Scheduler.eventType: .seconds(1_800)
         case .event: .seconds(540)
         case .https, .callable: .seconds(3600)
         case .blocking: .seconds(7)

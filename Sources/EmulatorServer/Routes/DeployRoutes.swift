@@ -140,8 +140,10 @@ struct DeployRoutes {
         object["specversion"] = object["specversion"] ?? "1.0"
         object["id"] = object["id"] ?? .string(UUID().uuidString.lowercased())
         object["time"] = object["time"] ?? .string(RFC3339Timestamp.string(from: Date()))
-        if object["type"] == nil, let type = endpoint.eventTrigger?.eventType { object["type"] = .string(type) }
-        for (attribute, value) in endpoint.eventTrigger?.eventFilters ?? [:] where object[attribute] == nil {
+        // The trigger in CloudEvents terms: a schedule's is the type and attributes of its firings.
+        let trigger = try? endpoint.trigger()
+        if object["type"] == nil, let type = trigger?.eventType { object["type"] = .string(type) }
+        for (attribute, value) in trigger?.filters ?? [:] where object[attribute] == nil {
             object[attribute] = .string(value)
         }
         if let patterns = endpoint.eventTrigger?.eventFilterPathPatterns {

@@ -6,6 +6,8 @@ import Foundation
 /// package's image with `FUNCTION_TARGET` set, and one `gcloud eventarc triggers create` whose
 /// filters come from the trigger.
 ///
+/// A scheduled function gets a Cloud Scheduler job instead of a trigger.
+///
 /// Retries: a function without `.retry(true)` gets `--max-retry-attempts=1`; one with it keeps
 /// Eventarc's retries through Pub/Sub (exponential backoff from 10 s to 600 s for 24 hours),
 /// and a different first or longest delay, event age or attempt count is set on the trigger's
@@ -82,7 +84,7 @@ struct CloudRunTarget {
             "# Deploys the functions of '\(container.packagePath)' to Cloud Run, each with its Eventarc trigger.",
             "# Written by `\(command)`: review it, then run it.",
             "# Needs Docker (logged in to the image's registry) and gcloud 557 or later (--max-retry-attempts),",
-            "# with the Cloud Run, Eventarc, Artifact Registry and Pub/Sub APIs enabled in the project.",
+            "# with the Cloud Run, Eventarc, Artifact Registry, Pub/Sub and Cloud Scheduler APIs enabled in the project.",
             "set -euo pipefail",
             "cd \"$(dirname \"$0\")\"",
             "",
@@ -142,6 +144,15 @@ struct CloudRunTarget {
         }
         var registrations: [String] = []
         for function in functions {
+            if let schedule = function.trigger?.schedule {
+                lines += ["", "# \(function.name): on the schedule \(schedule), by Cloud Scheduler"]
+                lines += Self.command(["gcloud", "run", "deploy", function.serviceName], runFlags(function))
+                lines += try schedulerJob(function, schedule)
+                lines += Self.grant(["gcloud", "run", "services", "add-iam-policy-binding", function.serviceName],
+                    ["--project=\"$PROJECT\"", "--region=\(function.region)", "--member=\"serviceAccount:$TRIGGER_ACCOUNT\"",
+                        "--role=roles/run.invoker", "--quiet"], what: "roles/run.invoker on \(function.serviceName) to $TRIGGER_ACCOUNT")
+                continue
+            }
             let trigger = try function.trigger.map { _ in try eventarcTrigger(function) }
             lines += ["", "# \(function.name): " + (trigger?.summary ?? "\(function.kind.summary), an HTTP service without a trigger")]
             lines += Self.command(["gcloud", "run", "deploy", function.serviceName], runFlags(function))
@@ -349,6 +360,43 @@ struct CloudRunTarget {
         if !patterns.isEmpty { summary += " on " + patterns.joined(separator: ", ") }
         summary += options.retry ? ", retried" : ", not retried"
         return EventarcTrigger(location: location, flags: flags, subscriptionFlags: subscription, summary: summary)
+    }
+
+    /// The Cloud Scheduler job that fires a scheduled function, as firebase-tools names it: an
+    /// HTTP POST to its service with an OIDC token of the trigger account, Cloud Scheduler's
+    /// retries from the function's; created, or updated when it exists.
+    func schedulerJob(_ function: DeployableFunction, _ schedule: Schedule) throws -> [String] {
+        let options = function.options
+        let retries = options.retry ? max(0, (options.maxAttempts ?? 1) - 1) : 0
+        guard retries <= 5 else {
+            throw CLIError("function '\(function.name)': Cloud Scheduler retries a firing at most 5 times, not \(retries)")
+        }
+        guard options.backoff.maximum <= .seconds(3_600) else {
+            throw CLIError("function '\(function.name)': Cloud Scheduler waits at most 3600 s between retries, "
+                + "not \(options.backoff.maximum.secondsText) s")
+        }
+        let job = ScheduledEvent.jobName(function: function.name, region: function.region)
+        // Cloud Scheduler waits 15 s to 30 minutes for an answer.
+        let deadline = min(max(Int(options.timeout.seconds.rounded(.up)), 15), 1_800)
+        var flags = [
+            "--project=\"$PROJECT\"", "--location=\(function.region)",
+            "--schedule=" + ShellWord.quoted(schedule.expression), "--time-zone=" + ShellWord.quoted(schedule.timeZoneIdentifier),
+            "--uri=\"$url\"",
+            "--http-method=POST", "--oidc-service-account-email=\"$TRIGGER_ACCOUNT\"", "--attempt-deadline=\(deadline)s",
+            "--max-retry-attempts=\(retries)", "--min-backoff=\(options.backoff.initial.secondsText)s",
+            "--max-backoff=\(options.backoff.maximum.secondsText)s", "--max-doublings=\(options.backoff.maxDoublings ?? 16)",
+        ]
+        if options.maxEventAge != FunctionOptions().maxEventAge {
+            flags.append("--max-retry-duration=\(options.maxEventAge.secondsText)s")
+        }
+        let describe = "gcloud scheduler jobs describe \(job) --project=\"$PROJECT\" --location=\(function.region)"
+        return ["url=\"$(gcloud run services describe \(function.serviceName) --project=\"$PROJECT\" "
+                + "--region=\(function.region) --format='value(status.url)')\"",
+            "if \(describe) >/dev/null 2>&1; then"]
+            + Self.command(["gcloud", "scheduler", "jobs", "update", "http", job], flags).map { "  " + $0 }
+            + ["else"]
+            + Self.command(["gcloud", "scheduler", "jobs", "create", "http", job], flags).map { "  " + $0 }
+            + ["fi"]
     }
 
     /// The Pub/Sub subscription settings of a retried function, all of them: Eventarc's

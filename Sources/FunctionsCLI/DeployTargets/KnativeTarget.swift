@@ -49,6 +49,13 @@ struct KnativeTarget {
                     + "raises max-revision-timeout-seconds")
             }
             let options = function.options
+            if function.trigger?.schedule != nil {
+                if options.retry {
+                    warnings.append("'\(function.name)': a Knative PingSource does not retry a firing; its retries "
+                        + "are not carried")
+                }
+                continue
+            }
             guard function.trigger != nil, options.retry else { continue }
             let backoff = options.backoff, defaults = BackoffPolicy()
             if backoff.multiplier != defaults.multiplier || backoff.jitter != defaults.jitter {
@@ -71,7 +78,12 @@ struct KnativeTarget {
     /// One YAML file per function: its Service, then, for an event function, its Trigger.
     func documents() throws -> [(file: String, yaml: String)] {
         try functions.map { function in
-            let nodes = function.trigger == nil ? [service(function)] : [service(function), try trigger(function)]
+            let nodes: [YAMLNode]
+            if let schedule = function.trigger?.schedule {
+                nodes = [service(function), try pingSource(function, schedule)]
+            } else {
+                nodes = function.trigger == nil ? [service(function)] : [service(function), try trigger(function)]
+            }
             let documents = nodes.map { $0.rendered() }
             return (function.serviceName + ".yaml", documents.joined(separator: "---\n"))
         }
@@ -161,6 +173,30 @@ struct KnativeTarget {
                     ("apiVersion", "serving.knative.dev/v1"), ("kind", "Service"), ("name", .string(function.serviceName)),
                 ]))])),
                 ("delivery", .map(delivery(function))),
+            ])),
+        ])
+    }
+
+    /// The PingSource (sources.knative.dev/v1) that fires a scheduled function: unix-cron only
+    /// (App Engine's `every …` phrases are refused), in the schedule's time zone, sending a
+    /// `dev.knative.sources.ping` event that the worker takes as the firing.
+    func pingSource(_ function: DeployableFunction, _ schedule: Schedule) throws -> YAMLNode {
+        guard !schedule.expression.lowercased().hasPrefix("every ") else {
+            throw CLIError("function '\(function.name)': a Knative PingSource reads unix-cron only, not '\(schedule.expression)': "
+                + "write the schedule as cron (for example '*/5 * * * *' for 'every 5 minutes')")
+        }
+        return .map([
+            ("apiVersion", "sources.knative.dev/v1"),
+            ("kind", "PingSource"),
+            ("metadata", .map([("name", .string(function.serviceName)), ("labels", Self.labels)])),
+            ("spec", .map([
+                ("schedule", .string(schedule.expression)),
+                ("timezone", .string(schedule.timeZoneIdentifier)),
+                ("contentType", "application/json"),
+                ("data", "{}"),
+                ("sink", .map([("ref", .map([
+                    ("apiVersion", "serving.knative.dev/v1"), ("kind", "Service"), ("name", .string(function.serviceName)),
+                ]))])),
             ])),
         ])
     }

@@ -47,6 +47,21 @@ struct AppFunctions: FunctionsApp {
             }
         }
 
+        // Every day at 03:00 UTC: how many scores there are, and the three best players, under
+        // /digests/{yyyy-mm-dd}. A firing delivered twice writes the same digest again.
+        functions["nightlyDigest"] = Scheduler.cron("0 3 * * *").options(.uses(.database)).onRun { event, context in
+            let scores = try await context.database.ref("scores").get().numChildren()
+            let best = try await context.database.ref("leaderboard").get().val().objectValue ?? [:]
+            var players: [(name: String, best: Double)] = []
+            for (name, score) in best {
+                if let score = score.numberValue { players.append((name, score)) }
+            }
+            players.sort { $0.best != $1.best ? $0.best > $1.best : $0.name < $1.name }
+            let top: [JSONValue] = players.prefix(3).map { ["playerName": .string($0.name), "best": .number($0.best)] }
+            let day = String(RFC3339Timestamp.string(from: event.scheduleTime).prefix(10))
+            try await context.database.ref("digests/\(day)").set(["scores": .number(Double(scores)), "top": .array(top)])
+        }
+
         functions["submitScore"] = Https.onCall { (request: CallableRequest<ScoreSubmission>) in
             let caller = try request.requireAuth()
             let entry = request.data

@@ -437,6 +437,19 @@ def test_a_failed_delivery_is_found_on_the_events_page_and_replayed(browser, tmp
         process.wait(timeout=60)
 
 
+def test_the_functions_page_lists_schedules_and_runs_one_now(app, emulator, browser):
+    from selenium.webdriver.common.by import By
+
+    open_page(browser, emulator, "functions")
+    row = find(browser, '[data-schedule="nightlyDigest"]')
+    cells = [cell.text for cell in row.find_elements(By.CSS_SELECTOR, "td")]
+    assert cells[:3] == ["nightlyDigest", "0 3 * * *", "UTC"], cells
+    assert cells[4] != "–", "the next firing is shown"
+    click(browser, '[data-run="nightlyDigest"]')
+    wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, '[data-schedule="nightlyDigest"]').text.endswith("ran"))
+    browser.save_screenshot(str(SHOTS / "functions-schedules.png"))
+
+
 def test_every_page_renders_without_javascript_errors_and_is_keyboard_navigable(app, emulator, browser):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
@@ -456,7 +469,8 @@ def test_every_page_renders_without_javascript_errors_and_is_keyboard_navigable(
         browser.save_screenshot(str(SHOTS / f"page-{page}.png"))
     open_page(browser, emulator, "overview")
     functions = find(browser, "main").text
-    for name in ["pushConfig", "onScoreWrite", "submitScore", "checkSignUp", "onGameScoreDocument", "onScoreSubmitted"]:
+    for name in ["pushConfig", "onScoreWrite", "submitScore", "checkSignUp", "onGameScoreDocument", "onScoreSubmitted",
+                 "nightlyDigest"]:
         assert name in functions, functions
     # The sample's Firestore and Pub/Sub functions started Google's emulators; the overview says where.
     assert "Google’s emulators" in functions

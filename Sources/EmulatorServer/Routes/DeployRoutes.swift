@@ -7,6 +7,7 @@ import Hummingbird
 /// Deployments: `POST /emulator/v1/projects/{p}/deployments` starts a functions binary and
 /// routes events to it; `GET .../functions` lists what is deployed and the worker's state;
 /// `POST .../functions/{name}:trigger` sends one event straight to a deployed function.
+/// `GET .../schedules` lists the scheduled functions with their last and next firings.
 struct DeployRoutes {
     let server: EmulatorServer
 
@@ -44,6 +45,23 @@ struct DeployRoutes {
                 throw ServiceError(.failedPrecondition, "the functions worker did not start: \(error)")
             }
             return Response.json(try Self.describe(deployment, base: server.deployments.baseURL(), project: server.emulator.project))
+        }
+        group.get("schedules") { _, _ in
+            // Each scheduled function: its schedule, when it last fired here and when it fires next.
+            let endpoints = server.deployments.deployment?.manifest.endpoints ?? [:]
+            let now = server.emulator.clock.now
+            var schedules: [JSONValue] = []
+            for (name, endpoint) in endpoints.sorted(by: { $0.key < $1.key }) {
+                guard let schedule = (try? endpoint.trigger())?.schedule else { continue }
+                let last = try server.emulator.lastFiring(of: schedule)
+                schedules.append([
+                    "function": .string(name), "schedule": .string(schedule.expression),
+                    "timeZone": .string(schedule.timeZoneIdentifier),
+                    "lastFiring": last.map { .string(RFC3339Timestamp.string(from: $0)) } ?? .null,
+                    "nextFiring": schedule.nextFiring(after: now).map { .string(RFC3339Timestamp.string(from: $0)) } ?? .null,
+                ])
+            }
+            return Response.json(["schedules": .array(schedules)])
         }
         group.get("functions") { _, _ in
             guard let deployment = server.deployments.deployment else {

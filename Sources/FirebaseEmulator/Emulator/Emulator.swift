@@ -216,6 +216,12 @@ public final class Emulator: Service, Sendable {
         if let previous { tasks.cancel(previous) }
     }
 
+    /// When `schedule` last fired here (or was deployed, if it has not fired since); `nil` when
+    /// it is not deployed.
+    public func lastFiring(of schedule: Schedule) throws -> Date? {
+        try store.lastFirings()[ScheduleRunner.key(schedule)]
+    }
+
     /// Calls `hook` with the event triggers of each deployment, once it is deployed: the server
     /// starts what Google's emulators need for them.
     package func onDeploy(_ hook: @escaping @Sendable ([EventTrigger]) async -> Void) {

@@ -1,8 +1,9 @@
 // Functions: each deployed function with its trigger and instances, and what the event log says
 // of it over a recent window: events, attempts, successes, failed attempts, retries, dead letters,
-// the median and 99th percentile duration of its attempts, and its latest failed attempts; and
-// the log lines its workers write, live.
-import { get, emulatorPath } from '../api.js';
+// the median and 99th percentile duration of its attempts, and its latest failed attempts; the
+// scheduled functions, with their last and next firings and a button that runs one now; and the
+// log lines its workers write, live.
+import { call, get, emulatorPath } from '../api.js';
 import { h, replace, section, table, errorNote, time, matchesText, options } from '../dom.js';
 import { kindOf, instanceCount } from './overview.js';
 
@@ -17,6 +18,7 @@ export default {
     windowSelect.value = '3600';
     const statsBox = h('div', { id: 'function-stats' });
     const errorsBox = h('div', { id: 'function-errors' });
+    const schedulesBox = h('div', { id: 'function-schedules' });
     windowSelect.addEventListener('change', () => refresh());
     const logFunction = h('select', { id: 'log-function', name: 'function' }, h('option', { value: '' }, 'all functions'));
     const logSeverity = h('select', { id: 'log-severity', name: 'severity' },
@@ -27,6 +29,7 @@ export default {
       section('Deliveries', h('form', { class: 'inline', onsubmit: (event) => event.preventDefault() },
         h('label', { for: 'stats-window' }, 'Over the'), windowSelect), statsBox),
       section('Latest errors', errorsBox),
+      section('Schedules', schedulesBox),
       section('Logs', h('form', { class: 'inline', onsubmit: (event) => event.preventDefault() },
         h('label', { for: 'log-function' }, 'From'), logFunction, h('label', { for: 'log-severity' }, 'Showing'), logSeverity,
         h('label', { for: 'log-text', class: 'visually-hidden' }, 'Text'), logText), logBox));
@@ -71,7 +74,9 @@ export default {
 
     async function refresh() {
       try {
-        const [description, stats] = await Promise.all([get(`${emulatorPath}/functions`), get(`${emulatorPath}/functions:stats?window=${windowSelect.value}`)]);
+        const [description, stats, scheduled] = await Promise.all([get(`${emulatorPath}/functions`),
+          get(`${emulatorPath}/functions:stats?window=${windowSelect.value}`), get(`${emulatorPath}/schedules`)]);
+        drawSchedules(scheduled.schedules);
         const byName = new Map(stats.functions.map((entry) => [entry.function, entry]));
         const names = [...new Set([...Object.keys(description.endpoints ?? {}), ...byName.keys()])].sort();
         if (!options(logFunction, new Set(names), 'all functions') && source) follow();
@@ -99,6 +104,25 @@ export default {
         { empty: 'No errors in this window.' }));
       } catch (error) { replace(statsBox, errorNote(error)); }
     }
+    // Each scheduled function; "Run now" fires it once, now, and says how that run went.
+    function drawSchedules(schedules) {
+      replace(schedulesBox, table(['Function', 'Schedule', 'Time zone', 'Last firing (or deploy)', 'Next firing', ''], schedules.map((entry) => {
+        const note = h('span', { class: 'muted' });
+        return h('tr', { 'data-schedule': entry.function },
+          h('td', {}, h('code', {}, entry.function)), h('td', {}, h('code', {}, entry.schedule)), h('td', {}, entry.timeZone),
+          h('td', { class: 'kv' }, entry.lastFiring ? time(entry.lastFiring) : '–'),
+          h('td', { class: 'kv' }, entry.nextFiring ? time(entry.nextFiring) : '–'),
+          h('td', {}, h('button', { 'data-run': entry.function, onclick: async () => {
+            replace(note, ' running…');
+            try {
+              const { body } = await call('POST', `${emulatorPath}/functions/${encodeURIComponent(entry.function)}:trigger`,
+                { body: { event: { time: new Date().toISOString() } } });
+              replace(note, body.status === 'succeeded' ? ' ran' : h('span', { class: 'error-text' }, ` ${body.status}: ${body.error ?? body.reason ?? ''}`));
+            } catch (error) { replace(note, errorNote(error)); }
+          } }, 'Run now'), note));
+      }), { empty: 'No scheduled functions are deployed.' }));
+    }
+
     await refresh();
     follow();
     return { refresh, stop: () => source?.close() };

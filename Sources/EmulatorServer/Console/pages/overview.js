@@ -74,7 +74,7 @@ function functionsTable(description) {
 
 /** A function's kind, from its manifest endpoint and what the emulator runs of it. */
 export function kindOf(endpoint, runtime) {
-  return runtime?.kind ?? (endpoint?.eventTrigger ? 'event' : '');
+  return runtime?.kind ?? (endpoint?.scheduleTrigger ? 'schedule' : endpoint?.eventTrigger ? 'event' : '');
 }
 
 /** How many instances of a function are running. */
@@ -83,6 +83,9 @@ export function instanceCount(runtime) {
 }
 
 function trigger(endpoint, runtime) {
+  if (endpoint.scheduleTrigger) {
+    return h('span', {}, 'schedule ', h('code', {}, endpoint.scheduleTrigger.schedule), ` (${endpoint.scheduleTrigger.timeZone ?? 'UTC'})`);
+  }
   if (endpoint.eventTrigger) {
     const filters = Object.entries(endpoint.eventTrigger.eventFilters ?? {}).map(([key, value]) => `${key}=${value}`);
     const patterns = Object.entries(endpoint.eventTrigger.eventFilterPathPatterns ?? {}).map(([key, value]) => `${key}~${value}`);

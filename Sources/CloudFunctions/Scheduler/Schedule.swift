@@ -1,3 +1,4 @@
+import CloudEvents
 import Foundation
 
 /// When a scheduled function runs: a unix-cron expression or an App Engine `every …` phrase,
@@ -94,7 +95,7 @@ public struct Schedule: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether it fires on a day, counted from 1970-01-01 on the wall clock.
     func matches(day: Int) -> Bool {
-        let (month, dayOfMonth) = Self.civilDate(day)
+        let (_, month, dayOfMonth) = RFC3339Timestamp.civilFromDays(day)
         let weekday = ((day % 7) + 11) % 7   // 1970-01-01 was a Thursday
         if let months, !months.contains(month) { return false }
         switch (daysOfMonth, daysOfWeek) {
@@ -103,18 +104,6 @@ public struct Schedule: Sendable, Hashable, CustomStringConvertible {
         case (nil, let weekdays?): return weekdays.contains(weekday)
         case (let days?, let weekdays?): return days.contains(dayOfMonth) || weekdays.contains(weekday)
         }
-    }
-
-    /// The month (1–12) and day of the month of a day counted from 1970-01-01, in the
-    /// proleptic Gregorian calendar.
-    static func civilDate(_ day: Int) -> (month: Int, day: Int) {
-        let shifted = day + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        return (monthIndex < 10 ? monthIndex + 3 : monthIndex - 9, dayOfYear - (153 * monthIndex + 2) / 5 + 1)
     }
 
     /// The first firing of a matching day after `date`.

@@ -42,7 +42,8 @@ package final class TaskScope: Sendable {
         (stream, spawns) = AsyncStream.makeStream(of: Spawn.self)
     }
 
-    /// Starts `work` (which gets its own id) as a child of ``run()``.
+    /// Starts `work` (which gets its own id) as a child of ``run()``; once the scope has
+    /// finished, it never runs.
     @discardableResult
     package func spawn(_ work: @escaping @Sendable (ID) async -> Void) -> ID {
         let id = state.withLock { state in
@@ -55,6 +56,19 @@ package final class TaskScope: Sendable {
             ended(id)
         }
         return id
+    }
+
+    /// Starts `work` as a child of ``run()``, as ``spawn(_:)`` does; `nil` when the scope has
+    /// finished and it will never run.
+    package func spawnIfRunning(_ work: @escaping @Sendable (ID) async -> Void) -> ID? {
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            state.children[state.nextID] = Child()
+            return state.nextID
+        }
+        guard case .terminated = spawns.yield(Spawn(id: id, work: work)) else { return id }
+        ended(id)
+        return nil
     }
 
     /// Cancels child `id`, if it has not ended.

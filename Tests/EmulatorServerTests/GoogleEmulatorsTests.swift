@@ -92,6 +92,20 @@ struct GoogleEmulatorsTests {
         }
     }
 
+    @Test("asked to start after the server stopped, Google's emulator says it will not, rather than leave the caller waiting",
+        .timeLimit(.minutes(1)))
+    func startAfterStop() async throws {
+        let emulator = try Emulator(project: "demo-project", directory: nil)
+        let server = EmulatorServer(emulator: emulator)
+        try await server.withRunning { _ in }
+        await #expect(throws: GoogleEmulatorError.self) { try await server.google.pubsub.start() }
+        guard case .unavailable(let error) = server.google.pubsub.status else {
+            Issue.record("the Pub/Sub emulator is \(server.google.pubsub.status)")
+            return
+        }
+        #expect(error.message.contains("stopping"))
+    }
+
     @Test("a Firestore write reaches a Swift function through the real Firestore emulator; a failed delivery is retried; the function writes back through context.firestore")
     func realFirestoreEmulator() async throws {
         let emulator = try Emulator(project: "demo-project", directory: nil)

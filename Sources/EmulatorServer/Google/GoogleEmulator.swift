@@ -102,7 +102,12 @@ package final class GoogleEmulator: Sendable {
             state.withLock { state in
                 guard case .idle = state.status else { return }
                 state.status = .starting
-                tasks.spawn { _ in await self.supervise(launch) }
+                // Asked after the emulator stopped, it will not start: say so rather than
+                // leave the caller waiting.
+                if tasks.spawnIfRunning({ _ in await self.supervise(launch) }) == nil {
+                    state.status = .unavailable(GoogleEmulatorError("the \(kind.displayName) is not started: "
+                        + "this emulator is stopping"))
+                }
             }
         }
         return try await address()

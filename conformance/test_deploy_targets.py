@@ -322,7 +322,7 @@ def test_cloud_run_schedules_are_cloud_scheduler_jobs(tmp_path):
                       "--time-zone": ["Europe/Paris"], "--uri": ["$url"], "--http-method": ["POST"],
                       "--oidc-service-account-email": ["$TRIGGER_ACCOUNT"], "--attempt-deadline": ["600s"],
                       "--max-retry-attempts": ["3"], "--min-backoff": ["10s"], "--max-backoff": ["300s"],
-                      "--max-doublings": ["2"]}
+                      "--max-doublings": ["2"], "--max-retry-duration": ["0s"]}
     assert "gcloud eventarc" not in script
     invoker = [flags for words, flags in commands if words[:4] == ["gcloud", "run", "services", "add-iam-policy-binding"]]
     assert invoker and invoker[-1]["--member"] == ["serviceAccount:$TRIGGER_ACCOUNT"]
@@ -350,6 +350,10 @@ def test_cloud_run_schedules_are_cloud_scheduler_jobs(tmp_path):
      {"tick": {"platform": "gcfv2", "region": ["us-central1"], "labels": {},
                "scheduleTrigger": {"schedule": "every 5 minutes", "timeZone": None}}},
      "a Knative PingSource reads unix-cron only, not 'every 5 minutes'"),
+    (["--target", "knative", "--image", "x:1"],
+     {"weekly": {"platform": "gcfv2", "region": ["us-central1"], "labels": {},
+                 "scheduleTrigger": {"schedule": "0 9 * * 5-7", "timeZone": "UTC"}}},
+     "a Knative PingSource reads Sunday as 0 (or SUN), not 7"),
     (["--target", "knative", "--image", "x:1"], {"config": endpoint(RC, concurrency=5000)},
      "concurrency must be between 1 and 1000"),
     (["--target", "knative", "--image", "x:1"],

@@ -31,7 +31,7 @@ struct ScheduleRun: AsyncParsableCommand {
         }
         let now = RFC3339Timestamp.string(from: Date())
         let answer = try await api.send("POST", api.emulatorPath("/functions/\(function):trigger"),
-            json: ["event": ["time": .string(now)]], timeout: 600).json()
+            json: ["event": ["time": .string(now)]], timeout: 1_900).json()
         let outcome = "\(function) (\(schedule["schedule"]?.stringValue ?? "?")) \(answer["status"]?.stringValue ?? "?") "
             + "for the firing at \(now)"
         guard answer["status"]?.stringValue == "succeeded" else {

@@ -28,6 +28,6 @@ extension FunctionsWorker {
         }
         guard headers[cloudSchedulerHeader]?.lowercased() == "true" else { return nil }
         let time = headers[cloudSchedulerTimeHeader].flatMap { RFC3339Timestamp.date(from: $0) } ?? Date()
-        return .scheduled(schedule, at: time, project: project, jobName: headers[cloudSchedulerJobHeader])
+        return .scheduled(schedule, at: time, firedAt: Date(), project: project, jobName: headers[cloudSchedulerJobHeader])
     }
 }

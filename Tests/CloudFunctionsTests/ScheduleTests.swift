@@ -29,6 +29,12 @@ struct ScheduleTests {
         #expect(Self.next(either, after: "2026-11-01T00:00:00Z", count: 4)
             == ["2026-11-06T12:00:00.000Z", "2026-11-13T12:00:00.000Z", "2026-11-20T12:00:00.000Z",
                 "2026-11-27T12:00:00.000Z"])
+        // Written without '*', both day fields count either way, even one that names every day.
+        #expect(Self.next(try Schedule("0 0 1-31 * MON"), after: "2026-11-27T12:00:00Z", count: 2)
+            == ["2026-11-28T00:00:00.000Z", "2026-11-29T00:00:00.000Z"])
+        // One starting with '*' makes a day match both: odd days that are Mondays.
+        #expect(Self.next(try Schedule("0 0 */2 * MON"), after: "2026-11-01T00:00:00Z", count: 2)
+            == ["2026-11-09T00:00:00.000Z", "2026-11-23T00:00:00.000Z"])
         let sundays = try Schedule("0 0 * jan,FEB 7")
         #expect(Self.next(sundays, after: "2026-12-01T00:00:00Z", count: 2)
             == ["2027-01-03T00:00:00.000Z", "2027-01-10T00:00:00.000Z"])
@@ -70,6 +76,8 @@ struct ScheduleTests {
         #expect(message("0 3 * * *", "Mars/Olympus_Mons").contains("not a time zone"))
         #expect(message("every 30 seconds").contains("not an App Engine schedule"))
         #expect(message("every day 25:00").contains("not a time"))
+        #expect(message("every 200000000000000000 hours").contains("from 1 minute to 24 hours"))
+        #expect(message("5/9223372036854775807 * * * *").contains("not a step of a minute"))
         #expect(message("1st monday of month 09:00").contains("5 fields"))
     }
 

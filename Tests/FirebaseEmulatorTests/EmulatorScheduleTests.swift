@@ -46,9 +46,27 @@ struct EmulatorScheduleTests {
             #expect(await iterator.next() == "2026-12-01T09:00:00.000Z", "no other missed moment came before it")
             await second.waitUntilIdle()
             let log = try second.store.eventLog().filter { $0.entry.event.type == Scheduler.eventType }
-            #expect(log.map { RFC3339Timestamp.string(from: $0.entry.event.time!) }
+            #expect(log.map { $0.entry.event[attribute: Scheduler.scheduleTimeAttribute] }
                 == ["2026-11-28T21:00:00.000Z", "2026-12-01T08:00:00.000Z", "2026-12-01T09:00:00.000Z"])
+            // The late firing's age counts from when it fired, not from the moment it was for.
+            #expect(log.map { RFC3339Timestamp.string(from: $0.entry.event.time!) }
+                == ["2026-11-28T21:00:00.000Z", "2026-12-01T08:20:00.000Z", "2026-12-01T09:00:00.000Z"])
             #expect(log.allSatisfy { $0.done })
+        }
+    }
+
+    @Test("a clock that jumps hours ahead (a machine asleep) fires the latest moment missed once, not each", .timeLimit(.minutes(1)))
+    func lateWakeFiresOnce() async throws {
+        let (firings, fired) = AsyncStream.makeStream(of: String.self)
+        var iterator = firings.makeAsyncIterator()
+        let clock = ManualClock(now: RFC3339Timestamp.date(from: "2026-11-28T20:30:00Z")!)
+        let emulator = try Emulator(project: "demo-project", directory: nil, clock: clock)
+        try await emulator.withRunning {
+            try await emulator.deploy(Self.hourly(fired))
+            clock.advance(by: .seconds(8 * 3600))
+            #expect(await iterator.next() == "2026-11-29T04:00:00.000Z")
+            clock.advance(by: .seconds(3600))
+            #expect(await iterator.next() == "2026-11-29T05:00:00.000Z", "no other missed moment came before it")
         }
     }
 

@@ -136,11 +136,15 @@ public struct ManifestEndpoint: Sendable, Hashable {
     /// A `scheduleTrigger`'s `retryConfig`, Cloud Scheduler's defaults where it says nothing (null).
     static func scheduleRetryConfig(_ json: JSONValue?) -> ScheduleRetryConfig {
         var config = ScheduleRetryConfig()
-        if let count = json?["retryCount"]?.numberValue { config.retryCount = Int(count) }
-        if let seconds = json?["maxRetrySeconds"]?.numberValue, seconds > 0 { config.maxRetryDuration = .seconds(seconds) }
-        if let seconds = json?["minBackoffSeconds"]?.numberValue { config.minBackoff = .seconds(seconds) }
-        if let seconds = json?["maxBackoffSeconds"]?.numberValue { config.maxBackoff = .seconds(seconds) }
-        if let doublings = json?["maxDoublings"]?.numberValue { config.maxDoublings = Int(doublings) }
+        if let count = json?["retryCount"]?.numberValue.flatMap({ Int(exactly: $0) }) { config.retryCount = count }
+        // Seconds a Duration holds (a year at most): anything else is left at its default.
+        func seconds(_ key: String) -> Duration? {
+            json?[key]?.numberValue.flatMap { (0...31_536_000).contains($0) ? .seconds($0) : nil }
+        }
+        if let duration = seconds("maxRetrySeconds"), duration > .zero { config.maxRetryDuration = duration }
+        if let duration = seconds("minBackoffSeconds") { config.minBackoff = duration }
+        if let duration = seconds("maxBackoffSeconds") { config.maxBackoff = duration }
+        if let doublings = json?["maxDoublings"]?.numberValue.flatMap({ Int(exactly: $0) }) { config.maxDoublings = doublings }
         return config
     }
 

@@ -6,8 +6,8 @@ import Foundation
 ///
 /// - unix-cron: five fields, `minute hour day-of-month month day-of-week`, each `*`, a number,
 ///   a name (`JAN`–`DEC`, `SUN`–`SAT`; 0 and 7 are Sunday), a range `a-b`, a step `*/n` or
-///   `a-b/n`, or a list of those. When both day fields are restricted, a day matching either
-///   one counts, as cron has it. `@hourly`, `@daily`, `@weekly`, `@monthly` and `@yearly` stand
+///   `a-b/n`, or a list of those. When neither day field starts with `*`, a day matching either
+///   one counts; otherwise a day must match both, as cron has it. `@hourly`, `@daily`, `@weekly`, `@monthly` and `@yearly` stand
 ///   for their usual expressions.
 /// - App Engine: `every N minutes|hours [from HH:MM to HH:MM]` (counted from midnight, or from
 ///   the `from` time, each day), `every day HH:MM`, `every monday[,friday…] HH:MM`.
@@ -32,6 +32,8 @@ public struct Schedule: Sendable, Hashable, CustomStringConvertible {
     let months: Set<Int>?
     /// The days of the week (0 is Sunday); `nil` for every one.
     let daysOfWeek: Set<Int>?
+    /// Whether a day matching either day field counts (cron's rule when neither starts with `*`).
+    let eitherDay: Bool
 
     /// Reads `expression` in the IANA time zone `timeZone`.
     ///
@@ -42,7 +44,7 @@ public struct Schedule: Sendable, Hashable, CustomStringConvertible {
             throw ScheduleError("'\(timeZone)' is not a time zone (use an IANA name such as Europe/Paris)")
         }
         let text = expression.trimmingCharacters(in: .whitespaces)
-        let parts: (minutes: [Int], days: Set<Int>?, months: Set<Int>?, weekdays: Set<Int>?)
+        let parts: (minutes: [Int], days: Set<Int>?, months: Set<Int>?, weekdays: Set<Int>?, eitherDay: Bool)
         if text.lowercased().hasPrefix("every ") {
             parts = try Self.appEngine(text)
         } else {
@@ -55,6 +57,7 @@ public struct Schedule: Sendable, Hashable, CustomStringConvertible {
         daysOfMonth = parts.days
         months = parts.months
         daysOfWeek = parts.weekdays
+        eitherDay = parts.eitherDay
         guard nextFiring(after: Date(timeIntervalSince1970: 1_704_067_200)) != nil else {
             throw ScheduleError("'\(expression)' never fires: no month has such a day")
         }
@@ -89,6 +92,20 @@ public struct Schedule: Sendable, Hashable, CustomStringConvertible {
         return firings
     }
 
+    /// Its latest firing after `start` and up to `end`, found without walking every firing of
+    /// a long window (a schedule of every minute, missed for a month).
+    package func latestFiring(after start: Date, through end: Date) -> Date? {
+        var cursor = start
+        let near = end.addingTimeInterval(-2 * 86_400)
+        if near > cursor, let jumped = nextFiring(after: near), jumped <= end { cursor = near }
+        var latest: Date?
+        while let next = nextFiring(after: cursor), next <= end {
+            latest = next
+            cursor = next
+        }
+        return latest
+    }
+
     /// Whether every hour of the day has a firing: then the schedule runs on elapsed time
     /// through a daylight-saving change.
     var repeatsHourly: Bool { Set(minutesOfDay.map { $0 / 60 }).count == 24 }
@@ -98,12 +115,9 @@ public struct Schedule: Sendable, Hashable, CustomStringConvertible {
         let (_, month, dayOfMonth) = RFC3339Timestamp.civilFromDays(day)
         let weekday = ((day % 7) + 11) % 7   // 1970-01-01 was a Thursday
         if let months, !months.contains(month) { return false }
-        switch (daysOfMonth, daysOfWeek) {
-        case (nil, nil): return true
-        case (let days?, nil): return days.contains(dayOfMonth)
-        case (nil, let weekdays?): return weekdays.contains(weekday)
-        case (let days?, let weekdays?): return days.contains(dayOfMonth) || weekdays.contains(weekday)
-        }
+        let dayOfMonthMatches = daysOfMonth?.contains(dayOfMonth) ?? true
+        let dayOfWeekMatches = daysOfWeek?.contains(weekday) ?? true
+        return eitherDay ? dayOfMonthMatches || dayOfWeekMatches : dayOfMonthMatches && dayOfWeekMatches
     }
 
     /// The first firing of a matching day after `date`.
@@ -167,7 +181,7 @@ public struct Schedule: Sendable, Hashable, CustomStringConvertible {
     static let dayNames = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"]
 
     /// A unix-cron expression's parts.
-    static func cron(_ text: String) throws(ScheduleError) -> ([Int], Set<Int>?, Set<Int>?, Set<Int>?) {
+    static func cron(_ text: String) throws(ScheduleError) -> ([Int], Set<Int>?, Set<Int>?, Set<Int>?, Bool) {
         let fields = text.split(whereSeparator: \.isWhitespace).map(String.init)
         // Minutes and hours are numbers: letters there mean another syntax (an App Engine
         // ordinal form, "1st monday of month 09:00", which is not read).
@@ -184,7 +198,7 @@ public struct Schedule: Sendable, Hashable, CustomStringConvertible {
         if weekdays.remove(7) != nil { weekdays.insert(0) }
         let minutesOfDay = hours.sorted().flatMap { hour in minutes.sorted().map { hour * 60 + $0 } }
         return (minutesOfDay, days.count == 31 ? nil : days, months.count == 12 ? nil : months,
-            weekdays.count == 7 ? nil : weekdays)
+            weekdays.count == 7 ? nil : weekdays, !fields[2].hasPrefix("*") && !fields[4].hasPrefix("*"))
     }
 
     /// One cron field's values.
@@ -205,7 +219,9 @@ public struct Schedule: Sendable, Hashable, CustomStringConvertible {
             }
             var step = 1
             if parts.count == 2 {
-                guard let number = Int(parts[1]), number > 0 else { throw ScheduleError("'\(parts[1])' is not a step") }
+                guard let number = Int(parts[1]), number > 0, number <= range.count else {
+                    throw ScheduleError("'\(parts[1])' is not a step of a \(name) (1–\(range.count))")
+                }
                 step = number
             }
             let bounds: ClosedRange<Int>
@@ -225,7 +241,7 @@ public struct Schedule: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// An App Engine `every …` phrase's parts.
-    static func appEngine(_ text: String) throws(ScheduleError) -> ([Int], Set<Int>?, Set<Int>?, Set<Int>?) {
+    static func appEngine(_ text: String) throws(ScheduleError) -> ([Int], Set<Int>?, Set<Int>?, Set<Int>?, Bool) {
         let words = text.lowercased().replacingOccurrences(of: ", ", with: ",")
             .split(whereSeparator: \.isWhitespace).map(String.init)
         let refused = ScheduleError("'\(text)' is not an App Engine schedule this runtime reads: use 'every N minutes', "
@@ -238,10 +254,10 @@ public struct Schedule: Sendable, Hashable, CustomStringConvertible {
             case "hour", "hours", "hr", "hrs": unit = 60
             default: throw refused
             }
-            let interval = count * unit
-            guard count > 0, interval <= 1_440 else {
+            guard (1...1_440).contains(count), count * unit <= 1_440 else {
                 throw ScheduleError("'\(text)': the interval must be from 1 minute to 24 hours")
             }
+            let interval = count * unit
             var rest = Array(words.dropFirst(3))
             if rest.last == "synchronized" { rest.removeLast() }
             var first = 0, last = 1_439
@@ -252,11 +268,11 @@ public struct Schedule: Sendable, Hashable, CustomStringConvertible {
                 if last < first { last += 1_440 }
             }
             let minutes = Set(stride(from: first, through: last, by: interval).map { $0 % 1_440 })
-            return (minutes.sorted(), nil, nil, nil)
+            return (minutes.sorted(), nil, nil, nil, false)
         }
         guard words.count == 3 else { throw refused }
         let time = try minute(of: words[2], in: text)
-        if words[1] == "day" { return ([time], nil, nil, nil) }
+        if words[1] == "day" { return ([time], nil, nil, nil, false) }
         var weekdays = Set<Int>()
         for name in words[1].split(separator: ",") {
             guard let index = dayNames.indices.first(where: { name == dayNames[$0] || name == fullDayNames[$0] }) else {
@@ -264,7 +280,7 @@ public struct Schedule: Sendable, Hashable, CustomStringConvertible {
             }
             weekdays.insert(index)
         }
-        return ([time], nil, nil, weekdays)
+        return ([time], nil, nil, weekdays, false)
     }
 
     static let fullDayNames = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"]

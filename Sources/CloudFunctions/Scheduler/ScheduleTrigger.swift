@@ -52,7 +52,8 @@ public struct ScheduleTrigger: Sendable {
                 try await handler(ScheduledEvent(
                     jobName: event[attribute: Scheduler.jobNameAttribute]
                         ?? ScheduledEvent.jobName(function: context.functionName, region: region),
-                    scheduleTime: event.time ?? context.timestamp), context)
+                    scheduleTime: event[attribute: Scheduler.scheduleTimeAttribute].flatMap { RFC3339Timestamp.date(from: $0) }
+                        ?? event.time ?? context.timestamp), context)
             }
         )
     }

@@ -23,22 +23,29 @@ public struct ScheduledEvent: Sendable, Hashable {
 }
 
 extension CloudEvent {
-    /// A firing of `schedule` at `time`, as this runtime delivers it: one event per schedule
-    /// and moment, which every function on that schedule receives (its id is the same however
-    /// often the firing is committed, so it runs once).
+    /// A firing of `schedule` for the moment `time`, as this runtime delivers it: one event per
+    /// schedule and moment, which every function on that schedule receives (its id is the same
+    /// however often the firing is committed, so it runs once).
     ///
-    /// - Parameter jobName: the job that fired, when a scheduler names it.
-    public static func scheduled(_ schedule: Schedule, at time: Date, project: String, jobName: String? = nil) -> CloudEvent {
+    /// - Parameters:
+    ///   - firedAt: when it fired, if later than `time` (a firing made late): the event's
+    ///     `time`, from which its age counts; `time` stays in the `scheduletime` attribute.
+    ///   - jobName: the job that fired, when a scheduler names it.
+    public static func scheduled(
+        _ schedule: Schedule, at time: Date, firedAt: Date? = nil, project: String, jobName: String? = nil
+    ) -> CloudEvent {
+        let moment = RFC3339Timestamp.string(from: time)
         var extensions: [String: CloudEventAttributeValue] = [
             Scheduler.scheduleAttribute: .string(schedule.expression),
             Scheduler.timeZoneAttribute: .string(schedule.timeZoneIdentifier),
+            Scheduler.scheduleTimeAttribute: .string(moment),
         ]
         if let jobName { extensions[Scheduler.jobNameAttribute] = .string(jobName) }
         return CloudEvent(
-            id: "\(schedule.timeZoneIdentifier) \(schedule.expression) \(RFC3339Timestamp.string(from: time))",
+            id: "\(schedule.timeZoneIdentifier) \(schedule.expression) \(moment)",
             source: "//cloudscheduler.googleapis.com/projects/\(project)",
             type: Scheduler.eventType,
-            time: time,
+            time: max(time, firedAt ?? time),
             extensions: extensions
         )
     }

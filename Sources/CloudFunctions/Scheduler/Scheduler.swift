@@ -16,6 +16,8 @@ public enum Scheduler {
     public static let scheduleAttribute = "schedule"
     /// The extension attribute holding the schedule's time zone.
     public static let timeZoneAttribute = "timezone"
+    /// The extension attribute holding the moment a firing was for (RFC 3339).
+    public static let scheduleTimeAttribute = "scheduletime"
     /// The extension attribute holding the job name a scheduler gave.
     public static let jobNameAttribute = "jobname"
     /// The time zone schedules are read in unless told, as for 2nd-gen functions.

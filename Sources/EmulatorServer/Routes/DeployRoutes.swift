@@ -48,7 +48,8 @@ struct DeployRoutes {
         }
         group.get("schedules") { _, _ in
             // Each scheduled function: its schedule, when it last fired here and when it fires next.
-            let endpoints = server.deployments.deployment?.manifest.endpoints ?? [:]
+            let deployment = server.deployments.deployment
+            let endpoints = (deployment?.manifest.endpoints ?? [:]).filter { deployment?.deployed.contains($0.key) == true }
             let now = server.emulator.clock.now
             var schedules: [JSONValue] = []
             for (name, endpoint) in endpoints.sorted(by: { $0.key < $1.key }) {

@@ -48,8 +48,9 @@ public final class Emulator: Service, Sendable {
     private let googleClients = Mutex<(firestore: any FirestoreClient, pubsub: any PubSubClient)?>(nil)
     /// The deployed buses, the event log's writer and the schedules' runner, children of ``run()``.
     private let tasks = TaskScope()
-    /// The task that fires the deployed schedules, and the deployment it fires them for.
-    private let scheduleRunner = Mutex<(task: TaskScope.ID?, generation: Int)>((nil, 0))
+    /// The task that fires the deployed schedules, and the number of the latest deployment,
+    /// which the runner's firings must be for.
+    private let scheduleRunner = Mutex<(task: TaskScope.ID?, deployment: Int)>((nil, 0))
 
     /// How many of the newest events the event log keeps once they are done, unless told.
     public static let defaultEventLogSize = 100_000
@@ -147,6 +148,11 @@ public final class Emulator: Service, Sendable {
         configuration: EventBus.Configuration = EventBus.Configuration()
     ) async throws -> EventBus {
         let deployedAt = clock.now
+        // From now on, the previous deployment's schedules fire nothing.
+        let deploymentNumber = scheduleRunner.withLock { state in
+            state.deployment += 1
+            return state.deployment
+        }
         let bus = try EventBus(
             functions: functions,
             admin: admin,
@@ -192,26 +198,27 @@ public final class Emulator: Service, Sendable {
             logger.error("could not publish the events an earlier deployment left undone; they stay pending",
                 metadata: ["error": "\(error)"])
         }
-        await runSchedules(of: eventTriggers, deployedAt: deployedAt)
+        await runSchedules(of: eventTriggers, deployedAt: deployedAt, deployment: deploymentNumber)
         for hook in deployHooks.withLock({ $0 }) { await hook(eventTriggers) }
         return bus
     }
 
-    /// Fires the schedules of a deployment from now on, in place of the previous deployment's.
-    private func runSchedules(of triggers: [EventTrigger], deployedAt: Date) async {
+    /// Fires the schedules of a deployment from now on, in place of the previous deployment's
+    /// (unless a later deployment has begun meanwhile).
+    private func runSchedules(of triggers: [EventTrigger], deployedAt: Date, deployment: Int) async {
         let schedules = ScheduleRunner.schedules(of: triggers)
         do {
             try await store.keepSchedules(Set(schedules.map(ScheduleRunner.key)))
         } catch {
             logger.error("could not forget the schedules no longer deployed", metadata: ["error": "\(error)"])
         }
-        let generation = scheduleRunner.withLock { $0.generation + 1 }
         let runner = ScheduleRunner(schedules: schedules, deployedAt: deployedAt, store: store, dispatcher: dispatcher,
             clock: clock, project: project, logger: logger,
-            isCurrent: { [weak self] in self?.scheduleRunner.withLock { $0.generation == generation } ?? false })
-        let previous = scheduleRunner.withLock { current in
-            defer { current = (schedules.isEmpty ? nil : tasks.spawn { _ in await runner.run() }, generation) }
-            return current.task
+            isCurrent: { [weak self] in self?.scheduleRunner.withLock { $0.deployment == deployment } ?? false })
+        let previous = scheduleRunner.withLock { state -> TaskScope.ID? in
+            guard state.deployment == deployment else { return nil }
+            defer { state.task = schedules.isEmpty ? nil : tasks.spawn { _ in await runner.run() } }
+            return state.task
         }
         if let previous { tasks.cancel(previous) }
     }

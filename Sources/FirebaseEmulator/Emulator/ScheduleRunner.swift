@@ -8,9 +8,9 @@ import Logging
 /// outbox with the schedule's last firing, then delivered like any event, to every function on
 /// that schedule.
 ///
-/// A schedule deployed for the first time starts from the moment of its deployment. One that
-/// fired in an earlier run and missed moments while the emulator was down fires once at start,
-/// for the latest moment missed, not once for each.
+/// A schedule deployed for the first time starts from the moment of its deployment. Moments
+/// missed while the emulator was down (or the machine asleep) fire once, for the latest of
+/// them, not once each; the event's `time` is when it fired, so its age counts from then.
 struct ScheduleRunner: Sendable {
     let schedules: [Schedule]
     /// When they were deployed: a schedule new to the store starts from then.
@@ -39,30 +39,17 @@ struct ScheduleRunner: Sendable {
         var last: [String: Date] = [:]
         do {
             let stored = try store.lastFirings()
-            let now = clock.now
             for schedule in schedules {
                 let key = Self.key(schedule)
-                guard let previous = stored[key] else {
-                    try await store.recordFiring(key, at: deployedAt, event: nil)
+                if let previous = stored[key] {
+                    last[key] = previous
+                } else {
+                    try await store.recordFiring(key, at: deployedAt, event: nil, if: isCurrent)
                     last[key] = deployedAt
-                    continue
-                }
-                last[key] = previous
-                var missed: Date?
-                var cursor = previous
-                while let next = schedule.nextFiring(after: cursor), next <= now {
-                    missed = next
-                    cursor = next
-                }
-                if let missed {
-                    logger.info("firing a schedule missed while the emulator was down",
-                        metadata: ["schedule": "\(schedule)", "moment": "\(RFC3339Timestamp.string(from: missed))"])
-                    await fire(schedule, at: missed)
-                    last[key] = missed
                 }
             }
         } catch {
-            logger.error("could not read when the schedules last fired; they start from now",
+            logger.error("could not read when the schedules last fired; they start from their deployment",
                 metadata: ["error": "\(error)"])
             for schedule in schedules where last[Self.key(schedule)] == nil { last[Self.key(schedule)] = deployedAt }
         }
@@ -70,23 +57,30 @@ struct ScheduleRunner: Sendable {
             let upcoming = schedules.compactMap { schedule in
                 schedule.nextFiring(after: last[Self.key(schedule)] ?? deployedAt).map { (schedule, $0) }
             }
-            guard let (schedule, moment) = upcoming.min(by: { $0.1 < $1.1 }) else { return }
+            guard let (schedule, due) = upcoming.min(by: { $0.1 < $1.1 }) else { return }
             do {
-                try await clock.sleep(until: moment)
+                try await clock.sleep(until: due)
             } catch {
                 return
             }
-            await fire(schedule, at: moment)
+            // Moments missed (the emulator was down, the machine asleep) fire once, for the
+            // latest of them, not once each.
+            let now = clock.now
+            let moment = schedule.latestFiring(after: last[Self.key(schedule)] ?? deployedAt, through: now) ?? due
+            if moment > due {
+                logger.info("firing a schedule once for the moments it missed",
+                    metadata: ["schedule": "\(schedule)", "moment": "\(RFC3339Timestamp.string(from: moment))"])
+            }
+            await fire(schedule, at: moment, now: now)
             last[Self.key(schedule)] = moment
         }
     }
 
     /// Commits and publishes one firing.
-    private func fire(_ schedule: Schedule, at moment: Date) async {
-        guard isCurrent() else { return }
+    private func fire(_ schedule: Schedule, at moment: Date, now: Date) async {
         do {
             let entries = try await store.recordFiring(Self.key(schedule), at: moment,
-                event: CloudEvent.scheduled(schedule, at: moment, project: project))
+                event: CloudEvent.scheduled(schedule, at: moment, firedAt: now, project: project), if: isCurrent)
             dispatcher.publish(entries)
         } catch {
             logger.error("a schedule's firing could not be committed",

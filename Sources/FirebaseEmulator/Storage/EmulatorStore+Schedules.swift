@@ -21,11 +21,16 @@ extension EmulatorStore {
     }
 
     /// Notes `moment` as the last firing of the schedule `key`, and commits its event with it
-    /// (unless the outbox has that event already).
+    /// (unless the outbox has that event already); nothing when `isCurrent`, asked inside the
+    /// transaction, says its deployment has been replaced.
     ///
     /// - Returns: the outbox entry committed, to publish.
-    func recordFiring(_ key: String, at moment: Date, event: CloudEvent?) async throws -> [OutboxEntry] {
+    @discardableResult
+    func recordFiring(
+        _ key: String, at moment: Date, event: CloudEvent?, if isCurrent: @escaping @Sendable () -> Bool
+    ) async throws -> [OutboxEntry] {
         try await write { transaction in
+            guard isCurrent() else { return }
             try transaction.db.execute(
                 sql: "INSERT OR REPLACE INTO schedule_firing (schedule, last_firing) VALUES (?, ?)",
                 arguments: [key, moment.timeIntervalSince1970])

@@ -386,9 +386,9 @@ struct CloudRunTarget {
             "--max-retry-attempts=\(retries)", "--min-backoff=\(options.backoff.initial.secondsText)s",
             "--max-backoff=\(options.backoff.maximum.secondsText)s", "--max-doublings=\(options.backoff.maxDoublings ?? 16)",
         ]
-        if options.maxEventAge != FunctionOptions().maxEventAge {
-            flags.append("--max-retry-duration=\(options.maxEventAge.secondsText)s")
-        }
+        // Always given, 0s for no limit: an update keeps a flag it is not given.
+        flags.append("--max-retry-duration="
+            + (options.maxEventAge != FunctionOptions().maxEventAge ? options.maxEventAge.secondsText : "0") + "s")
         let describe = "gcloud scheduler jobs describe \(job) --project=\"$PROJECT\" --location=\(function.region)"
         return ["url=\"$(gcloud run services describe \(function.serviceName) --project=\"$PROJECT\" "
                 + "--region=\(function.region) --format='value(status.url)')\"",

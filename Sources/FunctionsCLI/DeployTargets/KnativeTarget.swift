@@ -185,6 +185,11 @@ struct KnativeTarget {
             throw CLIError("function '\(function.name)': a Knative PingSource reads unix-cron only, not '\(schedule.expression)': "
                 + "write the schedule as cron (for example '*/5 * * * *' for 'every 5 minutes')")
         }
+        let fields = schedule.expression.split(whereSeparator: \.isWhitespace)
+        if fields.count == 5, fields[4].split(whereSeparator: { ",-/".contains($0) }).contains("7") {
+            throw CLIError("function '\(function.name)': a Knative PingSource reads Sunday as 0 (or SUN), not 7: "
+                + "write '\(schedule.expression)' with 0")
+        }
         return .map([
             ("apiVersion", "sources.knative.dev/v1"),
             ("kind", "PingSource"),

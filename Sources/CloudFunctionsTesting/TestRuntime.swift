@@ -71,9 +71,7 @@ public struct TestRuntime: Sendable {
             logger: Logger(label: "cloud-functions.test")
         )
         self.clock = clock
-        var seen = Set<String>()
-        schedules = Schedules(functions.functions.compactMap(\.function.eventTrigger?.schedule)
-            .filter { seen.insert("\($0.timeZoneIdentifier) \($0.expression)").inserted }, from: clock.now)
+        schedules = Schedules(Schedule.deployed(in: functions.functions.compactMap(\.function.eventTrigger)), from: clock.now)
         self.messaging = messaging
         self.deliveries = deliveries
         self.project = project

@@ -46,29 +46,27 @@ package final class TaskScope: Sendable {
     /// finished, it never runs.
     @discardableResult
     package func spawn(_ work: @escaping @Sendable (ID) async -> Void) -> ID {
-        let id = state.withLock { state in
-            defer { state.nextID += 1 }
-            state.children[state.nextID] = Child()
-            return state.nextID
-        }
-        if case .terminated = spawns.yield(Spawn(id: id, work: work)) {
-            // The scope has finished: the work never runs, and nobody may wait for it.
-            ended(id)
-        }
-        return id
+        start(work).id
     }
 
     /// Starts `work` as a child of ``run()``, as ``spawn(_:)`` does; `nil` when the scope has
     /// finished and it will never run.
     package func spawnIfRunning(_ work: @escaping @Sendable (ID) async -> Void) -> ID? {
+        let (id, accepted) = start(work)
+        return accepted ? id : nil
+    }
+
+    /// Hands `work` to ``run()`` under a new id; not accepted once the scope has finished.
+    private func start(_ work: @escaping @Sendable (ID) async -> Void) -> (id: ID, accepted: Bool) {
         let id = state.withLock { state in
             defer { state.nextID += 1 }
             state.children[state.nextID] = Child()
             return state.nextID
         }
-        guard case .terminated = spawns.yield(Spawn(id: id, work: work)) else { return id }
+        guard case .terminated = spawns.yield(Spawn(id: id, work: work)) else { return (id, true) }
+        // The scope has finished: the work never runs, and nobody may wait for it.
         ended(id)
-        return nil
+        return (id, false)
     }
 
     /// Cancels child `id`, if it has not ended.

@@ -18,16 +18,20 @@ extension FunctionsWorker {
     /// PingSource's `dev.knative.sources.ping` CloudEvent (`event`). `nil` for anything else, or
     /// a function that is not scheduled.
     static func firing(for trigger: EventTrigger, headers: HTTPFields, event: CloudEvent?) -> CloudEvent? {
-        guard let schedule = trigger.schedule else { return nil }
-        let environment = ProcessInfo.processInfo.environment
-        let project = environment["GOOGLE_CLOUD_PROJECT"] ?? environment["GCLOUD_PROJECT"] ?? "-"
+        // Asked of every event: what is cheap to check comes first.
         if let event {
-            guard event.type == pingEventType else { return nil }
+            guard event.type == pingEventType, let schedule = trigger.schedule else { return nil }
             return .scheduled(schedule, at: event.time ?? Date(), project: project,
                 jobName: event.source.split(separator: "/").last.map(String.init))
         }
-        guard headers[cloudSchedulerHeader]?.lowercased() == "true" else { return nil }
+        guard headers[cloudSchedulerHeader]?.lowercased() == "true", let schedule = trigger.schedule else { return nil }
         let time = headers[cloudSchedulerTimeHeader].flatMap { RFC3339Timestamp.date(from: $0) } ?? Date()
         return .scheduled(schedule, at: time, firedAt: Date(), project: project, jobName: headers[cloudSchedulerJobHeader])
+    }
+
+    /// The project a firing's source names.
+    private static var project: String {
+        let environment = ProcessInfo.processInfo.environment
+        return environment["GOOGLE_CLOUD_PROJECT"] ?? environment["GCLOUD_PROJECT"] ?? "-"
     }
 }

@@ -21,8 +21,10 @@ package struct HostPort: Sendable, Hashable, CustomStringConvertible {
         else { return nil }
         var host = String(text[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: ".-_:%"))
-        guard !host.isEmpty, host.unicodeScalars.allSatisfy(allowed.contains) else { return nil }
+        // ASCII letters and digits, and what names and IPv6 addresses hold: nothing a URL's host cannot.
+        guard !host.isEmpty, host.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic
+            || ("0"..."9").contains($0) || ".-_:%".unicodeScalars.contains($0)) })
+        else { return nil }
         self.init(host: host, port: port)
     }
 

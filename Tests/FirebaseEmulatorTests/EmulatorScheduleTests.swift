@@ -17,6 +17,15 @@ struct EmulatorScheduleTests {
         return functions
     }
 
+    /// An in-memory emulator on a manual clock at 2026-11-28T20:30Z, and a stream of firings.
+    static func inMemory() throws
+        -> (Emulator, ManualClock, AsyncStream<String>.Continuation, AsyncStream<String>)
+    {
+        let (firings, fired) = AsyncStream.makeStream(of: String.self)
+        let clock = ManualClock(now: RFC3339Timestamp.date(from: "2026-11-28T20:30:00Z")!)
+        return (try Emulator(project: "demo-project", directory: nil, clock: clock), clock, fired, firings)
+    }
+
     @Test("a schedule fires on the clock; a restart after days fires the latest missed moment once, then goes on",
         .timeLimit(.minutes(1)))
     func firesAndCatchesUpOnce() async throws {
@@ -57,10 +66,8 @@ struct EmulatorScheduleTests {
 
     @Test("a clock that jumps hours ahead (a machine asleep) fires the latest moment missed once, not each", .timeLimit(.minutes(1)))
     func lateWakeFiresOnce() async throws {
-        let (firings, fired) = AsyncStream.makeStream(of: String.self)
+        let (emulator, clock, fired, firings) = try Self.inMemory()
         var iterator = firings.makeAsyncIterator()
-        let clock = ManualClock(now: RFC3339Timestamp.date(from: "2026-11-28T20:30:00Z")!)
-        let emulator = try Emulator(project: "demo-project", directory: nil, clock: clock)
         try await emulator.withRunning {
             try await emulator.deploy(Self.hourly(fired))
             clock.advance(by: .seconds(8 * 3600))
@@ -72,10 +79,8 @@ struct EmulatorScheduleTests {
 
     @Test("a schedule removed by a redeploy and deployed again starts afresh: nothing missed fires", .timeLimit(.minutes(1)))
     func removedThenRestored() async throws {
-        let (firings, fired) = AsyncStream.makeStream(of: String.self)
+        let (emulator, clock, fired, firings) = try Self.inMemory()
         var iterator = firings.makeAsyncIterator()
-        let clock = ManualClock(now: RFC3339Timestamp.date(from: "2026-11-28T20:30:00Z")!)
-        let emulator = try Emulator(project: "demo-project", directory: nil, clock: clock)
         try await emulator.withRunning {
             try await emulator.deploy(Self.hourly(fired))
             clock.advance(by: .seconds(30 * 60))
@@ -84,8 +89,7 @@ struct EmulatorScheduleTests {
             clock.advance(by: .seconds(5 * 3600))
             try await emulator.deploy(Self.hourly(fired))
             clock.advance(by: .seconds(3600))
-            let got = await iterator.next()
-            #expect(got == "2026-11-29T03:00:00.000Z")
+            #expect(await iterator.next() == "2026-11-29T03:00:00.000Z")
         }
     }
 }

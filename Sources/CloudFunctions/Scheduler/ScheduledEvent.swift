@@ -42,7 +42,7 @@ extension CloudEvent {
         ]
         if let jobName { extensions[Scheduler.jobNameAttribute] = .string(jobName) }
         return CloudEvent(
-            id: "\(schedule.timeZoneIdentifier) \(schedule.expression) \(moment)",
+            id: "\(schedule.key) \(moment)",
             source: "//cloudscheduler.googleapis.com/projects/\(project)",
             type: Scheduler.eventType,
             time: max(time, firedAt ?? time),

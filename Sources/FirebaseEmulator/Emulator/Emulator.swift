@@ -206,9 +206,9 @@ public final class Emulator: Service, Sendable {
     /// Fires the schedules of a deployment from now on, in place of the previous deployment's
     /// (unless a later deployment has begun meanwhile).
     private func runSchedules(of triggers: [EventTrigger], deployedAt: Date, deployment: Int) async {
-        let schedules = ScheduleRunner.schedules(of: triggers)
+        let schedules = Schedule.deployed(in: triggers)
         do {
-            try await store.keepSchedules(Set(schedules.map(ScheduleRunner.key)))
+            try await store.keepSchedules(Set(schedules.map(\.key)))
         } catch {
             logger.error("could not forget the schedules no longer deployed", metadata: ["error": "\(error)"])
         }
@@ -226,7 +226,7 @@ public final class Emulator: Service, Sendable {
     /// When `schedule` last fired here (or was deployed, if it has not fired since); `nil` when
     /// it is not deployed.
     public func lastFiring(of schedule: Schedule) throws -> Date? {
-        try store.lastFirings()[ScheduleRunner.key(schedule)]
+        try store.lastFirings()[schedule.key]
     }
 
     /// Calls `hook` with the event triggers of each deployment, once it is deployed: the server

@@ -24,15 +24,6 @@ struct ScheduleRunner: Sendable {
     /// runner, but a firing due at that moment must not go out for the old deployment.
     let isCurrent: @Sendable () -> Bool
 
-    /// The key a schedule's last firing is stored under.
-    static func key(_ schedule: Schedule) -> String { "\(schedule.timeZoneIdentifier) \(schedule.expression)" }
-
-    /// The schedules of these triggers, each once.
-    static func schedules(of triggers: [EventTrigger]) -> [Schedule] {
-        var seen = Set<String>()
-        return triggers.compactMap(\.schedule).filter { seen.insert(key($0)).inserted }
-    }
-
     /// Fires until cancelled.
     func run() async {
         guard !schedules.isEmpty else { return }
@@ -40,7 +31,7 @@ struct ScheduleRunner: Sendable {
         do {
             let stored = try store.lastFirings()
             for schedule in schedules {
-                let key = Self.key(schedule)
+                let key = schedule.key
                 if let previous = stored[key] {
                     last[key] = previous
                 } else {
@@ -51,11 +42,11 @@ struct ScheduleRunner: Sendable {
         } catch {
             logger.error("could not read when the schedules last fired; they start from their deployment",
                 metadata: ["error": "\(error)"])
-            for schedule in schedules where last[Self.key(schedule)] == nil { last[Self.key(schedule)] = deployedAt }
+            for schedule in schedules where last[schedule.key] == nil { last[schedule.key] = deployedAt }
         }
         while !Task.isCancelled {
             let upcoming = schedules.compactMap { schedule in
-                schedule.nextFiring(after: last[Self.key(schedule)] ?? deployedAt).map { (schedule, $0) }
+                schedule.nextFiring(after: last[schedule.key] ?? deployedAt).map { (schedule, $0) }
             }
             guard let (schedule, due) = upcoming.min(by: { $0.1 < $1.1 }) else { return }
             do {
@@ -66,20 +57,20 @@ struct ScheduleRunner: Sendable {
             // Moments missed (the emulator was down, the machine asleep) fire once, for the
             // latest of them, not once each.
             let now = clock.now
-            let moment = schedule.latestFiring(after: last[Self.key(schedule)] ?? deployedAt, through: now) ?? due
+            let moment = schedule.latestFiring(after: last[schedule.key] ?? deployedAt, through: now) ?? due
             if moment > due {
                 logger.info("firing a schedule once for the moments it missed",
                     metadata: ["schedule": "\(schedule)", "moment": "\(RFC3339Timestamp.string(from: moment))"])
             }
             await fire(schedule, at: moment, now: now)
-            last[Self.key(schedule)] = moment
+            last[schedule.key] = moment
         }
     }
 
     /// Commits and publishes one firing.
     private func fire(_ schedule: Schedule, at moment: Date, now: Date) async {
         do {
-            let entries = try await store.recordFiring(Self.key(schedule), at: moment,
+            let entries = try await store.recordFiring(schedule.key, at: moment,
                 event: CloudEvent.scheduled(schedule, at: moment, firedAt: now, project: project), if: isCurrent)
             dispatcher.publish(entries)
         } catch {

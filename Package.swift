@@ -95,6 +95,7 @@ let package = Package(
             name: "FirebaseEmulator",
             dependencies: [
                 "CloudFunctions", "CloudEvents", "FunctionsBus",
+                .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),

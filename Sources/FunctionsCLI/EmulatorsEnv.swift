@@ -10,8 +10,8 @@ struct EmulatorsEnv: AsyncParsableCommand {
         abstract: "Print export lines that point Firebase and Google clients at the running emulators.",
         discussion: """
             Example: eval "$(functions emulators:env)". Lists FIREBASE_DATABASE_EMULATOR_HOST, \
-            FIREBASE_AUTH_EMULATOR_HOST, FUNCTIONS_EMULATOR_URL, the project, and FIRESTORE_EMULATOR_HOST and \
-            PUBSUB_EMULATOR_HOST while Google's emulators run (see GET /emulators).
+            FIREBASE_AUTH_EMULATOR_HOST, CLOUD_TASKS_EMULATOR_HOST, FUNCTIONS_EMULATOR_URL, the project, and \
+            FIRESTORE_EMULATOR_HOST and PUBSUB_EMULATOR_HOST while Google's emulators run (see GET /emulators).
             """
     )
 
@@ -33,6 +33,7 @@ struct EmulatorsEnv: AsyncParsableCommand {
         var variables: [(String, String)] = []
         if let database = address("database") { variables.append(("FIREBASE_DATABASE_EMULATOR_HOST", database)) }
         if let auth = address("auth") { variables.append(("FIREBASE_AUTH_EMULATOR_HOST", auth)) }
+        if let tasks = address("tasks") { variables.append(("CLOUD_TASKS_EMULATOR_HOST", tasks)) }
         variables.append(("FUNCTIONS_EMULATOR_URL", base.absoluteString))
         if let firestore = address("firestore") { variables.append(("FIRESTORE_EMULATOR_HOST", firestore)) }
         if let pubsub = address("pubsub") { variables.append(("PUBSUB_EMULATOR_HOST", pubsub)) }

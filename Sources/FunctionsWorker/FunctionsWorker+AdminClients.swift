@@ -7,7 +7,7 @@ extension FunctionsWorker {
     /// The variables that point the Admin clients at an emulator.
     static let emulatorVariables = [
         "FUNCTIONS_EMULATOR_URL", "FIREBASE_DATABASE_EMULATOR_HOST", "FIREBASE_AUTH_EMULATOR_HOST",
-        "FIRESTORE_EMULATOR_HOST", "PUBSUB_EMULATOR_HOST",
+        "FIRESTORE_EMULATOR_HOST", "PUBSUB_EMULATOR_HOST", "CLOUD_TASKS_EMULATOR_HOST",
     ]
 
     /// Whether the environment calls for an emulator's clients: one of ``emulatorVariables`` is
@@ -25,14 +25,15 @@ extension FunctionsWorker {
     ///   every service; `FIREBASE_DATABASE_EMULATOR_HOST` and `FIREBASE_AUTH_EMULATOR_HOST`
     ///   (`host:port`, as the Admin SDKs read them) serve the database and auth;
     ///   `FIRESTORE_EMULATOR_HOST` and `PUBSUB_EMULATOR_HOST` Firestore and Pub/Sub, which are
-    ///   otherwise asked of `FUNCTIONS_EMULATOR_URL` (`GET /emulators`) when first used. A
+    ///   otherwise asked of `FUNCTIONS_EMULATOR_URL` (`GET /emulators`) when first used;
+    ///   `CLOUD_TASKS_EMULATOR_HOST`, else `FUNCTIONS_EMULATOR_URL`, the task queues. A
     ///   service none of them serves is unavailable. The project comes from `GOOGLE_CLOUD_PROJECT` or
     ///   `GCLOUD_PROJECT`; the database instance from `FIREBASE_DATABASE_NAMESPACE`, else
     ///   `{project}-default-rtdb`. The token is the emulators' `owner`.
     /// - Production: Cloud Messaging, Remote Config and Authentication at Google (or at
     ///   `FIREBASE_MESSAGING_URL_BASE`, `FIREBASE_REMOTE_CONFIG_URL_BASE`,
-    ///   `FIREBASE_AUTH_URL_BASE`), Firestore and Pub/Sub at Google (or at `FIRESTORE_URL_BASE`,
-    ///   `PUBSUB_URL_BASE`), and the Realtime Database at `FIREBASE_CONFIG`'s
+    ///   `FIREBASE_AUTH_URL_BASE`), Firestore, Pub/Sub and Cloud Tasks at Google (or at
+    ///   `FIRESTORE_URL_BASE`, `PUBSUB_URL_BASE`, `CLOUD_TASKS_URL_BASE`), and the Realtime Database at `FIREBASE_CONFIG`'s
     ///   `databaseURL` (else `https://{project}-default-rtdb.firebaseio.com` when the project is
     ///   named), all with ``ApplicationDefaultCredentials``. Nothing is fetched until a handler
     ///   makes its first call.
@@ -74,6 +75,9 @@ extension FunctionsWorker {
         } else if let emulator {
             clients.pubsub = HTTPPubSubClient(emulatorHub: emulator, project: project)
         }
+        if let base = host("CLOUD_TASKS_EMULATOR_HOST") ?? emulator {
+            clients.tasks = HTTPTaskQueueClient(emulator: base, project: project)
+        }
         return clients
     }
 
@@ -100,7 +104,9 @@ extension FunctionsWorker {
             firestore: HTTPFirestoreClient(
                 baseURL: try base("FIRESTORE_URL_BASE", HTTPFirestoreClient.productionBaseURL), credentials: credentials),
             pubsub: HTTPPubSubClient(
-                baseURL: try base("PUBSUB_URL_BASE", HTTPPubSubClient.productionBaseURL), credentials: credentials)
+                baseURL: try base("PUBSUB_URL_BASE", HTTPPubSubClient.productionBaseURL), credentials: credentials),
+            tasks: HTTPTaskQueueClient(
+                baseURL: try base("CLOUD_TASKS_URL_BASE", HTTPTaskQueueClient.productionBaseURL), credentials: credentials)
         )
         let databaseURL = config?.databaseURL
             ?? project(environment, config: config).flatMap { URL(string: "https://\($0)-default-rtdb.firebaseio.com") }

@@ -13,6 +13,8 @@ public struct AdminClients: Sendable {
     public var firestore: any FirestoreClient
     /// Pub/Sub publishing.
     public var pubsub: any PubSubClient
+    /// Enqueuing tasks to task-queue functions.
+    public var tasks: any TaskQueueClient
 
     /// Creates the clients; a service left out fails with ``AdminClientError`` when used.
     public init(
@@ -21,7 +23,8 @@ public struct AdminClients: Sendable {
         auth: any AuthClient = UnavailableAuth(),
         remoteConfig: any RemoteConfigAdminClient = UnavailableRemoteConfig(),
         firestore: any FirestoreClient = UnavailableFirestore(),
-        pubsub: any PubSubClient = UnavailablePubSub()
+        pubsub: any PubSubClient = UnavailablePubSub(),
+        tasks: any TaskQueueClient = UnavailableTaskQueue()
     ) {
         self.messaging = messaging
         self.database = database
@@ -29,6 +32,7 @@ public struct AdminClients: Sendable {
         self.remoteConfig = remoteConfig
         self.firestore = firestore
         self.pubsub = pubsub
+        self.tasks = tasks
     }
 }
 

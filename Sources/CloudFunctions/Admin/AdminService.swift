@@ -13,6 +13,8 @@ public enum AdminService: String, Sendable, Hashable, CaseIterable, Codable, Com
     case firestore
     /// Pub/Sub publishing (`context.pubsub`).
     case pubsub
+    /// Enqueuing to task queues (`context.tasks`).
+    case tasks
 
     public static func < (lhs: AdminService, rhs: AdminService) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!

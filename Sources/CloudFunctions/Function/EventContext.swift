@@ -140,6 +140,8 @@ public struct EventContext: Sendable {
 
     /// Pub/Sub publishing; the same as `admin.pubsub`.
     public var pubsub: any PubSubClient { admin.pubsub }
+    /// Enqueuing tasks to task-queue functions; the same as `admin.tasks`.
+    public var tasks: any TaskQueueClient { admin.tasks }
 
     /// A logger carrying the function name, event id and event type as metadata.
     public var logger: Logger {

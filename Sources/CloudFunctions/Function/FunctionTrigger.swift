@@ -1,4 +1,4 @@
-/// What makes a function run: an event, or a request of one of the three request kinds.
+/// What makes a function run: an event, or a request of one of the four request kinds.
 public enum FunctionTrigger: Sendable, Hashable {
     /// Events delivered through the bus (Remote Config, Database, Auth, Analytics, custom).
     case event(EventTrigger)
@@ -8,6 +8,8 @@ public enum FunctionTrigger: Sendable, Hashable {
     case callable(CallableTrigger)
     /// Calls from Authentication before a user is created or signs in (`Identity.beforeUser…`).
     case blocking(BlockingTrigger)
+    /// Tasks dispatched from the function's queue (`Tasks.queue(…).onDispatch`).
+    case taskQueue(TaskQueueTrigger)
 
     /// The event trigger, for event functions.
     public var eventTrigger: EventTrigger? {
@@ -22,17 +24,20 @@ public enum FunctionTrigger: Sendable, Hashable {
         case .event(let trigger) where trigger.eventType == Scheduler.eventType: .seconds(1_800)
         case .event: .seconds(540)
         case .https, .callable: .seconds(3600)
+        // Cloud Tasks waits up to 30 minutes for a task's answer.
+        case .taskQueue: .seconds(1_800)
         case .blocking: .seconds(7)
         }
     }
 
-    /// A short description: the event type, `https`, `callable`, or the blocking event.
+    /// A short description: the event type, `https`, `callable`, `taskQueue`, or the blocking event.
     public var summary: String {
         switch self {
         case .event(let trigger): trigger.eventType
         case .https: "https"
         case .callable: "callable"
         case .blocking(let trigger): trigger.event.rawValue
+        case .taskQueue: "taskQueue"
         }
     }
 }

@@ -114,7 +114,56 @@ public struct ManifestEndpoint: Sendable, Hashable {
                     "refreshToken": .bool(trigger.refreshToken),
                 ],
             ]
+        case .taskQueue(let trigger):
+            otherTriggers["taskQueueTrigger"] = Self.taskQueueTrigger(trigger)
         }
+    }
+
+    /// The `taskQueueTrigger` of a task-queue function, as firebase-functions writes it (an
+    /// unlimited `maxAttempts` is Cloud Tasks' -1; an unlimited duration, null).
+    static func taskQueueTrigger(_ trigger: TaskQueueTrigger) -> JSONValue {
+        let retry = trigger.retryConfig
+        var json: [String: JSONValue] = [
+            "retryConfig": [
+                "maxAttempts": .number(Double(retry.maxAttempts ?? -1)),
+                "maxRetrySeconds": retry.maxRetryDuration.map { .number($0.seconds) } ?? .null,
+                "minBackoffSeconds": .number(retry.minBackoff.seconds),
+                "maxBackoffSeconds": .number(retry.maxBackoff.seconds),
+                "maxDoublings": .number(Double(retry.maxDoublings)),
+            ],
+            "rateLimits": [
+                "maxConcurrentDispatches": .number(Double(trigger.rateLimits.maxConcurrentDispatches)),
+                "maxDispatchesPerSecond": .number(trigger.rateLimits.maxDispatchesPerSecond),
+            ],
+        ]
+        if let invoker = trigger.invoker { json["invoker"] = .array(invoker.map(JSONValue.string)) }
+        return .object(json)
+    }
+
+    /// A `taskQueueTrigger` read back; the defaults of a deployed queue where it says nothing (null).
+    static func taskQueueTrigger(_ json: JSONValue) -> TaskQueueTrigger {
+        var trigger = TaskQueueTrigger()
+        let retry = json["retryConfig"]
+        func number(_ section: JSONValue?, _ key: String) -> Double? { section?[key]?.numberValue }
+        func seconds(_ key: String) -> Duration? {
+            number(retry, key).flatMap { (0...31_536_000).contains($0) ? .seconds($0) : nil }
+        }
+        if let attempts = number(retry, "maxAttempts").flatMap({ Int(exactly: $0) }) {
+            trigger.retryConfig.maxAttempts = attempts < 0 ? nil : attempts
+        }
+        if let duration = seconds("maxRetrySeconds") { trigger.retryConfig.maxRetryDuration = duration > .zero ? duration : nil }
+        if let duration = seconds("minBackoffSeconds") { trigger.retryConfig.minBackoff = duration }
+        if let duration = seconds("maxBackoffSeconds") { trigger.retryConfig.maxBackoff = duration }
+        if let doublings = number(retry, "maxDoublings").flatMap({ Int(exactly: $0) }) {
+            trigger.retryConfig.maxDoublings = doublings
+        }
+        let limits = json["rateLimits"]
+        if let concurrent = number(limits, "maxConcurrentDispatches").flatMap({ Int(exactly: $0) }) {
+            trigger.rateLimits.maxConcurrentDispatches = concurrent
+        }
+        if let rate = number(limits, "maxDispatchesPerSecond") { trigger.rateLimits.maxDispatchesPerSecond = rate }
+        trigger.invoker = json["invoker"]?.arrayValue?.compactMap(\.stringValue)
+        return trigger
     }
 
     /// The `scheduleTrigger` of a scheduled function, as firebase-functions writes it.
@@ -177,8 +226,8 @@ public struct ManifestEndpoint: Sendable, Hashable {
     }
 
     /// What makes the endpoint's function run: its event trigger (see ``trigger()``; a
-    /// schedule is one), or its HTTPS, callable or blocking trigger; `nil` for the kinds this
-    /// runtime does not serve (task queues).
+    /// schedule is one), or its HTTPS, callable, blocking or task-queue trigger; `nil` for an
+    /// endpoint of none of these kinds.
     ///
     /// - Throws: ``PathPatternError`` for a malformed path pattern; `DecodingError` for a
     ///   blocking trigger of an unknown event type.
@@ -189,6 +238,7 @@ public struct ManifestEndpoint: Sendable, Hashable {
         if let callable = otherTriggers["callableTrigger"] {
             return .callable(CallableTrigger(invoker: strings(callable)))
         }
+        if let queue = otherTriggers["taskQueueTrigger"] { return .taskQueue(Self.taskQueueTrigger(queue)) }
         if let blocking = otherTriggers["blockingTrigger"] {
             let type = blocking["eventType"]?.stringValue ?? ""
             guard let event = BlockingTrigger.BlockingEvent(rawValue: type) else {

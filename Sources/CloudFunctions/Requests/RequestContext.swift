@@ -61,4 +61,6 @@ public struct RequestContext: Sendable {
     public var firestore: any FirestoreClient { admin.firestore }
     /// Pub/Sub publishing.
     public var pubsub: any PubSubClient { admin.pubsub }
+    /// Enqueuing tasks to task-queue functions; the same as `admin.tasks`.
+    public var tasks: any TaskQueueClient { admin.tasks }
 }

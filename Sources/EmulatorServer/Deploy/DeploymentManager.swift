@@ -25,9 +25,9 @@ public final class DeploymentManager: Service, Sendable {
         public var binary: URL
         /// The instances of each deployed function.
         public var functions: [String: FunctionInstances]
-        /// The HTTPS, callable and blocking functions, served through their workers.
+        /// The HTTPS, callable, blocking and task-queue functions, served through their workers.
         public var requests: [String: FunctionTrigger]
-        /// Endpoints of kinds the emulator does not serve (schedules, task queues).
+        /// Endpoints of kinds this runtime does not know.
         public var skipped: [String]
         /// The functions that receive events (all the manifest's event functions, or those of `--only`).
         public var deployed: Set<String>
@@ -172,6 +172,13 @@ public final class DeploymentManager: Service, Sendable {
             return current
         }
         previous?.stop()
+        // Attempts go to the instances of the deployment current when they start.
+        emulator.taskQueues.deploy(taskQueues(deployment)) { [weak self] attempt in
+            guard let self, let pool = self.deployment?.functions[attempt.queue] else {
+                return TaskQueueService.Answer(status: nil, error: "the function is not deployed")
+            }
+            return await RequestForwarding.dispatch(attempt, pool: pool, clock: self.emulator.clock)
+        }
         do {
             try await emulator.store.saveDeployment(StoredDeployment(binary: binary.path, manifest: manifest.json(),
                 only: only, time: deployment.time))
@@ -180,6 +187,17 @@ public final class DeploymentManager: Service, Sendable {
                 metadata: ["error": "\(error)"])
         }
         return deployment
+    }
+
+    /// The deployment's task queues, by function name.
+    private func taskQueues(_ deployment: Deployment) -> [String: TaskQueueService.Queue] {
+        var queues: [String: TaskQueueService.Queue] = [:]
+        for (name, trigger) in deployment.requests {
+            guard case .taskQueue(let queue) = trigger, let endpoint = deployment.manifest.endpoints[name] else { continue }
+            queues[name] = TaskQueueService.Queue(trigger: queue, location: deployment.region(of: name),
+                timeout: endpoint.functionOptions.timeout)
+        }
+        return queues
     }
 
     /// The deployment's blocking functions, called through their workers at the URL clients

@@ -16,8 +16,8 @@ enum HTTPDelivery {
     /// run at once as all its instances can take.
     ///
     /// - Throws: `INVALID_ARGUMENT` for a malformed trigger. Request functions (HTTPS, callable,
-    ///   blocking) are returned in `requests`; endpoints of kinds the emulator does not serve
-    ///   (schedules, task queues) in `skipped`.
+    ///   blocking, task queues) are returned in `requests`; endpoints of no kind this runtime
+    ///   knows in `skipped`.
     static func registry(
         manifest: FunctionsManifest,
         instances: [String: FunctionInstances],

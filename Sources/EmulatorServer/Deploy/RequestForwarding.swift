@@ -62,6 +62,26 @@ enum RequestForwarding {
         })
     }
 
+    /// Sends a task's attempt to its function's worker, as Cloud Tasks does: the answer's
+    /// status, or why none came.
+    static func dispatch(_ attempt: TaskQueueService.Attempt, pool: FunctionInstances, clock: any BusClock) async
+        -> TaskQueueService.Answer
+    {
+        do {
+            let supervisor = try await pool.acquire()
+            defer { pool.release(supervisor) }
+            let base = try await supervisor.baseURL(until: clock.now.addingTimeInterval(attempt.timeout.seconds),
+                clock: clock)
+            let answer = try await HTTPExchange.send("POST", base.appendingPathComponent(attempt.queue),
+                headers: attempt.headers, body: attempt.body, timeout: attempt.timeout)
+            guard !(200..<300).contains(answer.status) else { return TaskQueueService.Answer(status: answer.status) }
+            let text = String(decoding: answer.body.prefix(300), as: UTF8.self)
+            return TaskQueueService.Answer(status: answer.status, error: "HTTP \(answer.status)" + (text.isEmpty ? "" : ": " + text))
+        } catch {
+            return TaskQueueService.Answer(status: nil, error: "no answer: \(error)")
+        }
+    }
+
     /// Calls a blocking function's worker, as Authentication does.
     static func call(
         _ endpoint: BlockingFunctions.Endpoint,
@@ -112,9 +132,16 @@ struct FunctionRequestMiddleware: RouterMiddleware {
             throw ServiceError(.notFound, "Function \(region)-\(name) does not exist, valid functions are: "
                 + (server.deployments.deployment?.requests.keys.sorted().joined(separator: ", ") ?? ""))
         }
-        if case .blocking = trigger {
+        switch trigger {
+        case .blocking:
             // Authentication calls blocking functions; clients may not.
             throw ServiceError(.notFound, "'\(name)' is a blocking function: Authentication calls it on sign-up and sign-in")
+        case .taskQueue:
+            // Its queue calls it, as Cloud Tasks does where deployed.
+            throw ServiceError(.notFound, "'\(name)' is a task-queue function: enqueue a task to its queue "
+                + "(POST /projects/\(server.emulator.project)/locations/\(region)/queues/\(name)/tasks)")
+        default:
+            break
         }
         var request = request
         let body = try await request.bodyData(limit: server.configuration.maxBodySize)

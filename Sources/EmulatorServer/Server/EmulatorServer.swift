@@ -94,13 +94,13 @@ public struct EmulatorServer: Sendable {
     }
 
     /// The address of each emulated service, by the names the firebase-tools hub uses: this
-    /// server's (`hub`, `functions`, `database`, `auth`, `remoteconfig`) once it listens, and
+    /// server's (`hub`, `functions`, `database`, `auth`, `remoteconfig`, `tasks`) once it listens, and
     /// Google's emulators while they run.
     package func emulatorAddresses() -> [String: HostPort] {
         var addresses: [String: HostPort] = [:]
         if let url = listening.url, let host = url.host, let port = url.port {
             let own = HostPort(host: host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host, port: port)
-            for name in ["hub", "functions", "database", "auth", "remoteconfig"] { addresses[name] = own }
+            for name in ["hub", "functions", "database", "auth", "remoteconfig", "tasks"] { addresses[name] = own }
         }
         for (name, emulator) in [("firestore", google.firestore), ("pubsub", google.pubsub)] {
             switch emulator.status {
@@ -129,6 +129,7 @@ public struct EmulatorServer: Sendable {
         DatabaseRoutes(server: self).add(to: router)
         ConsoleRoutes(server: self).add(to: router)
         GoogleEmulatorRoutes(server: self).add(to: router)
+        TaskQueueRoutes(server: self).add(to: router)
         return router
     }
 

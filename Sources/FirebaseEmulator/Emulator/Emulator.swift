@@ -36,6 +36,8 @@ public final class Emulator: Service, Sendable {
     public let messaging: MessagingService
     /// Analytics.
     public let analytics: AnalyticsService
+    /// Cloud Tasks: the queues of the deployed task-queue functions.
+    public let taskQueues: TaskQueueService
     /// The time source of the services and the bus.
     public let clock: any BusClock
     let logger: Logger
@@ -86,7 +88,10 @@ public final class Emulator: Service, Sendable {
         auth = try AuthService(store: store, project: project, clock: clock, emit: emit)
         messaging = try MessagingService(store: store, project: project, clock: clock, emit: emit)
         analytics = try AnalyticsService(store: store, project: project, clock: clock, emit: emit)
+        let taskQueues = try TaskQueueService(store: store, project: project, clock: clock, logger: logger)
+        self.taskQueues = taskQueues
         tasks.spawn { _ in await dispatcher.run() }
+        tasks.spawn { _ in await taskQueues.run() }
     }
 
     /// Runs the deployed functions and records their deliveries until ``shutdown()``, or a
@@ -115,7 +120,8 @@ public final class Emulator: Service, Sendable {
             messaging: EmulatorMessagingClient(service: messaging),
             database: EmulatorDatabaseClient(service: database, namespace: defaultDatabaseInstance),
             auth: EmulatorAuthClient(service: auth),
-            remoteConfig: EmulatorRemoteConfigClient(service: remoteConfig)
+            remoteConfig: EmulatorRemoteConfigClient(service: remoteConfig),
+            tasks: EmulatorTaskQueueClient(service: taskQueues)
         )
         if let google = googleClients.withLock({ $0 }) {
             clients.firestore = google.firestore
@@ -260,6 +266,7 @@ public final class Emulator: Service, Sendable {
     /// finishes what it has queued and running (retries it was waiting for stay pending in the
     /// outbox, for the next start); ``run()`` ends once that is recorded.
     public func shutdown() async {
+        await taskQueues.shutdown()
         dispatcher.attach(nil)
         await bus?.shutdown()
         await dispatcher.waitUntilRecorded()

@@ -35,6 +35,8 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let notFound = Code("NOT_FOUND", 404)
         /// 405 for an HTTP method a route does not take.
         public static let methodNotAllowed = Code("METHOD_NOT_ALLOWED", 405)
+        /// 409 `ALREADY_EXISTS`.
+        public static let alreadyExists = Code("ALREADY_EXISTS", 409)
         /// 409 `ABORTED`, e.g. a version mismatch.
         public static let aborted = Code("ABORTED", 409)
         /// 412 `FAILED_PRECONDITION`: an `If-Match` that does not match.

@@ -45,7 +45,7 @@ public final class EmulatorStore: Sendable {
             EmulatorStore.eventKeySchema,
             EmulatorStore.deploymentSchema,
             EmulatorStore.workerProcessSchema, EmulatorStore.workerProcessesSchema,
-            EmulatorStore.schedulesSchema,
+            EmulatorStore.schedulesSchema, EmulatorStore.tasksSchema,
         ]
         for schema in own + schemas {
             migrator.registerMigration(schema.name, migrate: schema.migrate)

@@ -36,6 +36,7 @@ struct CloudRunTarget {
         case .auth: "roles/firebaseauth.admin"
         case .firestore: "roles/datastore.user"
         case .pubsub: "roles/pubsub.publisher"
+        case .tasks: "roles/cloudtasks.enqueuer"
         }
     }
 
@@ -48,6 +49,7 @@ struct CloudRunTarget {
         case .auth: "Authentication"
         case .firestore: "Cloud Firestore"
         case .pubsub: "Pub/Sub"
+        case .tasks: "Cloud Tasks"
         }
     }
 
@@ -84,7 +86,7 @@ struct CloudRunTarget {
             "# Deploys the functions of '\(container.packagePath)' to Cloud Run, each with its Eventarc trigger.",
             "# Written by `\(command)`: review it, then run it.",
             "# Needs Docker (logged in to the image's registry) and gcloud 557 or later (--max-retry-attempts),",
-            "# with the Cloud Run, Eventarc, Artifact Registry, Pub/Sub and Cloud Scheduler APIs enabled in the project.",
+            "# with the Cloud Run, Eventarc, Artifact Registry, Pub/Sub, Cloud Scheduler and Cloud Tasks APIs enabled in the project.",
             "set -euo pipefail",
             "cd \"$(dirname \"$0\")\"",
             "",
@@ -129,18 +131,21 @@ struct CloudRunTarget {
                 "done",
             ]
         }
-        if functions.contains(where: { $0.trigger != nil }) {
+        if functions.contains(where: { $0.trigger != nil || $0.taskQueue != nil }) {
             // Eventarc calls the event services as this account: it needs to receive events and
             // to invoke them (a project without the default account's Editor role grants neither).
+            // Cloud Scheduler and Cloud Tasks call theirs with its OIDC tokens.
             lines += [
                 "",
                 "# The account Eventarc delivers events as.",
                 "TRIGGER_ACCOUNT=\"${TRIGGER_ACCOUNT:-" + (serviceAccount ?? "$(gcloud projects describe \"$PROJECT\" "
                     + "--format='value(projectNumber)')-compute@developer.gserviceaccount.com") + "}\"",
             ]
-            lines += Self.grant(["gcloud", "projects", "add-iam-policy-binding", "\"$PROJECT\""],
-                ["--member=\"serviceAccount:$TRIGGER_ACCOUNT\"", "--role=roles/eventarc.eventReceiver",
-                    "--condition=None", "--quiet"], what: "roles/eventarc.eventReceiver to $TRIGGER_ACCOUNT")
+            if functions.contains(where: { $0.trigger != nil }) {
+                lines += Self.grant(["gcloud", "projects", "add-iam-policy-binding", "\"$PROJECT\""],
+                    ["--member=\"serviceAccount:$TRIGGER_ACCOUNT\"", "--role=roles/eventarc.eventReceiver",
+                        "--condition=None", "--quiet"], what: "roles/eventarc.eventReceiver to $TRIGGER_ACCOUNT")
+            }
         }
         var registrations: [String] = []
         for function in functions {
@@ -151,6 +156,20 @@ struct CloudRunTarget {
                 lines += Self.grant(["gcloud", "run", "services", "add-iam-policy-binding", function.serviceName],
                     ["--project=\"$PROJECT\"", "--region=\(function.region)", "--member=\"serviceAccount:$TRIGGER_ACCOUNT\"",
                         "--role=roles/run.invoker", "--quiet"], what: "roles/run.invoker on \(function.serviceName) to $TRIGGER_ACCOUNT")
+                continue
+            }
+            if let queue = function.taskQueue {
+                lines += ["", "# \(function.name): a task queue, dispatched by Cloud Tasks"]
+                lines += Self.command(["gcloud", "run", "deploy", function.serviceName], runFlags(function))
+                lines += taskQueue(function, queue)
+                lines += Self.grant(["gcloud", "run", "services", "add-iam-policy-binding", function.serviceName],
+                    ["--project=\"$PROJECT\"", "--region=\(function.region)", "--member=\"serviceAccount:$TRIGGER_ACCOUNT\"",
+                        "--role=roles/run.invoker", "--quiet"], what: "roles/run.invoker on \(function.serviceName) to $TRIGGER_ACCOUNT")
+                for member in function.invokers {
+                    lines += Self.command(["gcloud", "run", "services", "add-iam-policy-binding", function.serviceName],
+                        ["--project=\"$PROJECT\"", "--region=\(function.region)", "--member=" + ShellWord.quoted(member),
+                            "--role=roles/run.invoker"])
+                }
                 continue
             }
             let trigger = try function.trigger.map { _ in try eventarcTrigger(function) }
@@ -396,6 +415,34 @@ struct CloudRunTarget {
             + Self.command(["gcloud", "scheduler", "jobs", "update", "http", job], flags).map { "  " + $0 }
             + ["else"]
             + Self.command(["gcloud", "scheduler", "jobs", "create", "http", job], flags).map { "  " + $0 }
+            + ["fi"]
+    }
+
+    /// The Cloud Tasks queue of a task-queue function, named after it: its retries and rate
+    /// limits, and an HTTP override that sends every task to the function's service with an
+    /// OIDC token of the trigger account (so enqueuers need not know the service's URL);
+    /// created, or updated when it exists.
+    func taskQueue(_ function: DeployableFunction, _ queue: TaskQueueTrigger) -> [String] {
+        let retry = queue.retryConfig
+        let flags = [
+            "--project=\"$PROJECT\"", "--location=\(function.region)",
+            "--max-attempts=\(retry.maxAttempts ?? -1)",
+            // Always given, 0s for no limit: an update keeps a flag it is not given.
+            "--max-retry-duration=\(retry.maxRetryDuration?.secondsText ?? "0")s",
+            "--min-backoff=\(retry.minBackoff.secondsText)s", "--max-backoff=\(retry.maxBackoff.secondsText)s",
+            "--max-doublings=\(retry.maxDoublings)",
+            "--max-dispatches-per-second=\(queue.rateLimits.maxDispatchesPerSecond)",
+            "--max-concurrent-dispatches=\(queue.rateLimits.maxConcurrentDispatches)",
+            "--http-uri-override=\"scheme:https,host:${url#https://},path:/\"",
+            "--http-oidc-service-account-email-override=\"$TRIGGER_ACCOUNT\"",
+        ]
+        let describe = "gcloud tasks queues describe \(function.name) --project=\"$PROJECT\" --location=\(function.region)"
+        return ["url=\"$(gcloud run services describe \(function.serviceName) --project=\"$PROJECT\" "
+                + "--region=\(function.region) --format='value(status.url)')\"",
+            "if \(describe) >/dev/null 2>&1; then"]
+            + Self.command(["gcloud", "tasks", "queues", "update", function.name], flags).map { "  " + $0 }
+            + ["else"]
+            + Self.command(["gcloud", "tasks", "queues", "create", function.name], flags).map { "  " + $0 }
             + ["fi"]
     }
 

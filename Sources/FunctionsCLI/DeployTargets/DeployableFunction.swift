@@ -3,7 +3,7 @@ import Foundation
 
 /// One function of a manifest as a container platform runs it: a service of its own (the
 /// package's image with `FUNCTION_TARGET` set) and, for an event function, a trigger; HTTPS,
-/// callable and blocking functions are HTTP services without one.
+/// callable, blocking and task-queue functions are HTTP services without one.
 struct DeployableFunction {
     /// The function's name: its `FUNCTION_TARGET`.
     let name: String
@@ -15,6 +15,11 @@ struct DeployableFunction {
     let kind: FunctionTrigger
     /// The event trigger, `nil` for request functions.
     var trigger: EventTrigger? { kind.eventTrigger }
+    /// The queue of a task-queue function.
+    var taskQueue: TaskQueueTrigger? {
+        if case .taskQueue(let queue) = kind { return queue }
+        return nil
+    }
 
     /// The regions Realtime Database instances live in, where their triggers must be.
     static let databaseRegions = ["us-central1", "europe-west1", "asia-southeast1"]
@@ -52,23 +57,26 @@ struct DeployableFunction {
 
     /// Whether anyone may invoke the service without credentials: HTTPS and callable functions
     /// unless their invoker names accounts (as Firebase deploys them), blocking functions (which
-    /// check the JWT Identity Platform sends); never event functions (only the broker calls them).
+    /// check the JWT Identity Platform sends); never event or task-queue functions (only the
+    /// broker or the queue calls them).
     var isPublic: Bool {
         switch kind {
-        case .event: false
+        case .event, .taskQueue: false
         case .https, .callable: invoker.map { $0.contains("public") } ?? true
         case .blocking: true
         }
     }
 
-    /// The accounts that may invoke a private HTTPS or callable function (`serviceAccount:…`, `user:…`).
+    /// The accounts that may invoke a private HTTPS, callable or task-queue function
+    /// (`serviceAccount:…`, `user:…`), besides the platform's.
     var invokers: [String] { invoker?.filter { $0 != "public" && $0 != "private" } ?? [] }
 
-    /// The `invoker` option of an HTTPS or callable function.
+    /// The `invoker` option of an HTTPS, callable or task-queue function.
     private var invoker: [String]? {
         switch kind {
         case .https(let trigger): trigger.invoker
         case .callable(let trigger): trigger.invoker
+        case .taskQueue(let trigger): trigger.invoker
         default: nil
         }
     }

@@ -49,6 +49,12 @@ struct KnativeTarget {
                     + "raises max-revision-timeout-seconds")
             }
             let options = function.options
+            if function.taskQueue != nil {
+                warnings.append("'\(function.name)': Knative has no task queues; it is a plain Service, and its queue's "
+                    + "schedule times, retries and rate limits need a dispatcher of your own (a Cloud Tasks queue "
+                    + "whose HTTP target reaches the Service)")
+                continue
+            }
             if function.trigger?.schedule != nil {
                 if options.retry {
                     warnings.append("'\(function.name)': a Knative PingSource does not retry a firing; its retries "

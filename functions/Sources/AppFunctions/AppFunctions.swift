@@ -14,6 +14,11 @@ import FunctionsWorker
 ///   gives every new user the custom claim `role: "player"`.
 /// - `onGameScoreDocument`: the same leaderboard in Cloud Firestore: GameScore documents in
 ///   `gameScores` keep `leaderboards/{playerName}` = `{"best": N}` at each player's best score.
+/// - `recountLeaderboard`: a task queue; each task `{"playerName"}` recomputes
+///   `/leaderboard/{playerName}` from every entry under `/scores`, with `onScoreWrite`'s rule
+///   (after scores are deleted or flagged as cheats, which `onScoreWrite` never lowers).
+/// - `nightlyDigest`: every day at 03:00 UTC, writes `/digests/{yyyy-mm-dd}` with the number of
+///   scores and the three best players.
 /// - `onScoreSubmitted`: each JSON message `{playerName, score}` on the Pub/Sub topic
 ///   `score-submissions` becomes a `gameScores` document named after the message id, so a
 ///   message delivered twice writes nothing new.
@@ -60,6 +65,30 @@ struct AppFunctions: FunctionsApp {
             let top: [JSONValue] = players.prefix(3).map { ["playerName": .string($0.name), "best": .number($0.best)] }
             let day = String(RFC3339Timestamp.string(from: event.scheduleTime).prefix(10))
             try await context.database.ref("digests/\(day)").set(["scores": .number(Double(scores)), "top": .array(top)])
+        }
+
+        // Tasks {"playerName"} enqueued by firebase-admin's task_queue("recountLeaderboard") or by
+        // `context.tasks.enqueue(...)`: at most 50 a second, a failed one retried 5 times.
+        functions["recountLeaderboard"] = Tasks.queue(
+            retry: TaskRetryConfig(maxAttempts: 5, minBackoff: .seconds(1), maxBackoff: .seconds(60)),
+            rateLimits: TaskRateLimits(maxConcurrentDispatches: 10, maxDispatchesPerSecond: 50)
+        ).options(.uses(.database)).onDispatch { (request: TaskRequest<Recount>) in
+            let player = request.data.playerName
+            guard Self.isValidKey(player) else {
+                throw CallableError(.invalidArgument, "'\(player)' cannot be a database key")
+            }
+            let scores = try await request.context.database.ref("scores").get().val().objectValue ?? [:]
+            let best = scores.values.compactMap { entry -> Double? in
+                guard entry["playerName"]?.stringValue == player, entry["cheatMode"]?.boolValue != true else { return nil }
+                return entry["score"]?.numberValue
+            }.max()
+            let entry = request.context.database.ref("leaderboard").child(player)
+            if let best {
+                try await entry.set(.number(best))
+            } else {
+                try await entry.remove()
+            }
+            request.context.logger.info("recounted \(player): \(best.map { "\($0)" } ?? "no score")")
         }
 
         functions["submitScore"] = Https.onCall { (request: CallableRequest<ScoreSubmission>) in
@@ -140,6 +169,11 @@ struct Profile: Encodable {
     var email: String?
     var displayName: String?
     var createdAt: String
+}
+
+/// A `recountLeaderboard` task's data.
+struct Recount: Codable, Sendable {
+    var playerName: String
 }
 
 /// What the app sends `submitScore`.

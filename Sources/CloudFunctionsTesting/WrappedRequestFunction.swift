@@ -29,6 +29,24 @@ public struct WrappedRequestFunction: Sendable {
         return await function.respond(to: request, context: context)
     }
 
+    /// Dispatches a task to a task-queue function as its queue would: `data` as the task's
+    /// `data`, `task` as the `X-CloudTasks-*` headers.
+    ///
+    /// - Throws: the ``CallableError`` the function answered with (the queue would retry).
+    public func dispatch(_ data: some Encodable, task: TaskContext? = nil) async throws {
+        var fields = HTTPFields()
+        fields[.contentType] = "application/json"
+        for (name, value) in (task ?? TaskContext(queueName: name, id: "test-task")).dispatchHeaders {
+            if let field = HTTPField.Name(name) { fields.append(HTTPField(name: field, value: value)) }
+        }
+        let body = JSONValue.object(["data": try JSONValue(encoding: data)]).serializedData()
+        let response = await respond(to: HTTPSRequest(method: .post, target: "/", headerFields: fields, body: body))
+        guard response.status.kind == .successful else {
+            let reply = (try? JSONValue(parsing: await (try? response.collectBody()) ?? Data())) ?? .null
+            throw Self.callableError(reply["error"] ?? ["status": "UNKNOWN", "message": .string("HTTP \(response.status.code)")])
+        }
+    }
+
     /// Calls a callable with `data`, as `auth` (signed out when `nil`), and returns its result.
     ///
     /// - Throws: the ``CallableError`` the function answered with.
@@ -141,7 +159,7 @@ public struct WrappedRequestFunction: Sendable {
 }
 
 extension FunctionRegistry {
-    /// Wraps a registered HTTPS, callable or blocking function for direct calls in tests.
+    /// Wraps a registered HTTPS, callable, blocking or task-queue function for direct calls in tests.
     ///
     /// - Throws: ``WrapError`` when no function has that name, or it is an event function.
     public func wrapRequest(

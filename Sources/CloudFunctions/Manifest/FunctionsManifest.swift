@@ -71,6 +71,9 @@ extension FunctionRegistry {
         if functions.contains(where: { if case .blocking = $0.function.trigger { true } else { false } }) {
             apis.append(.init(api: "identitytoolkit.googleapis.com", reason: "Needed for auth blocking functions"))
         }
+        if functions.contains(where: { if case .taskQueue = $0.function.trigger { true } else { false } }) {
+            apis.append(.init(api: "cloudtasks.googleapis.com", reason: "Needed for task queue functions"))
+        }
         return FunctionsManifest(endpoints: endpoints, requiredAPIs: apis)
     }
 }

@@ -35,6 +35,23 @@ public struct TaskContext: Sendable, Hashable {
         self.headers = headers
     }
 
+    /// The `X-CloudTasks-*` headers a queue sends for this context (the previous response and
+    /// retry reason on retries only).
+    public var dispatchHeaders: [(name: String, value: String)] {
+        var fields = [
+            (Tasks.queueNameHeader, queueName),
+            (Tasks.taskNameHeader, id),
+            (Tasks.retryCountHeader, String(retryCount)),
+            (Tasks.executionCountHeader, String(executionCount)),
+        ]
+        if let scheduleTime { fields.append((Tasks.etaHeader, String(format: "%.6f", scheduleTime.timeIntervalSince1970))) }
+        if retryCount > 0 {
+            if let previousResponse { fields.append((Tasks.previousResponseHeader, String(previousResponse))) }
+            if let retryReason { fields.append((Tasks.retryReasonHeader, retryReason)) }
+        }
+        return fields
+    }
+
     /// The context a dispatch's headers carry.
     init(headerFields: HTTPFields) {
         var headers: [String: String] = [:]

@@ -273,9 +273,11 @@ public final class Emulator: Service, Sendable {
         tasks.finish()
     }
 
-    /// Waits until the deployed functions have nothing queued or running (and, with
-    /// `includingRetries`, no retry scheduled), and what they did is in the event log.
+    /// Waits until the task queues have nothing due or running (with `includingRetries`,
+    /// nothing queued at all), then until the deployed functions have nothing queued or running
+    /// (and, with `includingRetries`, no retry scheduled), and what they did is in the event log.
     public func waitUntilIdle(includingRetries: Bool = false) async {
+        await taskQueues.waitUntilIdle(includingScheduled: includingRetries)
         await bus?.waitUntilIdle(includingRetries: includingRetries)
         await dispatcher.waitUntilRecorded()
     }

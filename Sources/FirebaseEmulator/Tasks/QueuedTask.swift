@@ -106,18 +106,8 @@ public struct QueuedTask: Sendable, Hashable {
 
     /// The headers of its next attempt: its own, and the `X-CloudTasks-*` ones Cloud Tasks adds.
     func attemptHeaders() -> [(String, String)] {
-        var fields = headers.map { ($0.key, $0.value) }.sorted { $0.0 < $1.0 }
-        fields += [
-            (Tasks.queueNameHeader, queue),
-            (Tasks.taskNameHeader, id),
-            (Tasks.retryCountHeader, String(dispatchCount)),
-            (Tasks.executionCountHeader, String(responseCount)),
-            (Tasks.etaHeader, String(format: "%.6f", scheduleTime.timeIntervalSince1970)),
-        ]
-        if dispatchCount > 0 {
-            if let lastResponseStatus { fields.append((Tasks.previousResponseHeader, String(lastResponseStatus))) }
-            if let lastError { fields.append((Tasks.retryReasonHeader, lastError)) }
-        }
-        return fields
+        let context = TaskContext(queueName: queue, id: id, retryCount: dispatchCount, executionCount: responseCount,
+            scheduleTime: scheduleTime, previousResponse: lastResponseStatus, retryReason: lastError)
+        return headers.map { ($0.key, $0.value) }.sorted { $0.0 < $1.0 } + context.dispatchHeaders.map { ($0.name, $0.value) }
     }
 }

@@ -96,6 +96,16 @@ public final class TaskQueueService: Sendable {
         var nextSlot = Date.distantPast
     }
 
+    /// How idle a waiter wants the queues.
+    enum Idleness: Sendable {
+        /// No attempt running.
+        case notRunning
+        /// No attempt running, and no task of a deployed queue due.
+        case nothingDue
+        /// No attempt running, and no task of a deployed queue waiting, whenever it is due.
+        case nothingQueued
+    }
+
     struct State: Sendable {
         var tasks: [Key: QueuedTask] = [:]
         var lanes: [String: Lane] = [:]
@@ -104,9 +114,34 @@ public final class TaskQueueService: Sendable {
         var sequence = 0
         var enqueuedSincePrune = 0
         var closing = false
-        var idleWaiters: [CheckedContinuation<Void, Never>] = []
+        var idleWaiters: [(idleness: Idleness, waiter: CheckedContinuation<Void, Never>)] = []
 
         var running: Int { lanes.values.reduce(0) { $0 + $1.running } }
+
+        /// Whether the queues are as idle as asked at `now`.
+        func isIdle(_ idleness: Idleness, now: Date) -> Bool {
+            guard running == 0 else { return false }
+            switch idleness {
+            case .notRunning: return true
+            case .nothingDue, .nothingQueued:
+                return !tasks.values.contains { task in
+                    task.state == .queued && lanes[task.queue]?.queue != nil
+                        && (idleness == .nothingQueued || task.scheduleTime <= now)
+                }
+            }
+        }
+
+        /// Takes the waiters whose idleness has come.
+        mutating func takeIdleWaiters(now: Date) -> [CheckedContinuation<Void, Never>] {
+            guard !idleWaiters.isEmpty, running == 0 else { return [] }
+            var ready: [CheckedContinuation<Void, Never>] = []
+            var waiting: [(idleness: Idleness, waiter: CheckedContinuation<Void, Never>)] = []
+            for entry in idleWaiters {
+                if isIdle(entry.idleness, now: now) { ready.append(entry.waiter) } else { waiting.append(entry) }
+            }
+            idleWaiters = waiting
+            return ready
+        }
 
         /// Puts a queued task in its lane's schedule.
         mutating func schedule(_ task: QueuedTask) {
@@ -151,15 +186,27 @@ public final class TaskQueueService: Sendable {
             return state.timer?.id
         }
         if let timer { scope.cancel(timer) }
+        await wait(until: .notRunning)
+        scope.finish()
+    }
+
+    /// Returns once no attempt runs and no task of a deployed queue is due; with
+    /// `includingScheduled`, once no such task waits at all (those scheduled later, and the
+    /// retries, have run).
+    public func waitUntilIdle(includingScheduled: Bool = false) async {
+        await wait(until: includingScheduled ? .nothingQueued : .nothingDue)
+    }
+
+    private func wait(until idleness: Idleness) async {
+        let now = clock.now
         await withCheckedContinuation { continuation in
             let idle = state.withLock { state in
-                if state.running == 0 { return true }
-                state.idleWaiters.append(continuation)
+                if state.isIdle(idleness, now: now) { return true }
+                state.idleWaiters.append((idleness, continuation))
                 return false
             }
             if idle { continuation.resume() }
         }
-        scope.finish()
     }
 
     /// Serves `queues` (by function name) from now on, sending their attempts through
@@ -234,6 +281,8 @@ public final class TaskQueueService: Sendable {
             state.tasks[key] = task
         }
         try await persist(key)
+        // The last task waited for may be gone.
+        pump()
     }
 
     /// One task, finished or not (within the hour).
@@ -291,7 +340,9 @@ public final class TaskQueueService: Sendable {
         var starts: [(key: Key, attempt: Attempt)] = []
         var dispatch: Dispatch?
         var replacedTimer: TaskScope.ID?
+        var idle: [CheckedContinuation<Void, Never>] = []
         state.withLock { state in
+            defer { idle = state.takeIdleWaiters(now: now) }
             guard !state.closing, let send = state.dispatch else { return }
             dispatch = send
             var wake: Date?
@@ -340,6 +391,7 @@ public final class TaskQueueService: Sendable {
             state.timer = (id, wake)
         }
         if let replacedTimer { scope.cancel(replacedTimer) }
+        for waiter in idle { waiter.resume() }
         guard let dispatch else { return }
         for (key, attempt) in starts {
             _ = scope.spawn { [self] _ in
@@ -359,8 +411,8 @@ public final class TaskQueueService: Sendable {
     /// Records an attempt's answer: the task succeeded, is retried, or failed for good.
     private func finish(_ key: Key, answer: Answer) async {
         let now = clock.now
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            guard var task = state.tasks[key] else { return [] }
+        state.withLock { state in
+            guard var task = state.tasks[key] else { return }
             state.lanes[key.queue]?.running -= 1
             task.lastResponseStatus = answer.status
             task.lastError = answer.error ?? answer.status.flatMap { (200..<300).contains($0) ? nil : "HTTP \($0)" }
@@ -386,16 +438,12 @@ public final class TaskQueueService: Sendable {
                 }
             }
             state.tasks[key] = task
-            guard state.closing, state.running == 0 else { return [] }
-            defer { state.idleWaiters = [] }
-            return state.idleWaiters
         }
         do {
             try await persist(key)
         } catch {
             logger.error("could not store a task's attempt", metadata: ["task": "\(key.id)", "error": "\(error)"])
         }
-        for waiter in waiters { waiter.resume() }
         pump()
     }
 }

@@ -35,3 +35,62 @@ def test_the_functions_listing_shows_the_schedule(emulator):
     schedule = body["endpoints"]["nightlyDigest"]["scheduleTrigger"]
     assert schedule["schedule"] == "0 3 * * *" and schedule["timeZone"] == "UTC"
     assert schedule["retryConfig"]["retryCount"] == 0
+
+
+def test_a_one_minute_schedule_fires_on_its_own(tmp_path):
+    """A package of its own with `Scheduler.every("1 minutes")`, deployed to a fresh emulator:
+    within a minute, with nobody asking, the schedule fires at a minute's start and its function runs."""
+    import json
+    import os
+    import subprocess
+    import urllib.request
+    from datetime import datetime
+
+    from conftest import ROOT
+
+    binary = os.environ.get("FUNCTIONS_BIN", str(ROOT / ".build" / "debug" / "functions"))
+    scratch = os.environ.get("SCRATCH_PATH", str(ROOT / ".build"))
+    package = tmp_path / "ticker"
+    subprocess.run([binary, "init", str(package), "--package-path", str(ROOT)], check=True, capture_output=True)
+    (package / "Sources" / "Ticker" / "Ticker.swift").write_text('''import Foundation
+import FunctionsWorker
+
+@main
+struct Ticker: FunctionsApp {
+    static func register(_ functions: inout FunctionRegistry) {
+        functions["tick"] = Scheduler.every("1 minutes").options(.uses(.database)).onRun { event, context in
+            _ = try await context.database.ref("ticks").push([
+                "scheduleTime": .string(RFC3339Timestamp.string(from: event.scheduleTime)),
+                "ranAt": .string(RFC3339Timestamp.string(from: Date())),
+            ])
+        }
+    }
+}
+''')
+    (package / "Tests" / "TickerTests" / "TickerTests.swift").write_text("// The ticker has no tests of its own.\n")
+    project = "ticker-demo"
+    emulator = subprocess.Popen([binary, "emulators:start", "--in-memory", "--port", "0", "--project", project],
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        base = emulator.stdout.readline()[len("ready: "):].strip()
+        subprocess.run([binary, "deploy", "--source", str(package), "--configuration", "debug", "--scratch-path", scratch,
+                        "--emulator", base, "--project", project], check=True, capture_output=True, timeout=900)
+        # The database's event stream, as a client listens: the first put is the empty tree.
+        request = urllib.request.Request(f"{base}/ticks.json?ns={project}-default-rtdb",
+                                         headers={"Accept": "text/event-stream"})
+        with urllib.request.urlopen(request, timeout=90) as stream:
+            tick = None
+            for line in stream:
+                text = line.decode().strip()
+                if text.startswith("data:") and "scheduleTime" in text:
+                    # A put at the pushed child's path: {"path": "/-N…", "data": {"scheduleTime", "ranAt"}}.
+                    tick = json.loads(text[len("data:"):])["data"]
+                    break
+        assert tick is not None
+        scheduled = datetime.fromisoformat(tick["scheduleTime"].replace("Z", "+00:00"))
+        ran = datetime.fromisoformat(tick["ranAt"].replace("Z", "+00:00"))
+        assert scheduled.second == 0 and scheduled.microsecond == 0, tick
+        assert 0 <= (ran - scheduled).total_seconds() < 5, tick
+    finally:
+        emulator.terminate()
+        emulator.wait(timeout=60)

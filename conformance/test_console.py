@@ -450,6 +450,27 @@ def test_the_functions_page_lists_schedules_and_runs_one_now(app, emulator, brow
     browser.save_screenshot(str(SHOTS / "functions-schedules.png"))
 
 
+def test_the_functions_page_lists_queued_tasks_and_deletes_one(app, emulator, browser):
+    from selenium.webdriver.common.by import By
+
+    tasks = f"/projects/{PROJECT}/locations/us-central1/queues/recountLeaderboard/tasks"
+    body = {"task": {"name": f"{tasks[1:]}/console-{uuid.uuid4().hex[:8]}", "scheduleTime": "2099-01-01T00:00:00Z",
+                     "httpRequest": {"body": "eyJkYXRhIjp7InBsYXllck5hbWUiOiJjb25zb2xlIn19"}}}
+    status, created, _ = emulator.request("POST", tasks, body)
+    assert status == 200, created
+    task_id = created["name"].rsplit("/", 1)[1]
+    open_page(browser, emulator, "functions")
+    row = find(browser, f'[data-task="{task_id}"]')
+    cells = [cell.text for cell in row.find_elements(By.CSS_SELECTOR, "td")]
+    assert cells[:5] == ["recountLeaderboard", task_id, "queued", cells[3], "0"] and "2099" in cells[3], cells
+    browser.execute_script("arguments[0].scrollIntoView()", row)
+    browser.save_screenshot(str(SHOTS / "functions-task-queues.png"))
+    click(browser, f'[data-delete-task="{task_id}"]')
+    wait(browser, lambda d: "deleted" in d.find_element(By.CSS_SELECTOR, f'[data-task="{task_id}"]').text)
+    status, deleted, _ = emulator.request("GET", f"{tasks}/{task_id}")
+    assert status == 200 and deleted["state"] == "deleted", deleted
+
+
 def test_every_page_renders_without_javascript_errors_and_is_keyboard_navigable(app, emulator, browser):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
@@ -470,7 +491,7 @@ def test_every_page_renders_without_javascript_errors_and_is_keyboard_navigable(
     open_page(browser, emulator, "overview")
     functions = find(browser, "main").text
     for name in ["pushConfig", "onScoreWrite", "submitScore", "checkSignUp", "onGameScoreDocument", "onScoreSubmitted",
-                 "nightlyDigest"]:
+                 "nightlyDigest", "recountLeaderboard"]:
         assert name in functions, functions
     # The sample's Firestore and Pub/Sub functions started Google's emulators; the overview says where.
     assert "Google’s emulators" in functions

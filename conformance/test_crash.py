@@ -168,10 +168,10 @@ def test_sigkill_under_load_loses_no_acknowledged_write_or_event(tmp_path):
         if round_number == 0:
             deploy_functions(binary, host, port)
         status, functions = call(host, port, "GET", f"/emulator/v1/projects/{PROJECT}/functions")
-        # Each of the eight functions (six event, two request functions) runs in processes of its
+        # Each of the nine functions (six event, three request functions) runs in processes of its
         # own; one with many recovered events pending may already be starting more instances.
         try:
-            assert status == 200 and len(functions["functions"]) == 8, functions
+            assert status == 200 and len(functions["functions"]) == 9, functions
             assert all(any(instance["status"] == "running" for instance in function["instances"])
                        for function in functions["functions"].values()), functions
         except AssertionError:

@@ -207,9 +207,12 @@ struct DeployRoutes {
             ]
             if let trigger = deployment.requests[name] {
                 function["kind"] = .string(trigger.summary)
-                // Where clients call it; blocking functions are called by Authentication.
-                if case .blocking = trigger {} else if let base {
-                    function["url"] = .string(deployment.url(of: name, base: base, project: project))
+                // Where clients call it; Authentication calls blocking functions, queues task-queue ones.
+                switch trigger {
+                case .https, .callable:
+                    if let base { function["url"] = .string(deployment.url(of: name, base: base, project: project)) }
+                default:
+                    break
                 }
             }
             functions[name] = .object(function)

@@ -23,7 +23,7 @@ package final class StoreChangeFeed: Sendable {
         switch table {
         case "remote_config_versions": "remoteConfig"
         case "outbox", "deliveries", "delivery_attempts": "events"
-        case "deployment", "worker_process": "functions"
+        case "deployment", "worker_process", "queued_task": "functions"
         default:
             if table.hasPrefix("fcm_") { "messaging" }
             else if table.hasPrefix("auth_") { "auth" }

@@ -1,9 +1,10 @@
 // Functions: each deployed function with its trigger and instances, and what the event log says
 // of it over a recent window: events, attempts, successes, failed attempts, retries, dead letters,
 // the median and 99th percentile duration of its attempts, and its latest failed attempts; the
-// scheduled functions, with their last and next firings and a button that runs one now; and the
+// scheduled functions, with their last and next firings and a button that runs one now; the
+// tasks of the task queues, with their ETA and attempts, and a button that deletes one; and the
 // log lines its workers write, live.
-import { call, get, emulatorPath } from '../api.js';
+import { call, get, emulatorPath, project } from '../api.js';
 import { h, replace, section, table, errorNote, time, matchesText, options } from '../dom.js';
 import { kindOf, instanceCount } from './overview.js';
 
@@ -19,6 +20,7 @@ export default {
     const statsBox = h('div', { id: 'function-stats' });
     const errorsBox = h('div', { id: 'function-errors' });
     const schedulesBox = h('div', { id: 'function-schedules' });
+    const queuesBox = h('div', { id: 'function-queues' });
     windowSelect.addEventListener('change', () => refresh());
     const logFunction = h('select', { id: 'log-function', name: 'function' }, h('option', { value: '' }, 'all functions'));
     const logSeverity = h('select', { id: 'log-severity', name: 'severity' },
@@ -30,6 +32,7 @@ export default {
         h('label', { for: 'stats-window' }, 'Over the'), windowSelect), statsBox),
       section('Latest errors', errorsBox),
       section('Schedules', schedulesBox),
+      section('Task queues', queuesBox),
       section('Logs', h('form', { class: 'inline', onsubmit: (event) => event.preventDefault() },
         h('label', { for: 'log-function' }, 'From'), logFunction, h('label', { for: 'log-severity' }, 'Showing'), logSeverity,
         h('label', { for: 'log-text', class: 'visually-hidden' }, 'Text'), logText), logBox));
@@ -77,6 +80,7 @@ export default {
         const [description, stats, scheduled] = await Promise.all([get(`${emulatorPath}/functions`),
           get(`${emulatorPath}/functions:stats?window=${windowSelect.value}`), get(`${emulatorPath}/schedules`)]);
         drawSchedules(scheduled.schedules);
+        await drawQueues(description.endpoints ?? {});
         const byName = new Map(stats.functions.map((entry) => [entry.function, entry]));
         const names = [...new Set([...Object.keys(description.endpoints ?? {}), ...byName.keys()])].sort();
         if (!options(logFunction, new Set(names), 'all functions') && source) follow();
@@ -121,6 +125,33 @@ export default {
             } catch (error) { replace(note, errorNote(error)); }
           } }, 'Run now'), note));
       }), { empty: 'No scheduled functions are deployed.' }));
+    }
+
+    // Each task-queue function's tasks, through the Cloud Tasks API the emulator serves: those
+    // waiting or running, and those finished within the hour their ids stay taken.
+    async function drawQueues(endpoints) {
+      const queues = Object.entries(endpoints).filter(([, endpoint]) => endpoint.taskQueueTrigger)
+        .map(([name, endpoint]) => ({ name, location: endpoint.region?.[0] ?? 'us-central1' }));
+      const lists = await Promise.all(queues.map(({ name, location }) =>
+        get(`/projects/${encodeURIComponent(project)}/locations/${location}/queues/${encodeURIComponent(name)}/tasks`)));
+      const rows = queues.flatMap((queue, index) => (lists[index].tasks ?? []).map((task) => ({ queue, task })));
+      const waiting = (task) => task.state === 'queued' || task.state === 'dispatching';
+      rows.sort((a, b) => Number(waiting(b.task)) - Number(waiting(a.task)) || a.task.scheduleTime.localeCompare(b.task.scheduleTime));
+      replace(queuesBox, table(['Queue', 'Task', 'State', 'ETA', 'Attempts', 'Last answer', ''], rows.slice(0, 200).map(({ queue, task }) => {
+        const id = task.name.split('/').pop();
+        const last = task.lastAttempt;
+        return h('tr', { 'data-task': id },
+          h('td', {}, h('code', {}, queue.name)), h('td', {}, h('code', {}, id)),
+          h('td', { class: task.state === 'failed' ? 'error-text' : task.state === 'succeeded' ? 'ok' : '' }, task.state),
+          h('td', { class: 'kv' }, time(task.scheduleTime)), h('td', {}, String(task.dispatchCount)),
+          h('td', { class: 'message' }, last ? (last.error ?? String(last.responseStatus?.code ?? '')) : '–'),
+          h('td', {}, waiting(task) ? h('button', { 'data-delete-task': id, onclick: async () => {
+            try {
+              await call('DELETE', `/${task.name}`);
+              await refresh();
+            } catch (error) { replace(queuesBox, errorNote(error)); }
+          } }, 'Delete') : ''));
+      }), { empty: queues.length ? 'No tasks: enqueue one with firebase-admin\'s task_queue, or context.tasks.enqueue.' : 'No task queues are deployed.' }));
     }
 
     await refresh();

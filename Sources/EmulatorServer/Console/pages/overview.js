@@ -91,6 +91,10 @@ function trigger(endpoint, runtime) {
     const patterns = Object.entries(endpoint.eventTrigger.eventFilterPathPatterns ?? {}).map(([key, value]) => `${key}~${value}`);
     return h('span', {}, h('code', {}, endpoint.eventTrigger.eventType), [...filters, ...patterns].length ? ` (${[...filters, ...patterns].join(', ')})` : '');
   }
+  if (endpoint.taskQueueTrigger) {
+    const limits = endpoint.taskQueueTrigger.rateLimits ?? {};
+    return h('span', {}, `task queue, ${limits.maxDispatchesPerSecond ?? 500}/s, ${limits.maxConcurrentDispatches ?? 1000} at once`);
+  }
   if (runtime.url) return h('a', { href: runtime.url }, runtime.url);
   if (endpoint.blockingTrigger) return h('code', {}, endpoint.blockingTrigger.eventType);
   return '';

@@ -234,3 +234,43 @@ struct TaskQueueServiceTests {
         }
     }
 }
+
+/// Task-queue functions deployed in process: an event function enqueues through
+/// `context.tasks`, and the queue dispatches to the task function.
+@Suite("Emulator: task queues in process")
+struct InProcessTaskQueueTests {
+    struct Recount: Codable, Sendable {
+        var playerName: String
+    }
+
+    @Test("an event function enqueues with context.tasks; the queue runs the task function, which writes", .timeLimit(.minutes(1)))
+    func enqueueFromAFunction() async throws {
+        let emulator = try Emulator(project: "demo-project", directory: nil)
+        var functions = FunctionRegistry()
+        functions["onScore"] = Database.ref("/scores/{id}").onCreate { snapshot, context in
+            let player = snapshot.child("playerName").val().stringValue ?? ""
+            do {
+                try await context.tasks.enqueue(Recount(playerName: player), to: "recount", id: "recount-\(player)")
+            } catch let error as TaskQueueError where error.status == "ALREADY_EXISTS" {
+                // One recount per player: a second enqueue is refused, which is what the id is for.
+            }
+        }
+        functions["recount"] = Tasks.queue().onDispatch { (request: TaskRequest<Recount>) in
+            try await request.context.database.ref("recounted/\(request.data.playerName)")
+                .set(.string(request.task.id))
+        }
+        try await emulator.withRunning {
+            try await emulator.deploy(functions)
+            for id in ["a", "b"] {
+                try await emulator.database.set(namespace: emulator.defaultDatabaseInstance, path: "scores/\(id)",
+                    value: ["playerName": "ada"])
+            }
+            await emulator.waitUntilIdle(includingRetries: true)
+            #expect(try await emulator.admin.database.get("recounted") == ["ada": "recount-ada"])
+            let log = try emulator.store.eventLog()
+            #expect(log.count == 2 && log.allSatisfy(\.done), "the two score events, both handled")
+            #expect(emulator.taskQueues.tasks(in: "recount").map(\.state) == [.succeeded],
+                "the second score's enqueue was refused: the id was taken")
+        }
+    }
+}

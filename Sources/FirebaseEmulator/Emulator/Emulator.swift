@@ -144,7 +144,8 @@ public final class Emulator: Service, Sendable {
     /// deployment, which drops those it already has.
     ///
     /// Blocking functions in the registry run on client sign-ups and sign-ins from now on,
-    /// called in process; `blocking` replaces them (the emulator server calls its workers).
+    /// called in process, and its task-queue functions get their queues; `blocking` replaces
+    /// them (the emulator server calls its workers, and sets the queues).
     ///
     /// - Throws: ``RegistryError`` for a registry with problems (nothing is replaced then).
     @discardableResult
@@ -172,6 +173,13 @@ public final class Emulator: Service, Sendable {
         database.setTriggers(eventTriggers)
         auth.setBlockingFunctions(blocking ?? BlockingFunctions.inProcess(functions, project: project, admin: admin,
             clock: clock, logger: logger))
+        if blocking == nil {
+            // In process, the task queues dispatch to the registry's functions; the server sets
+            // its own, which dispatch to the workers.
+            let (queues, dispatch) = TaskQueueService.inProcess(functions, project: project, admin: admin, clock: clock,
+                logger: logger)
+            taskQueues.deploy(queues, dispatch: dispatch)
+        }
         let previous = deployment.withLock { current in
             defer { current = bus }
             return current
@@ -273,12 +281,15 @@ public final class Emulator: Service, Sendable {
         tasks.finish()
     }
 
-    /// Waits until the task queues have nothing due or running (with `includingRetries`,
-    /// nothing queued at all), then until the deployed functions have nothing queued or running
-    /// (and, with `includingRetries`, no retry scheduled), and what they did is in the event log.
+    /// Waits until the deployed functions have nothing queued or running (and, with
+    /// `includingRetries`, no retry scheduled), nor the task queues anything due or running (with
+    /// `includingRetries`, nothing queued at all), and what they did is in the event log. Events
+    /// may enqueue tasks and tasks cause events: it waits for both until neither has work.
     public func waitUntilIdle(includingRetries: Bool = false) async {
-        await taskQueues.waitUntilIdle(includingScheduled: includingRetries)
-        await bus?.waitUntilIdle(includingRetries: includingRetries)
-        await dispatcher.waitUntilRecorded()
+        repeat {
+            await taskQueues.waitUntilIdle(includingScheduled: includingRetries)
+            await bus?.waitUntilIdle(includingRetries: includingRetries)
+            await dispatcher.waitUntilRecorded()
+        } while !taskQueues.isIdle(includingScheduled: includingRetries)
     }
 }

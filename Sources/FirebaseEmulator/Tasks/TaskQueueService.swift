@@ -197,6 +197,12 @@ public final class TaskQueueService: Sendable {
         await wait(until: includingScheduled ? .nothingQueued : .nothingDue)
     }
 
+    /// Whether ``waitUntilIdle(includingScheduled:)`` would return at once.
+    public func isIdle(includingScheduled: Bool = false) -> Bool {
+        let now = clock.now
+        return state.withLock { $0.isIdle(includingScheduled ? .nothingQueued : .nothingDue, now: now) }
+    }
+
     private func wait(until idleness: Idleness) async {
         let now = clock.now
         await withCheckedContinuation { continuation in

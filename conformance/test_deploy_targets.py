@@ -68,7 +68,7 @@ def test_knative_sample_services_and_triggers(sample_knative):
     files = sorted(p.name for p in sample_knative.iterdir())
     assert files == ["Dockerfile", "Dockerfile.dockerignore", "checksignup.yaml", "nightlydigest.yaml",
                      "ongamescoredocument.yaml", "onscoresubmitted.yaml", "onscorewrite.yaml", "onusercreated.yaml",
-                     "pushconfig.yaml", "submitscore.yaml"]
+                     "pushconfig.yaml", "recountleaderboard.yaml", "submitscore.yaml"]
     # Request functions are Services alone, serving HTTP.
     (callable_service,) = documents(sample_knative / "submitscore.yaml")
     env = callable_service["spec"]["template"]["spec"]["containers"][0]["env"]
@@ -328,6 +328,48 @@ def test_cloud_run_schedules_are_cloud_scheduler_jobs(tmp_path):
     assert invoker and invoker[-1]["--member"] == ["serviceAccount:$TRIGGER_ACCOUNT"]
 
 
+def test_cloud_run_task_queues_are_cloud_tasks_queues(tmp_path):
+    """A taskQueueTrigger as firebase-functions writes it becomes a private service and a Cloud Tasks
+    queue named after the function, with its retries and rate limits and an HTTP override that sends
+    every task to the service with an OIDC token; Knative says what it cannot carry."""
+    queue = {"platform": "gcfv2", "region": ["europe-west1"], "labels": {}, "timeoutSeconds": 900,
+             "taskQueueTrigger": {"retryConfig": {"maxAttempts": 5, "maxRetrySeconds": None, "minBackoffSeconds": 1,
+                                                  "maxBackoffSeconds": 60, "maxDoublings": 16},
+                                  "rateLimits": {"maxConcurrentDispatches": 10, "maxDispatchesPerSecond": 50},
+                                  "invoker": ["serviceAccount:ops@my-proj.iam.gserviceaccount.com"]}}
+    manifest = manifest_file(tmp_path, {"recountLeaderboard": queue})
+    out = tmp_path / "out"
+    result = deploy("--target", "cloud-run", "--project", "my-proj", "--out", str(out), "--manifest", manifest)
+    assert result.returncode == 0, result.stderr
+    script = (out / "deploy.sh").read_text()
+    subprocess.run(["bash", "-n", str(out / "deploy.sh")], check=True)
+    commands = gcloud_commands(script)
+    (run,) = [flags for words, flags in commands if words[:3] == ["gcloud", "run", "deploy"]]
+    assert "--allow-unauthenticated" not in run and run.get("--no-allow-unauthenticated") is not None, run
+    queues = [(words, flags) for words, flags in commands if words[:3] == ["gcloud", "tasks", "queues"]]
+    assert [words[3:5] for words, _ in queues] == [["update", "recountLeaderboard"], ["create", "recountLeaderboard"]]
+    (_, update), (_, create) = queues
+    assert update == create
+    assert "gcloud tasks queues describe recountLeaderboard --project=\"$PROJECT\" --location=europe-west1" in script
+    assert create == {"--project": ["$PROJECT"], "--location": ["europe-west1"], "--max-attempts": ["5"],
+                      "--max-retry-duration": ["0s"], "--min-backoff": ["1s"], "--max-backoff": ["60s"],
+                      "--max-doublings": ["16"], "--max-dispatches-per-second": ["50.0"],
+                      "--max-concurrent-dispatches": ["10"],
+                      "--http-uri-override": ["scheme:https,host:${url#https://},path:/"],
+                      "--http-oidc-service-account-email-override": ["$TRIGGER_ACCOUNT"]}
+    members = [flags["--member"][0] for words, flags in commands
+               if words[:4] == ["gcloud", "run", "services", "add-iam-policy-binding"]]
+    assert members == ["serviceAccount:$TRIGGER_ACCOUNT", "serviceAccount:ops@my-proj.iam.gserviceaccount.com"]
+    assert "roles/eventarc.eventReceiver" not in script and "gcloud eventarc" not in script
+
+    knative = deploy("--target", "knative", "--image", "registry.example/fns:1", "--out", str(tmp_path / "kn"),
+                     "--project", "my-proj", "--manifest", manifest)
+    assert knative.returncode == 0, knative.stderr
+    assert "'recountLeaderboard': Knative has no task queues" in knative.stderr, knative.stderr
+    (service,) = documents(tmp_path / "kn" / "recountleaderboard.yaml")
+    assert service["kind"] == "Service"
+
+
 @pytest.mark.parametrize("arguments,endpoints,message", [
     (["--target", "cloud-run", "--project", "my-proj"],
      {"onUserCreated": endpoint("google.firebase.auth.user.v1.created")},
@@ -439,9 +481,9 @@ def test_cloud_run_request_functions_are_http_services(tmp_path):
     commands = gcloud_commands(script)
     kinds = [" ".join(words[:4]) for words, _ in commands if words[0] == "gcloud"]
     # No Eventarc trigger for any of them; the private one lets its invoker in. Functions that
-    # declare no services get the roles of all six.
+    # declare no services get the roles of all seven.
     assert kinds == ["gcloud artifacts repositories describe", "gcloud iam service-accounts create"]  \
-        + ["gcloud projects add-iam-policy-binding $PROJECT"] * 6 + [
+        + ["gcloud projects add-iam-policy-binding $PROJECT"] * 7 + [
                      "gcloud run deploy api", "gcloud run services add-iam-policy-binding",
                      "gcloud run deploy checksignup", "gcloud run deploy hello", "gcloud run deploy submitscore"]
     runs = {words[3]: flags for words, flags in commands if words[:3] == ["gcloud", "run", "deploy"]}
@@ -452,7 +494,8 @@ def test_cloud_run_request_functions_are_http_services(tmp_path):
     assert runs["checksignup"]["--timeout"] == ["7s"]
     roles = [flags["--role"][0] for words, flags in commands if words[:3] == ["gcloud", "projects", "add-iam-policy-binding"]]
     assert roles == ["roles/firebasecloudmessaging.admin", "roles/cloudconfig.admin", "roles/firebasedatabase.admin",
-                     "roles/firebaseauth.admin", "roles/datastore.user", "roles/pubsub.publisher"]
+                     "roles/firebaseauth.admin", "roles/datastore.user", "roles/pubsub.publisher",
+                     "roles/cloudtasks.enqueuer"]
     binding = next(flags for words, flags in commands if words[:4] == ["gcloud", "run", "services", "add-iam-policy-binding"])
     assert binding["--member"] == ["serviceAccount:ops@my-proj.iam.gserviceaccount.com"]
     assert binding["--role"] == ["roles/run.invoker"]

@@ -34,20 +34,24 @@ public struct HTTPTaskQueueClient: TaskQueueClient {
 
     public func enqueue(_ task: TaskToEnqueue, to function: String) async throws -> String {
         if let problem = task.problem { throw TaskQueueError("INVALID_ARGUMENT", problem) }
-        let queue = try await queuePath(function)
+        let address = try TaskQueueAddress(function: function)
+        let project = try await credentials.projectID()
+        let queue = queuePath(address, project: project)
         var headers: [String: JSONValue] = ["Content-Type": "application/json"]
         for (name, value) in task.headers where name.lowercased() != "content-type" { headers[name] = .string(value) }
         var body: [String: JSONValue] = [
             "httpRequest": [
-                // The queue's override replaces it where deployed; the emulator dispatches to the function.
-                "url": .string(""),
+                // Deployed, Cloud Tasks wants a URL, which the queue's override replaces with the
+                // service's (firebase-admin's form); the emulator dispatches to the function.
+                "url": .string(versionPrefix.isEmpty ? "" : "https://\(address.location)-\(project).cloudfunctions.net/\(address.queue)"),
                 "httpMethod": "POST",
                 "headers": .object(headers),
                 "body": .string(task.body.base64EncodedString()),
             ],
         ]
         if let id = task.id { body["name"] = .string("\(queue)/tasks/\(id)") }
-        if let time = task.scheduleTime { body["scheduleTime"] = .string(RFC3339Timestamp.string(from: time)) }
+        // As firebase-admin does: a delay becomes a time on this machine's clock.
+        if let time = task.scheduleTime(now: Date()) { body["scheduleTime"] = .string(RFC3339Timestamp.string(from: time)) }
         if let deadline = task.dispatchDeadline { body["dispatchDeadline"] = .string("\(Int(deadline.seconds))s") }
         let answer = try await send("POST", versionPrefix + "/" + queue + "/tasks", json: ["task": .object(body)])
         // Google answers the task; an emulator may answer {"task": {"name": "/projects/…"}}.
@@ -62,15 +66,14 @@ public struct HTTPTaskQueueClient: TaskQueueClient {
         guard !id.isEmpty, id.utf8.allSatisfy(TaskToEnqueue.isIDByte) else {
             throw TaskQueueError("INVALID_ARGUMENT", "'\(id)' is not a task id")
         }
-        try await send("DELETE", versionPrefix + "/" + (try await queuePath(function)) + "/tasks/" + id)
+        let queue = queuePath(try TaskQueueAddress(function: function), project: try await credentials.projectID())
+        try await send("DELETE", versionPrefix + "/" + queue + "/tasks/" + id)
     }
 
-    /// `projects/{p}/locations/{l}/queues/{q}` for a function's name.
-    private func queuePath(_ function: String) async throws -> String {
-        let address = try TaskQueueAddress(function: function)
+    /// `projects/{p}/locations/{l}/queues/{q}` of a function's queue.
+    private func queuePath(_ address: TaskQueueAddress, project: String) -> String {
         func segment(_ text: String) -> String { AdminHTTP.percentEncoded(text, keeping: AdminHTTP.segmentCharacters) }
-        return "projects/\(segment(try await credentials.projectID()))/locations/\(segment(address.location))/queues/"
-            + segment(address.queue)
+        return "projects/\(segment(project))/locations/\(segment(address.location))/queues/" + segment(address.queue)
     }
 
     /// Sends a request; a refusal throws ``TaskQueueError`` with Cloud Tasks' status.

@@ -194,6 +194,12 @@ public final class EventBus: Service, Sendable {
         matched.count == 1 ? laneNames[matched[0]] : matched.map { lanes[$0].name }
     }
 
+    /// Whether nothing is queued or running and no retry is due (or, `includingRetries`,
+    /// scheduled at all): what ``waitUntilIdle(includingRetries:)`` would return at once for.
+    public func isIdle(includingRetries: Bool = false) -> Bool {
+        state.withLock { isIdle($0, now: clock.now, includingRetries: includingRetries) }
+    }
+
     /// Waits until nothing is queued or running and no retry is due.
     ///
     /// Retries scheduled for later count only `includingRetries`: then it waits until they

@@ -32,10 +32,8 @@ extension TaskQueueClient {
         _ data: some Encodable, to function: String, id: String? = nil, delay: Duration? = nil,
         scheduleTime: Date? = nil, dispatchDeadline: Duration? = nil, headers: [String: String] = [:]
     ) async throws -> String {
-        let json = try JSONValue(encoding: data)
-        let time = scheduleTime ?? delay.map { Date().addingTimeInterval($0.seconds) }
-        return try await enqueue(TaskToEnqueue(data: json, id: id, scheduleTime: time, dispatchDeadline: dispatchDeadline,
-            headers: headers), to: function)
+        try await enqueue(TaskToEnqueue(data: try JSONValue(encoding: data), id: id, scheduleTime: scheduleTime,
+            delay: delay, dispatchDeadline: dispatchDeadline, headers: headers), to: function)
     }
 }
 
@@ -47,20 +45,29 @@ public struct TaskToEnqueue: Sendable, Hashable {
     public var id: String?
     /// When the task should run; `nil` for now.
     public var scheduleTime: Date?
+    /// How long after its enqueuing the task should run, when ``scheduleTime`` is `nil`: counted
+    /// on the clock of the queue's side (the emulator's, in process).
+    public var delay: Duration?
     /// How long the queue waits for an answer; `nil` for the queue's default.
     public var dispatchDeadline: Duration?
     /// Headers sent with the task, besides `Content-Type`.
     public var headers: [String: String]
 
     /// Creates a task.
-    public init(data: JSONValue, id: String? = nil, scheduleTime: Date? = nil, dispatchDeadline: Duration? = nil,
-        headers: [String: String] = [:])
+    public init(data: JSONValue, id: String? = nil, scheduleTime: Date? = nil, delay: Duration? = nil,
+        dispatchDeadline: Duration? = nil, headers: [String: String] = [:])
     {
         self.data = data
         self.id = id
         self.scheduleTime = scheduleTime
+        self.delay = delay
         self.dispatchDeadline = dispatchDeadline
         self.headers = headers
+    }
+
+    /// When the task should run, for a client whose clock reads `now`; `nil` for now.
+    public func scheduleTime(now: Date) -> Date? {
+        scheduleTime ?? delay.map { now.addingTimeInterval($0.seconds) }
     }
 
     /// The body the function gets: `{"data": …}`.

@@ -174,10 +174,16 @@ public final class DeploymentManager: Service, Sendable {
         previous?.stop()
         // Attempts go to the instances of the deployment current when they start.
         emulator.taskQueues.deploy(taskQueues(deployment)) { [weak self] attempt in
-            guard let self, let pool = self.deployment?.functions[attempt.queue] else {
-                return TaskQueueService.Answer(status: nil, error: "the function is not deployed")
+            var answer = TaskQueueService.Answer(status: nil, error: "the function is not deployed")
+            var tried: FunctionInstances?
+            // An attempt a redeploy cut short (its instances stopped, or its worker answering 503
+            // as it shut down) goes to the new deployment's instances, as events do.
+            while let self, let pool = self.deployment?.functions[attempt.queue], pool !== tried {
+                if tried != nil, answer.status != nil && answer.status != 503 { break }
+                tried = pool
+                answer = await RequestForwarding.dispatch(attempt, pool: pool, clock: self.emulator.clock)
             }
-            return await RequestForwarding.dispatch(attempt, pool: pool, clock: self.emulator.clock)
+            return answer
         }
         do {
             try await emulator.store.saveDeployment(StoredDeployment(binary: binary.path, manifest: manifest.json(),

@@ -38,6 +38,9 @@ enum HTTPDelivery {
                 continue
             }
             guard case .event(let trigger) = found else {
+                if case .taskQueue(let queue) = found, let problem = queue.problems.first {
+                    throw ServiceError(.invalidArgument, "endpoint '\(name)': \(problem)")
+                }
                 requests[name] = found
                 continue
             }

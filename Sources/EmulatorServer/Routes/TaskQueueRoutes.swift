@@ -96,8 +96,9 @@ struct TaskQueueRoutes {
         }
         var deadline: Duration?
         if let text = task?["dispatchDeadline"]?.stringValue {
-            guard text.hasSuffix("s"), let seconds = Double(text.dropLast()) else {
-                throw ServiceError(.invalidArgument, "dispatchDeadline '\(text)' is not a duration such as \"30s\".")
+            guard text.hasSuffix("s"), let seconds = Double(text.dropLast()), (15...1_800).contains(seconds) else {
+                throw ServiceError(.invalidArgument,
+                    "dispatchDeadline '\(text)' is not a duration from \"15s\" to \"1800s\".")
             }
             deadline = .seconds(seconds)
         }

@@ -291,5 +291,6 @@ public final class Emulator: Service, Sendable {
             await bus?.waitUntilIdle(includingRetries: includingRetries)
             await dispatcher.waitUntilRecorded()
         } while !taskQueues.isIdle(includingScheduled: includingRetries)
+            || !(bus?.isIdle(includingRetries: includingRetries) ?? true)
     }
 }

@@ -18,7 +18,7 @@ public struct EmulatorTaskQueueClient: TaskQueueClient {
         do {
             return try await service.enqueue(queue: address.queue, location: address.location, id: task.id,
                 body: task.body, headers: headers,
-                scheduleTime: task.scheduleTime, dispatchDeadline: task.dispatchDeadline).id
+                scheduleTime: task.scheduleTime(now: service.clock.now), dispatchDeadline: task.dispatchDeadline).id
         } catch let error as ServiceError {
             throw TaskQueueError(error.status, error.message)
         }

@@ -11,8 +11,8 @@ import Synchronization
 /// - A task is stored before its enqueue is answered, and runs no sooner than its schedule time.
 /// - An explicit id is refused (`ALREADY_EXISTS`) while its task exists and for an hour after
 ///   it succeeded, failed for good or was deleted.
-/// - Each queue starts at most `maxDispatchesPerSecond` attempts a second (evenly spaced, a
-///   burst of two at most after a pause) and runs at most `maxConcurrentDispatches` at once.
+/// - Each queue starts at most `maxDispatchesPerSecond` attempts a second, evenly spaced, and
+///   runs at most `maxConcurrentDispatches` at once.
 /// - An attempt succeeds on a 2xx answer; anything else (or no answer within the dispatch
 ///   deadline) is retried as the queue's ``TaskRetryConfig`` says, until both its limits are spent.
 /// - Tasks survive a restart; one that was running is dispatched again (at least once).
@@ -187,12 +187,17 @@ public final class TaskQueueService: Sendable {
         }
         if let timer { scope.cancel(timer) }
         await wait(until: .notRunning)
+        // Nothing more runs: whoever waits for the queues to empty waits no longer.
+        for waiter in state.withLock({ state in defer { state.idleWaiters = [] }; return state.idleWaiters.map(\.waiter) }) {
+            waiter.resume()
+        }
         scope.finish()
     }
 
     /// Returns once no attempt runs and no task of a deployed queue is due; with
     /// `includingScheduled`, once no such task waits at all (those scheduled later, and the
-    /// retries, have run).
+    /// retries, have run). A due task waiting for its queue's next dispatch slot is due: on a
+    /// manual clock, advance it past the slots (at 500 a second, 2 ms apart).
     public func waitUntilIdle(includingScheduled: Bool = false) async {
         await wait(until: includingScheduled ? .nothingQueued : .nothingDue)
     }
@@ -239,6 +244,7 @@ public final class TaskQueueService: Sendable {
     ) async throws -> QueuedTask {
         let check = TaskToEnqueue(data: .null, id: id, dispatchDeadline: dispatchDeadline)
         if let problem = check.problem { throw ServiceError(.invalidArgument, problem) }
+        let headers = try Self.taskHeaders(headers)
         let now = clock.now
         let task = try state.withLock { state throws(ServiceError) -> QueuedTask in
             guard state.lanes[queue]?.queue?.location == location else { throw Self.queueNotFound }
@@ -261,6 +267,7 @@ public final class TaskQueueService: Sendable {
             try await persist(key)
         } catch {
             state.withLock { $0.tasks[key] = nil }
+            pump()
             logger.error("could not store a task", metadata: ["queue": "\(queue)", "error": "\(error)"])
             throw ServiceError(.internal, "the task could not be stored")
         }
@@ -310,6 +317,29 @@ public final class TaskQueueService: Sendable {
 
     static let queueNotFound = ServiceError(.notFound, "Queue does not exist.")
 
+    /// The headers a task keeps: valid HTTP fields, without those of a connection and those the
+    /// queue sets itself (which Cloud Tasks ignores too).
+    ///
+    /// - Throws: ``ServiceError`` `INVALID_ARGUMENT` for a name or value HTTP does not allow.
+    static func taskHeaders(_ headers: [String: String]) throws(ServiceError) -> [String: String] {
+        var kept: [String: String] = [:]
+        for (name, value) in headers {
+            guard HTTPField.Name(name) != nil, HTTPField.isValidValue(value) else {
+                throw ServiceError(.invalidArgument, "httpRequest.headers: '\(name)' is not a valid HTTP header")
+            }
+            let lowered = name.lowercased()
+            if ignoredHeaders.contains(lowered) || ignoredHeaderPrefixes.contains(where: lowered.hasPrefix) { continue }
+            kept[name] = value
+        }
+        return kept
+    }
+
+    static let ignoredHeaders: Set<String> = [
+        "host", "content-length", "transfer-encoding", "connection", "keep-alive", "te", "trailer", "upgrade",
+        "proxy-connection", "user-agent",
+    ]
+    static let ignoredHeaderPrefixes = ["x-cloudtasks-", "x-google-", "x-appengine-"]
+
     /// A fresh id as Cloud Tasks makes them: a long decimal number.
     private static func newID(in tasks: [Key: QueuedTask], queue: String) -> String {
         while true {
@@ -343,7 +373,7 @@ public final class TaskQueueService: Sendable {
     /// Starts every attempt that is due and allowed, and arms the timer for the next one.
     private func pump() {
         let now = clock.now
-        var starts: [(key: Key, attempt: Attempt)] = []
+        var starts: [(started: Started, attempt: Attempt)] = []
         var dispatch: Dispatch?
         var replacedTimer: TaskScope.ID?
         var idle: [CheckedContinuation<Void, Never>] = []
@@ -356,23 +386,28 @@ public final class TaskQueueService: Sendable {
                 guard let queue = state.lanes[name]?.queue else { continue }
                 let limits = queue.trigger.rateLimits
                 let interval = 1 / limits.maxDispatchesPerSecond
+                // The lane is changed in place: a copy of its heap per attempt would make draining
+                // a long queue quadratic.
                 while let top = state.lanes[name]?.due.min {
                     let key = Key(queue: name, id: top.id)
                     guard var task = state.tasks[key], task.state == .queued, task.scheduleTime == top.time else {
                         _ = state.lanes[name]?.due.removeMin()
                         continue
                     }
-                    guard var lane = state.lanes[name], lane.running < limits.maxConcurrentDispatches else { break }
-                    let ready = max(top.time, lane.nextSlot)
+                    guard let running = state.lanes[name]?.running, running < limits.maxConcurrentDispatches,
+                        let slot = state.lanes[name]?.nextSlot
+                    else { break }
+                    let ready = max(top.time, slot)
                     if ready > now {
                         wake = min(wake ?? ready, ready)
                         break
                     }
-                    _ = lane.due.removeMin()
-                    lane.running += 1
-                    // Evenly spaced; after a pause, the next may follow at once (a burst of two).
-                    lane.nextSlot = max(lane.nextSlot, now.addingTimeInterval(-interval)).addingTimeInterval(interval)
-                    state.lanes[name] = lane
+                    _ = state.lanes[name]?.due.removeMin()
+                    state.lanes[name]?.running += 1
+                    // Evenly spaced: a backlog keeps to its slots (one late by less than a slot
+                    // does not delay the next); after a pause, the next slot counts from now.
+                    let base = slot >= now.addingTimeInterval(-interval) ? slot : now
+                    state.lanes[name]?.nextSlot = base.addingTimeInterval(interval)
                     let attempt = Attempt(queue: name, body: task.body, headers: task.attemptHeaders(),
                         timeout: task.dispatchDeadline ?? queue.timeout)
                     task.state = .dispatching
@@ -380,13 +415,13 @@ public final class TaskQueueService: Sendable {
                     task.firstAttemptTime = task.firstAttemptTime ?? now
                     task.lastAttemptTime = now
                     state.tasks[key] = task
-                    starts.append((key, attempt))
+                    starts.append((Started(key: key, createTime: task.createTime, attempt: task.dispatchCount), attempt))
                 }
             }
             guard let wake, state.timer.map({ $0.time > wake }) ?? true else { return }
             replacedTimer = state.timer?.id
             let clock = clock
-            let id = scope.spawn { [weak self] id in
+            let id = scope.spawnIfRunning { [weak self] id in
                 do {
                     try await clock.sleep(until: wake)
                 } catch {
@@ -394,17 +429,27 @@ public final class TaskQueueService: Sendable {
                 }
                 self?.timerFired(id)
             }
-            state.timer = (id, wake)
+            state.timer = id.map { ($0, wake) }
         }
         if let replacedTimer { scope.cancel(replacedTimer) }
         for waiter in idle { waiter.resume() }
         guard let dispatch else { return }
-        for (key, attempt) in starts {
-            _ = scope.spawn { [self] _ in
+        for (started, attempt) in starts {
+            let spawned = scope.spawnIfRunning { [self] _ in
                 let answer = await dispatch(attempt)
-                await finish(key, answer: answer)
+                await finish(started, answer: answer)
             }
+            // The queues have stopped: the attempt never runs (the stored task is still queued).
+            if spawned == nil { state.withLock { $0.lanes[started.key.queue]?.running -= 1 } }
         }
+    }
+
+    /// Which attempt of which task started: a task deleted, forgotten and enqueued again under
+    /// its id meanwhile is another task.
+    struct Started: Sendable {
+        var key: Key
+        var createTime: Date
+        var attempt: Int
     }
 
     private func timerFired(_ id: TaskScope.ID) {
@@ -415,13 +460,16 @@ public final class TaskQueueService: Sendable {
     }
 
     /// Records an attempt's answer: the task succeeded, is retried, or failed for good.
-    private func finish(_ key: Key, answer: Answer) async {
+    private func finish(_ started: Started, answer: Answer) async {
         let now = clock.now
+        let key = started.key
         state.withLock { state in
-            guard var task = state.tasks[key] else { return }
             state.lanes[key.queue]?.running -= 1
+            guard var task = state.tasks[key], task.createTime == started.createTime,
+                task.dispatchCount == started.attempt
+            else { return }
             task.lastResponseStatus = answer.status
-            task.lastError = answer.error ?? answer.status.flatMap { (200..<300).contains($0) ? nil : "HTTP \($0)" }
+            task.lastError = Self.reason(answer)
             if let status = answer.status, status < 500 { task.responseCount += 1 }
             if task.state == .dispatching {
                 let retry = state.lanes[key.queue]?.queue?.trigger.retryConfig ?? TaskRetryConfig()
@@ -451,5 +499,14 @@ public final class TaskQueueService: Sendable {
             logger.error("could not store a task's attempt", metadata: ["task": "\(key.id)", "error": "\(error)"])
         }
         pump()
+    }
+
+    /// Why an attempt failed, short and on one line (it goes out as a header on the retry);
+    /// `nil` for a success.
+    static func reason(_ answer: Answer) -> String? {
+        if let status = answer.status, (200..<300).contains(status) { return nil }
+        let text = answer.error ?? answer.status.map { "HTTP \($0)" } ?? "no answer"
+        let line = String(text.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F ? Character($0) : " " })
+        return line.count > 200 ? String(line.prefix(197)) + "..." : line
     }
 }

@@ -50,6 +50,9 @@ struct DeployableFunction {
                 + "leave it out with --only")
         }
         kind = found
+        if case .taskQueue(let queue) = found, let problem = queue.problems.first {
+            throw CLIError("function '\(name)': \(problem)")
+        }
         if let problem = options.problems(maximumTimeout: found.maximumTimeout).first {
             throw CLIError("function '\(name)': \(problem)")
         }

@@ -232,11 +232,13 @@ struct Deploy: AsyncParsableCommand {
         }.joined(separator: ", "))
         for name in functions.keys.sorted() {
             guard let kind = functions[name]?["kind"]?.stringValue else { continue }
-            let url = functions[name]?["url"]?.stringValue ?? "called by Authentication on sign-up and sign-in"
+            let url = functions[name]?["url"]?.stringValue ?? (kind == "taskQueue"
+                ? "dispatched from its queue (CLOUD_TASKS_EMULATOR_HOST=\(api.base.host ?? "127.0.0.1"):\(api.base.port ?? 80))"
+                : "called by Authentication on sign-up and sign-in")
             print("  \(name) (\(kind)): \(url)")
         }
         if let skipped = answer["skipped"]?.arrayValue, !skipped.isEmpty {
-            print("not served by the emulator (schedules and task queues are not emulated): "
+            print("not served by the emulator (a trigger of a kind this runtime does not know): "
                 + skipped.compactMap(\.stringValue).joined(separator: ", "))
         }
     }

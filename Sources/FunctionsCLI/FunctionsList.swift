@@ -38,7 +38,7 @@ struct FunctionsList: AsyncParsableCommand {
             }
         }
         if let skipped = answer["skipped"]?.arrayValue, !skipped.isEmpty {
-            print("not served (schedules and task queues are not emulated): " + skipped.compactMap(\.stringValue).joined(separator: ", "))
+            print("not served (a trigger of a kind this runtime does not know): " + skipped.compactMap(\.stringValue).joined(separator: ", "))
         }
     }
 

@@ -213,6 +213,16 @@ def gcloud_commands(script):
     return commands
 
 
+def cloud_run_script(tmp_path, manifest):
+    """deploy.sh for `manifest` in project my-proj, checked by bash: its text and its gcloud commands."""
+    out = tmp_path / "out"
+    result = deploy("--target", "cloud-run", "--project", "my-proj", "--out", str(out), "--manifest", manifest)
+    assert result.returncode == 0, result.stderr
+    script = (out / "deploy.sh").read_text()
+    subprocess.run(["bash", "-n", str(out / "deploy.sh")], check=True)
+    return script, gcloud_commands(script)
+
+
 def test_cloud_run_script(tmp_path):
     manifest = manifest_file(tmp_path, {
         "onScoreWrite": endpoint(DB, patterns={"instance": "*", "ref": "scores/{scoreId}"}, concurrency=1,
@@ -304,12 +314,7 @@ def test_cloud_run_schedules_are_cloud_scheduler_jobs(tmp_path):
                                                        "minBackoffSeconds": 10, "maxBackoffSeconds": 300,
                                                        "maxDoublings": 2}}},
     })
-    out = tmp_path / "out"
-    result = deploy("--target", "cloud-run", "--project", "my-proj", "--out", str(out), "--manifest", manifest)
-    assert result.returncode == 0, result.stderr
-    script = (out / "deploy.sh").read_text()
-    subprocess.run(["bash", "-n", str(out / "deploy.sh")], check=True)
-    commands = gcloud_commands(script)
+    script, commands = cloud_run_script(tmp_path, manifest)
     jobs = [(words, flags) for words, flags in commands if words[:3] == ["gcloud", "scheduler", "jobs"]]
     assert [words[3:6] for words, _ in jobs] == [["update", "http", "firebase-schedule-digest-europe-west1"],
                                                  ["create", "http", "firebase-schedule-digest-europe-west1"]]
@@ -338,12 +343,7 @@ def test_cloud_run_task_queues_are_cloud_tasks_queues(tmp_path):
                                   "rateLimits": {"maxConcurrentDispatches": 10, "maxDispatchesPerSecond": 50},
                                   "invoker": ["serviceAccount:ops@my-proj.iam.gserviceaccount.com"]}}
     manifest = manifest_file(tmp_path, {"recountLeaderboard": queue})
-    out = tmp_path / "out"
-    result = deploy("--target", "cloud-run", "--project", "my-proj", "--out", str(out), "--manifest", manifest)
-    assert result.returncode == 0, result.stderr
-    script = (out / "deploy.sh").read_text()
-    subprocess.run(["bash", "-n", str(out / "deploy.sh")], check=True)
-    commands = gcloud_commands(script)
+    script, commands = cloud_run_script(tmp_path, manifest)
     (run,) = [flags for words, flags in commands if words[:3] == ["gcloud", "run", "deploy"]]
     assert "--allow-unauthenticated" not in run and run.get("--no-allow-unauthenticated") is not None, run
     queues = [(words, flags) for words, flags in commands if words[:3] == ["gcloud", "tasks", "queues"]]

@@ -28,6 +28,10 @@ package final class OutboxDispatcher: DeliveryObserver {
         var written = 0
         /// Events marked done since the event log was last pruned.
         var doneSincePruning = 0
+        /// The outbox entries published to the attached bus since it was attached, until the
+        /// recovery that follows an attach has run: those went to the bus already, and must not
+        /// be recovered too even when they finished before their done mark was written.
+        var publishedSinceAttach: Set<Int64>?
         /// Callers of ``waitUntilRecorded()``, each with the count of outcomes it waits for.
         var recordedWaiters: [(upTo: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
@@ -71,7 +75,10 @@ package final class OutboxDispatcher: DeliveryObserver {
 
     /// Routes events to `bus` from now on; `nil` holds them in the outbox (no functions deployed).
     public func attach(_ bus: EventBus?) {
-        state.withLock { $0.bus = bus }
+        state.withLock { state in
+            state.bus = bus
+            state.publishedSinceAttach = bus == nil ? nil : []
+        }
     }
 
     /// Publishes newly committed events.
@@ -79,7 +86,10 @@ package final class OutboxDispatcher: DeliveryObserver {
         guard !entries.isEmpty, let bus = state.withLock({ $0.bus }) else { return }
         // Track the entries before publishing: the bus may finish their events at once.
         state.withLock { state in
-            for entry in entries { state.inFlight[entry.event.key, default: []].append(entry.sequence) }
+            for entry in entries {
+                state.inFlight[entry.event.key, default: []].append(entry.sequence)
+                state.publishedSinceAttach?.insert(entry.sequence)
+            }
         }
         bus.publish(contentsOf: entries.map(\.event))
     }
@@ -129,14 +139,21 @@ package final class OutboxDispatcher: DeliveryObserver {
     public func recoverPending(through sequence: Int64? = nil) async throws -> Int {
         var count = 0
         var after: Int64 = 0
+        // From now on the attached bus gets every event live.
+        defer { state.withLock { $0.publishedSinceAttach = nil } }
         while true {
             var batch = try store.pendingEvents(after: after, limit: 1000)
             if let sequence { batch.removeAll { $0.sequence > sequence } }
             guard let last = batch.last else { return count }
+            // Committed after the attach, they went to the bus live (and may be done already,
+            // their done mark not yet written).
+            let live = state.withLock { $0.publishedSinceAttach ?? [] }
+            batch.removeAll { live.contains($0.sequence) }
+            after = last.sequence
+            guard !batch.isEmpty else { continue }
             try await store.markRecovered(batch.map(\.sequence))
             publish(batch)
             count += batch.count
-            after = last.sequence
         }
     }
 

@@ -37,15 +37,13 @@ public struct HTTPTaskQueueClient: TaskQueueClient {
         let address = try TaskQueueAddress(function: function)
         let project = try await credentials.projectID()
         let queue = queuePath(address, project: project)
-        var headers: [String: JSONValue] = ["Content-Type": "application/json"]
-        for (name, value) in task.headers where name.lowercased() != "content-type" { headers[name] = .string(value) }
         var body: [String: JSONValue] = [
             "httpRequest": [
                 // Deployed, Cloud Tasks wants a URL, which the queue's override replaces with the
                 // service's (firebase-admin's form); the emulator dispatches to the function.
                 "url": .string(versionPrefix.isEmpty ? "" : "https://\(address.location)-\(project).cloudfunctions.net/\(address.queue)"),
                 "httpMethod": "POST",
-                "headers": .object(headers),
+                "headers": .object(task.requestHeaders.mapValues(JSONValue.string)),
                 "body": .string(task.body.base64EncodedString()),
             ],
         ]

@@ -70,6 +70,13 @@ public struct TaskToEnqueue: Sendable, Hashable {
         scheduleTime ?? delay.map { now.addingTimeInterval($0.seconds) }
     }
 
+    /// The headers the function gets: ``headers`` with `Content-Type: application/json`.
+    public var requestHeaders: [String: String] {
+        var fields = headers.filter { $0.key.lowercased() != "content-type" }
+        fields["Content-Type"] = "application/json"
+        return fields
+    }
+
     /// The body the function gets: `{"data": …}`.
     public var body: Data { JSONValue.object(["data": data]).serializedData() }
 

@@ -68,12 +68,8 @@ enum RequestForwarding {
         -> TaskQueueService.Answer
     {
         do {
-            let supervisor = try await pool.acquire()
-            defer { pool.release(supervisor) }
-            let base = try await supervisor.baseURL(until: clock.now.addingTimeInterval(attempt.timeout.seconds),
-                clock: clock)
-            let answer = try await HTTPExchange.send("POST", base.appendingPathComponent(attempt.queue),
-                headers: attempt.headers, body: attempt.body, timeout: attempt.timeout)
+            let answer = try await post(to: attempt.queue, headers: attempt.headers, body: attempt.body,
+                timeout: attempt.timeout, pool: pool, clock: clock)
             guard !(200..<300).contains(answer.status) else { return TaskQueueService.Answer(status: answer.status) }
             let text = String(decoding: answer.body.prefix(300), as: UTF8.self)
             return TaskQueueService.Answer(status: answer.status, error: "HTTP \(answer.status)" + (text.isEmpty ? "" : ": " + text))
@@ -89,13 +85,21 @@ enum RequestForwarding {
         pool: FunctionInstances,
         clock: any BusClock
     ) async throws -> (status: Int, body: Data) {
+        let answer = try await post(to: endpoint.name, headers: [("content-type", "application/json")], body: body,
+            timeout: endpoint.timeout, pool: pool, clock: clock)
+        return (answer.status, answer.body)
+    }
+
+    /// POSTs `body` to `/{name}` on an instance from `pool`, waiting for one up to `timeout`.
+    private static func post(
+        to name: String, headers: [(String, String)], body: Data, timeout: Duration, pool: FunctionInstances,
+        clock: any BusClock
+    ) async throws -> HTTPExchange.Response {
         let supervisor = try await pool.acquire()
         defer { pool.release(supervisor) }
-        let base = try await supervisor.baseURL(until: clock.now.addingTimeInterval(endpoint.timeout.seconds),
-            clock: clock)
-        let answer = try await HTTPExchange.send("POST", base.appendingPathComponent(endpoint.name),
-            headers: [("content-type", "application/json")], body: body, timeout: endpoint.timeout)
-        return (answer.status, answer.body)
+        let base = try await supervisor.baseURL(until: clock.now.addingTimeInterval(timeout.seconds), clock: clock)
+        return try await HTTPExchange.send("POST", base.appendingPathComponent(name), headers: headers, body: body,
+            timeout: timeout)
     }
 }
 

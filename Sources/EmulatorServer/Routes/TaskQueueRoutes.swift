@@ -56,7 +56,7 @@ struct TaskQueueRoutes {
     /// The location and queue of the request's path, in this emulator's project.
     private func queueAddress(_ context: EmulatorRequestContext) throws -> (location: String, queue: String) {
         guard context.parameters.get("project") == server.emulator.project else {
-            throw ServiceError(.notFound, "Queue does not exist.")
+            throw TaskQueueService.queueNotFound
         }
         return (context.parameters.get("location") ?? "", context.parameters.get("queue") ?? "")
     }

@@ -13,11 +13,9 @@ public struct EmulatorTaskQueueClient: TaskQueueClient {
 
     public func enqueue(_ task: TaskToEnqueue, to function: String) async throws -> String {
         let address = try TaskQueueAddress(function: function)
-        var headers = task.headers.filter { $0.key.lowercased() != "content-type" }
-        headers["Content-Type"] = "application/json"
         do {
             return try await service.enqueue(queue: address.queue, location: address.location, id: task.id,
-                body: task.body, headers: headers,
+                body: task.body, headers: task.requestHeaders,
                 scheduleTime: task.scheduleTime(now: service.clock.now), dispatchDeadline: task.dispatchDeadline).id
         } catch let error as ServiceError {
             throw TaskQueueError(error.status, error.message)

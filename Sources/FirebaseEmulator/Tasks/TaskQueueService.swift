@@ -315,7 +315,8 @@ public final class TaskQueueService: Sendable {
         state.withLock { state in state.lanes.compactMapValues(\.queue) }
     }
 
-    static let queueNotFound = ServiceError(.notFound, "Queue does not exist.")
+    /// Cloud Tasks' answer for a queue it does not have.
+    public static let queueNotFound = ServiceError(.notFound, "Queue does not exist.")
 
     /// The headers a task keeps: valid HTTP fields, without those of a connection and those the
     /// queue sets itself (which Cloud Tasks ignores too).

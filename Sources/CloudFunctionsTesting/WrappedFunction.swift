@@ -24,6 +24,8 @@ public struct WrappedFunction: Sendable {
     public let project: String
     /// The database instance used in database events.
     public let instance: String
+    /// Where the function reads its params and its declared secrets, as a deploy would give them.
+    public let environment: [String: String]
 
     /// Runs the function with a ready-made event; `params` default to what its trigger captures.
     public func callAsFunction(_ event: CloudEvent, params: [String: String]? = nil) async throws {
@@ -32,6 +34,7 @@ public struct WrappedFunction: Sendable {
             event: event,
             params: params ?? trigger.match(event) ?? [:],
             admin: admin,
+            paramValues: ParamValues(environment: environment, for: function, named: name),
             logger: Logger(label: "cloud-functions.test")
         )
         try await function.invoke(event, context: context)
@@ -109,7 +112,8 @@ extension FunctionRegistry {
         _ name: String,
         admin: AdminClients = AdminClients(),
         project: String = "demo-project",
-        instance: String = "demo-project-default-rtdb"
+        instance: String = "demo-project-default-rtdb",
+        environment: [String: String] = [:]
     ) throws -> WrappedFunction {
         guard let function = self[name] else {
             throw WrapError(message: "no function named '\(name)'; registered: \(names.joined(separator: ", "))")
@@ -118,6 +122,6 @@ extension FunctionRegistry {
             throw WrapError(message: "'\(name)' answers \(function.trigger.summary) requests: use wrapRequest")
         }
         return WrappedFunction(name: name, function: function, trigger: trigger, admin: admin, project: project,
-            instance: instance)
+            instance: instance, environment: environment)
     }
 }

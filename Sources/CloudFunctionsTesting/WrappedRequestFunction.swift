@@ -21,11 +21,15 @@ public struct WrappedRequestFunction: Sendable {
     public let admin: AdminClients
     /// The project tokens are issued for.
     public let project: String
+    /// Where the function reads its params and its declared secrets, as a deploy would give them.
+    public let environment: [String: String]
 
     /// Sends a raw request, as the worker would hand it over.
     public func respond(to request: HTTPSRequest) async -> HTTPSResponse {
         let context = RequestContext(functionName: name, admin: admin, tokens: EmulatorTokenVerifier(project: project),
-            region: function.options.deploymentRegion, logger: Logger(label: "cloud-functions.test"))
+            region: function.options.deploymentRegion,
+            paramValues: ParamValues(environment: environment, for: function, named: name),
+            logger: Logger(label: "cloud-functions.test"))
         return await function.respond(to: request, context: context)
     }
 
@@ -165,7 +169,8 @@ extension FunctionRegistry {
     public func wrapRequest(
         _ name: String,
         admin: AdminClients = AdminClients(),
-        project: String = "demo-project"
+        project: String = "demo-project",
+        environment: [String: String] = [:]
     ) throws -> WrappedRequestFunction {
         guard let function = self[name] else {
             throw WrapError(message: "no function named '\(name)'; registered: \(names.joined(separator: ", "))")
@@ -173,6 +178,7 @@ extension FunctionRegistry {
         guard function.eventTrigger == nil else {
             throw WrapError(message: "'\(name)' is an event function: use wrap")
         }
-        return WrappedRequestFunction(name: name, function: function, admin: admin, project: project)
+        return WrappedRequestFunction(name: name, function: function, admin: admin, project: project,
+            environment: environment)
     }
 }

@@ -32,6 +32,7 @@ final class BusLane: Sendable {
         self.handle = handle
         self.limits = DeliveryStateMachine.Limits(options)
         self.state = Mutex(LaneStateMachine(concurrency: options.concurrency, limits: limits))
-        self.invocations = EventContext.Invocations(functionName: name, trigger: trigger, admin: admin, logger: logger)
+        self.invocations = EventContext.Invocations(functionName: name, trigger: trigger, admin: admin, logger: logger,
+            paramValues: ParamValues(secrets: options.secrets, functionName: name))
     }
 }

@@ -188,6 +188,14 @@ struct Deploy: AsyncParsableCommand {
         }
         let names = manifest["endpoints"]?.objectValue?.keys.sorted() ?? []
         status("found \(names.count) functions: \(names.joined(separator: ", "))")
+        let parsed: FunctionsManifest
+        do {
+            parsed = try FunctionsManifest(json: manifest.serializedData())
+        } catch {
+            throw CLIError("the manifest is not valid: \(error)")
+        }
+        let selected = only.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+        let environment = try resolvedEnvironment(parsed, package: package)
 
         guard target == .emulator else {
             let dependencies = (description["dependencies"]?.arrayValue ?? [])
@@ -198,14 +206,8 @@ struct Deploy: AsyncParsableCommand {
                 product: productName,
                 builderImage: try swiftImage ?? Self.toolchainImage()
             )
-            let parsed: FunctionsManifest
-            do {
-                parsed = try FunctionsManifest(json: manifest.serializedData())
-            } catch {
-                throw CLIError("the manifest is not valid: \(error)")
-            }
-            let functions = try DeployableFunction.all(in: parsed, only: only?.split(separator: ",").map(String.init))
-            try write(try containerFiles(functions, image: image))
+            let functions = try DeployableFunction.all(in: parsed, only: selected)
+            try write(try containerFiles(functions, image: image, environment: environment))
             let blocking = functions.filter { if case .blocking = $0.kind { true } else { false } }.map(\.name)
             if !blocking.isEmpty {
                 status("blocking functions (\(blocking.joined(separator: ", "))) run only once Identity Platform is told "
@@ -217,12 +219,20 @@ struct Deploy: AsyncParsableCommand {
         guard let binary else { throw ValidationError("--manifest is for --target cloud-run or knative") }
         let api = try connection.client()
         status("deploying to \(api.base.absoluteString)…")
-        var body: [String: JSONValue] = ["binary": .string(binary.path), "manifest": manifest]
-        if let only {
-            let names = only.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        var body: [String: JSONValue] = [
+            "binary": .string(binary.path), "manifest": manifest,
+            "environment": .object(environment.mapValues(JSONValue.string)),
+        ]
+        if let selected {
+            let names = selected.filter { !$0.isEmpty }
             guard !names.isEmpty else { throw ValidationError("--only takes function names (a,b,...)") }
             body["only"] = .array(names.map(JSONValue.string))
         }
+        // The secrets the deployed functions read, from .secret.local: never printed.
+        let secretNames = parsed.endpoints.filter { selected?.contains($0.key) ?? true }.values
+            .flatMap { $0.secretEnvironmentVariables.map(\.secretName) }
+        let secrets = try FunctionsEnvironment.localSecrets(Array(Set(secretNames)).sorted(), package: package, shownAs: source)
+        if !secrets.isEmpty { body["secrets"] = .object(secrets.mapValues(JSONValue.string)) }
         let answer = try await api.send("POST", api.emulatorPath("/deployments"), json: .object(body), timeout: 120)
             .json()
         let functions = answer["functions"]?.objectValue ?? [:]
@@ -241,6 +251,22 @@ struct Deploy: AsyncParsableCommand {
             print("not served by the emulator (a trigger of a kind this runtime does not know): "
                 + skipped.compactMap(\.stringValue).joined(separator: ", "))
         }
+    }
+
+    /// The functions' environment from the package's `.env` files and the manifest's params
+    /// (`.env.local` too for the emulator).
+    func resolvedEnvironment(_ manifest: FunctionsManifest, package: URL) throws -> [String: String] {
+        let project = target == .emulator ? (connection.project ?? ProcessInfo.processInfo.environment["GCLOUD_PROJECT"]
+            ?? "demo-project") : cloudProject
+        let environment = try FunctionsEnvironment.load(package: package, shownAs: source, project: project,
+            emulator: target == .emulator)
+        let files = "\(source)/.env" + (project.map { " (or .env.\($0)" + (target == .emulator ? ", or .env.local" : "") + ")" } ?? "")
+        let resolved = try environment.resolving(manifest.params, files: files)
+        if !manifest.params.isEmpty {
+            let shown = manifest.params.filter { $0.type != .secret }.map(\.name)
+            if !shown.isEmpty { status("params: " + shown.map { "\($0)=\(resolved[$0] ?? "")" }.joined(separator: ", ")) }
+        }
+        return resolved
     }
 
     /// Whether `name` is a Kubernetes object name: lowercase letters, digits and hyphens.
@@ -274,7 +300,9 @@ struct Deploy: AsyncParsableCommand {
 
     /// The files that deploy the package to a container platform, by name; throws before
     /// anything is written when a function cannot be expressed there.
-    func containerFiles(_ functions: [DeployableFunction], image container: ContainerImage) throws -> [(String, String)] {
+    func containerFiles(_ functions: [DeployableFunction], image container: ContainerImage, environment: [String: String])
+        throws -> [(String, String)]
+    {
         let command = "functions deploy --target \(target.rawValue)"
         var files = [
             ("Dockerfile", container.dockerfile(generatedBy: command)),
@@ -293,7 +321,8 @@ struct Deploy: AsyncParsableCommand {
                 serviceAccount: serviceAccount,
                 deadLetterTopic: deadLetterTopic,
                 runtimeAccount: runAs,
-                databaseURL: try databaseURLForFunctions()
+                databaseURL: try databaseURLForFunctions(),
+                environment: environment
             )
             files.append(("deploy.sh", try cloudRun.script(image: container, generatedBy: command)))
             for warning in cloudRun.warnings { status("warning: " + warning) }
@@ -315,7 +344,8 @@ struct Deploy: AsyncParsableCommand {
             let databaseURL = try databaseURLForFunctions() ?? project.map { "https://\($0)-default-rtdb.firebaseio.com" }
             let knative = KnativeTarget(
                 functions: functions, image: image ?? "", broker: broker ?? "default", deadLetterSink: deadLetterSink,
-                project: project, databaseURL: databaseURL, serviceAccountName: runAs, keySecret: keySecret
+                project: project, databaseURL: databaseURL, serviceAccountName: runAs, keySecret: keySecret,
+                environment: environment
             )
             files += try knative.documents()
             for warning in knative.warnings { status("warning: " + warning) }

@@ -37,6 +37,14 @@ struct FunctionsList: AsyncParsableCommand {
                     + "restarts \(instance["restarts"]?.serialized() ?? "0")")
             }
         }
+        let params = answer["params"]?.arrayValue ?? []
+        if !params.isEmpty {
+            print("params (secrets masked):")
+            for param in params {
+                print("  \(param["name"]?.stringValue ?? "?") (\(param["type"]?.stringValue ?? "?")) = "
+                    + (param["value"]?.stringValue ?? "(none)"))
+            }
+        }
         if let skipped = answer["skipped"]?.arrayValue, !skipped.isEmpty {
             print("not served (a trigger of a kind this runtime does not know): " + skipped.compactMap(\.stringValue).joined(separator: ", "))
         }

@@ -145,6 +145,7 @@ extension FunctionsWorker {
             attempt: max(1, attempt),
             deadline: deadline,
             admin: admin,
+            paramValues: ParamValues(for: function, named: name),
             logger: logger
         )
         do {

@@ -33,6 +33,7 @@ extension FunctionsWorker {
             tokens: tokens,
             region: function.options.deploymentRegion,
             receivedAt: Self.receivedAt(request, by: function),
+            paramValues: ParamValues(for: function, named: name),
             logger: logger
         )
         return response(await function.respond(to: incoming, context: context))

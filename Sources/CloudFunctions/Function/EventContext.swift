@@ -14,12 +14,17 @@ public struct EventContext: Sendable {
         let trigger: EventTrigger?
         let admin: AdminClients
         let logger: Logger
+        let paramValues: ParamValues
 
-        package init(functionName: String, trigger: EventTrigger?, admin: AdminClients, logger: Logger) {
+        package init(
+            functionName: String, trigger: EventTrigger?, admin: AdminClients, logger: Logger,
+            paramValues: ParamValues = ParamValues()
+        ) {
             self.functionName = functionName
             self.trigger = trigger
             self.admin = admin
             self.logger = logger
+            self.paramValues = paramValues
         }
     }
 
@@ -48,6 +53,9 @@ public struct EventContext: Sendable {
     /// The Admin clients: messaging, and the other services as the backend offers them.
     public var admin: AdminClients { invocations.admin }
 
+    /// The params and secrets the function reads (see ``ParamReading``).
+    public var paramValues: ParamValues { invocations.paramValues }
+
     /// Creates a context.
     public init(
         functionName: String,
@@ -56,9 +64,11 @@ public struct EventContext: Sendable {
         attempt: Int = 1,
         deadline: Date = .distantFuture,
         admin: AdminClients = AdminClients(),
+        paramValues: ParamValues = ParamValues(),
         logger: Logger
     ) {
-        self.invocations = Invocations(functionName: functionName, trigger: nil, admin: admin, logger: logger)
+        self.invocations = Invocations(functionName: functionName, trigger: nil, admin: admin, logger: logger,
+            paramValues: paramValues)
         self.event = event
         self.givenParams = params
         self.attempt = attempt
@@ -73,11 +83,13 @@ public struct EventContext: Sendable {
         attempt: Int,
         deadline: Date,
         admin: AdminClients,
+        paramValues: ParamValues = ParamValues(),
         logger: Logger
     ) {
         self.init(
             event: event,
-            invocations: Invocations(functionName: functionName, trigger: trigger, admin: admin, logger: logger),
+            invocations: Invocations(functionName: functionName, trigger: trigger, admin: admin, logger: logger,
+                paramValues: paramValues),
             attempt: attempt,
             deadline: deadline
         )

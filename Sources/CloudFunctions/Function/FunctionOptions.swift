@@ -28,6 +28,8 @@ public struct FunctionOptions: Sendable, Hashable {
     /// The services the function calls through its Admin clients, for the roles a deploy
     /// target grants; `nil` when not declared (then every service's).
     public var adminServices: Set<AdminService>?
+    /// The names of the secrets the function reads (``Secret``): the only ones it is given.
+    public var secrets: [String] = []
 
     /// The default options.
     public init() {}
@@ -58,6 +60,9 @@ public struct FunctionOptions: Sendable, Hashable {
         }
         if let memoryMB, !(128...32768).contains(memoryMB) {
             problems.append("memoryMB must be between 128 and 32768, not \(memoryMB)")
+        }
+        for secret in secrets {
+            if let problem = ParamSpec.problem(withKey: secret) { problems.append("secret: " + problem) }
         }
         problems += backoff.problems
         return problems
@@ -92,6 +97,13 @@ public struct FunctionOption: Sendable {
     /// deployed, it runs as an account granted only their roles. Undeclared, every service's.
     public static func uses(_ services: AdminService...) -> FunctionOption {
         .init { $0.adminServices = Set(services) }
+    }
+    /// Declares the secrets the function reads: where it is deployed it is given these and no
+    /// others (Secret Manager in production, `.secret.local` in the emulator).
+    public static func secrets(_ secrets: Secret...) -> FunctionOption {
+        .init { options in
+            for secret in secrets where !options.secrets.contains(secret.name) { options.secrets.append(secret.name) }
+        }
     }
 }
 

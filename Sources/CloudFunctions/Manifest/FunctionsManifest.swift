@@ -10,6 +10,8 @@ public struct FunctionsManifest: Sendable, Hashable, Codable {
     public var specVersion: String
     /// Google APIs the functions need.
     public var requiredAPIs: [RequiredAPI]
+    /// The params and secrets the functions read, which a deploy resolves.
+    public var params: [ParamSpec]
     /// The functions by name.
     public var endpoints: [String: ManifestEndpoint]
 
@@ -22,13 +24,14 @@ public struct FunctionsManifest: Sendable, Hashable, Codable {
     }
 
     /// Creates a manifest.
-    public init(endpoints: [String: ManifestEndpoint], requiredAPIs: [RequiredAPI] = []) {
+    public init(endpoints: [String: ManifestEndpoint], requiredAPIs: [RequiredAPI] = [], params: [ParamSpec] = []) {
         self.specVersion = "v1alpha1"
         self.requiredAPIs = requiredAPIs
+        self.params = params
         self.endpoints = endpoints
     }
 
-    enum CodingKeys: String, CodingKey { case specVersion, requiredAPIs, endpoints }
+    enum CodingKeys: String, CodingKey { case specVersion, requiredAPIs, params, endpoints }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -41,6 +44,7 @@ public struct FunctionsManifest: Sendable, Hashable, Codable {
             )
         }
         requiredAPIs = try c.decodeIfPresent([RequiredAPI].self, forKey: .requiredAPIs) ?? []
+        params = try c.decodeIfPresent([ParamSpec].self, forKey: .params) ?? []
         endpoints = try c.decode([String: ManifestEndpoint].self, forKey: .endpoints)
     }
 
@@ -74,6 +78,6 @@ extension FunctionRegistry {
         if functions.contains(where: { if case .taskQueue = $0.function.trigger { true } else { false } }) {
             apis.append(.init(api: "cloudtasks.googleapis.com", reason: "Needed for task queue functions"))
         }
-        return FunctionsManifest(endpoints: endpoints, requiredAPIs: apis)
+        return FunctionsManifest(endpoints: endpoints, requiredAPIs: apis, params: params)
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 extension ManifestEndpoint: Codable {
     enum CodingKeys: String, CodingKey {
         case entryPoint, platform, region, availableMemoryMb, timeoutSeconds, concurrency, minInstances
-        case maxInstances, labels, eventTrigger, deliveryPolicy, adminServices
+        case maxInstances, labels, eventTrigger, deliveryPolicy, adminServices, secretEnvironmentVariables
     }
 
     public init(from decoder: any Decoder) throws {
@@ -20,6 +20,8 @@ extension ManifestEndpoint: Codable {
         eventTrigger = try c.decodeIfPresent(EventTriggerSpec.self, forKey: .eventTrigger)
         deliveryPolicy = try c.decodeIfPresent(DeliveryPolicySpec.self, forKey: .deliveryPolicy)
         adminServices = try c.decodeIfPresent([AdminService].self, forKey: .adminServices)
+        secretEnvironmentVariables = try c.decodeIfPresent([SecretEnvironmentVariable].self,
+            forKey: .secretEnvironmentVariables) ?? []
         let raw = try decoder.container(keyedBy: AnyCodingKey.self)
         otherTriggers = [:]
         for key in ManifestEndpoint.otherTriggerKeys {
@@ -53,6 +55,9 @@ extension ManifestEndpoint: Codable {
         try c.encodeIfPresent(eventTrigger, forKey: .eventTrigger)
         try c.encodeIfPresent(deliveryPolicy, forKey: .deliveryPolicy)
         try c.encodeIfPresent(adminServices, forKey: .adminServices)
+        if !secretEnvironmentVariables.isEmpty {
+            try c.encode(secretEnvironmentVariables, forKey: .secretEnvironmentVariables)
+        }
         var raw = encoder.container(keyedBy: AnyCodingKey.self)
         for (key, value) in otherTriggers {
             try raw.encode(value, forKey: AnyCodingKey(key))

@@ -30,6 +30,22 @@ public struct ManifestEndpoint: Sendable, Hashable {
     /// The services the function calls through its Admin clients, when declared (this
     /// runtime's extension; see ``FunctionOption/uses(_:)``).
     public var adminServices: [AdminService]?
+    /// The secrets the function is given, each as the environment variable `key`.
+    public var secretEnvironmentVariables: [SecretEnvironmentVariable]
+
+    /// A secret a function is given (`secretEnvironmentVariables`, as firebase-functions
+    /// writes it: the secret of the same name unless `secret` says otherwise).
+    public struct SecretEnvironmentVariable: Sendable, Hashable, Codable {
+        /// The environment variable.
+        public var key: String
+        /// The secret's name, when it differs from `key`.
+        public var secret: String?
+        /// The project holding the secret, when not the function's.
+        public var projectId: String?
+
+        /// The secret's name.
+        public var secretName: String { secret ?? key }
+    }
 
     static let otherTriggerKeys = [
         "httpsTrigger", "callableTrigger", "scheduleTrigger", "blockingTrigger", "taskQueueTrigger",
@@ -85,6 +101,7 @@ public struct ManifestEndpoint: Sendable, Hashable {
         otherTriggers = [:]
         deliveryPolicy = nil
         adminServices = options.adminServices?.sorted()
+        secretEnvironmentVariables = options.secrets.map { SecretEnvironmentVariable(key: $0) }
         switch function.trigger {
         case .event(let trigger) where trigger.eventType == Scheduler.eventType:
             otherTriggers["scheduleTrigger"] = Self.scheduleTrigger(trigger, options: options)
@@ -213,6 +230,7 @@ public struct ManifestEndpoint: Sendable, Hashable {
         options.minInstances = minInstances
         options.maxInstances = maxInstances
         options.adminServices = adminServices.map(Set.init)
+        options.secrets = secretEnvironmentVariables.map(\.key)
         if let deliveryPolicy {
             options.maxEventAge = .seconds(deliveryPolicy.maxEventAgeSeconds)
             options.maxAttempts = deliveryPolicy.maxAttempts

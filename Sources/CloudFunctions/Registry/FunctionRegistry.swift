@@ -15,6 +15,8 @@ public struct FunctionRegistry: Sendable {
     /// The registered names, in registration order.
     public private(set) var names: [String] = []
     private var problems: [RegistryError.Problem] = []
+    /// The params and secrets declared with ``declare(_:)``, in declaration order.
+    public private(set) var declaredParams: [ParamSpec] = []
 
     /// An empty registry.
     public init() {}
@@ -50,6 +52,40 @@ public struct FunctionRegistry: Sendable {
     /// ``validate()`` to report with the others.
     public mutating func reportProblem(_ message: String, function: String) {
         problems.append(.init(function: function, code: .invalidConfiguration, message: message))
+    }
+
+    /// Declares params (and secrets) the functions read: the manifest lists them, and a deploy
+    /// resolves each from the `.env` files or its default, failing when it can do neither.
+    /// A secret a function names in ``FunctionOption/secrets(_:)`` needs no declaration here.
+    public mutating func declare(_ params: any ParamDeclaration...) {
+        for param in params.map(\.spec) {
+            if let problem = ParamSpec.problem(withKey: param.name) {
+                problems.append(.init(function: param.name, code: .invalidConfiguration, message: problem))
+            } else if let known = declaredParams.first(where: { $0.name == param.name }) {
+                if known != param {
+                    problems.append(.init(function: param.name, code: .invalidConfiguration,
+                        message: "the param \(param.name) is declared twice, differently"))
+                }
+            } else if let defaultValue = param.defaultEnvironmentValue,
+                case .failure(let error) = param.environmentValue(of: defaultValue)
+            {
+                problems.append(.init(function: param.name, code: .invalidConfiguration, message: "default: \(error)"))
+            } else {
+                declaredParams.append(param)
+            }
+        }
+    }
+
+    /// What the manifest lists: the declared params, then each secret a function reads that
+    /// was not declared.
+    public var params: [ParamSpec] {
+        var params = declaredParams
+        for (_, function) in functions {
+            for secret in function.options.secrets where !params.contains(where: { $0.name == secret }) {
+                params.append(Secret(secret).spec)
+            }
+        }
+        return params
     }
 
     /// The registered functions with their names, in registration order.

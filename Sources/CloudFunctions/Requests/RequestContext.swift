@@ -19,6 +19,8 @@ public struct RequestContext: Sendable {
     /// The URL the request was addressed to (`https://`, its host and path), when it came over
     /// HTTP: a blocking call's token must name it, or the function's production URL.
     public let receivedAt: String?
+    /// The params and secrets the function reads (see ``ParamReading``).
+    public let paramValues: ParamValues
     private let baseLogger: Logger
 
     /// Creates a context.
@@ -30,8 +32,10 @@ public struct RequestContext: Sendable {
         tokens: any TokenVerifier,
         region: String = "us-central1",
         receivedAt: String? = nil,
+        paramValues: ParamValues = ParamValues(),
         logger: Logger
     ) {
+        self.paramValues = paramValues
         self.functionName = functionName
         self.deadline = deadline
         self.clock = clock

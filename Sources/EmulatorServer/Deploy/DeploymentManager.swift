@@ -33,6 +33,11 @@ public final class DeploymentManager: Service, Sendable {
         public var deployed: Set<String>
         /// When it was deployed.
         public var time: Date
+        /// The variables of the package's `.env` files and params, which every worker gets.
+        public var environment: [String: String]
+        /// The names of the secrets the deployment was given (their values go only to the
+        /// workers of the functions that declared them, and are shown nowhere).
+        public var secretNames: [String]
 
         /// Where clients call a request function of this deployment on the emulator at `base`:
         /// `{base}/{project}/{region}/{name}`.
@@ -85,10 +90,16 @@ public final class DeploymentManager: Service, Sendable {
     ///
     /// - Throws: ``RegistryError`` for a malformed manifest, ``WorkerError`` when the worker
     ///   does not start.
-    public func deploy(binary: URL, manifest: FunctionsManifest, only: [String]? = nil) async throws -> Deployment {
+    /// Each worker gets `environment` (the resolved `.env` files and params) and, of
+    /// `secrets`, those its function declared.
+    public func deploy(
+        binary: URL, manifest: FunctionsManifest, only: [String]? = nil, environment: [String: String] = [:],
+        secrets: [String: String] = [:]
+    ) async throws -> Deployment {
         await takeTurn()
         defer { endTurn() }
-        return try await deployInTurn(binary: binary, manifest: manifest, only: only)
+        return try await deployInTurn(binary: binary, manifest: manifest, only: only, environment: environment,
+            secrets: secrets)
     }
 
     private func takeTurn() async {
@@ -116,7 +127,10 @@ public final class DeploymentManager: Service, Sendable {
         next?.resume()
     }
 
-    private func deployInTurn(binary: URL, manifest: FunctionsManifest, only: [String]?) async throws -> Deployment {
+    private func deployInTurn(
+        binary: URL, manifest: FunctionsManifest, only: [String]?, environment: [String: String],
+        secrets: [String: String]
+    ) async throws -> Deployment {
         // Deploying nothing would replace every deployed function with none.
         if let only, only.isEmpty {
             throw RegistryError(problems: [.init(function: "", code: .unknownFunction,
@@ -127,6 +141,14 @@ public final class DeploymentManager: Service, Sendable {
             // Endpoints of kinds the emulator does not serve get no workers.
             guard case .some(.some) = try? endpoint.functionTrigger() else { continue }
             let options = endpoint.functionOptions
+            var variables = environment
+            for secret in endpoint.secretEnvironmentVariables {
+                guard let value = secrets[secret.secretName] else {
+                    throw RegistryError(problems: [.init(function: name, code: .invalidConfiguration,
+                        message: "the secret \(secret.secretName) has no value: add it to the functions package's .secret.local")])
+                }
+                variables[secret.key] = value
+            }
             pools[name] = FunctionInstances(
                 function: name,
                 concurrency: options.concurrency,
@@ -136,7 +158,7 @@ public final class DeploymentManager: Service, Sendable {
                 logger: logger,
                 tasks: tasks,
                 deliveries: DeliveryBatcher(function: name, clock: emulator.clock, maximumBatch: deliveryBatch)
-            ) { [self] in supervisor(binary: binary, function: name) }
+            ) { [self, variables] in supervisor(binary: binary, function: name, variables: variables) }
         }
         var (functions, requests, skipped) = try HTTPDelivery.registry(manifest: manifest, instances: pools,
             clock: emulator.clock)
@@ -151,7 +173,8 @@ public final class DeploymentManager: Service, Sendable {
             requests = requests.filter { only.contains($0.key) }
         }
         let deployment = Deployment(manifest: manifest, binary: binary, functions: pools, requests: requests,
-            skipped: skipped, deployed: Set(functions.names).union(requests.keys), time: Date())
+            skipped: skipped, deployed: Set(functions.names).union(requests.keys), time: Date(), environment: environment,
+            secretNames: secrets.keys.sorted())
         do {
             // Every function's first instances start at once; when one fails, all stop.
             try await withTaskCancellationHandler {
@@ -187,7 +210,7 @@ public final class DeploymentManager: Service, Sendable {
         }
         do {
             try await emulator.store.saveDeployment(StoredDeployment(binary: binary.path, manifest: manifest.json(),
-                only: only, time: deployment.time))
+                only: only, time: deployment.time, environment: environment, secrets: secrets))
         } catch {
             logger.error("could not record the deployment; it will not restart with the emulator",
                 metadata: ["error": "\(error)"])
@@ -231,10 +254,11 @@ public final class DeploymentManager: Service, Sendable {
 
     /// A worker process of `binary` serving `function`, whose process id is kept in the store
     /// while it runs and whose lines go to ``logs``.
-    private func supervisor(binary: URL, function: String) -> WorkerSupervisor {
+    private func supervisor(binary: URL, function: String, variables: [String: String]) -> WorkerSupervisor {
         let store = emulator.store
         let logs = logs
-        var environment = workerEnvironment()
+        // The platform's variables win over the package's (which may not use reserved names).
+        var environment = variables.merging(workerEnvironment()) { _, platform in platform }
         environment["FUNCTION_TARGET"] = function
         return WorkerSupervisor(binary: binary, environment: environment, startTimeout: startTimeout,
             logger: logger, tasks: tasks,
@@ -283,7 +307,7 @@ public final class DeploymentManager: Service, Sendable {
         do {
             let manifest = try FunctionsManifest(json: stored.manifest)
             _ = try await deployInTurn(binary: URL(fileURLWithPath: stored.binary), manifest: manifest,
-                only: stored.only)
+                only: stored.only, environment: stored.environment, secrets: stored.secrets)
             logger.info("restarted the functions deployed last", metadata: ["binary": "\(stored.binary)"])
         } catch {
             logger.error("could not restart the functions deployed last; deploy again",

@@ -33,10 +33,15 @@ struct DeployRoutes {
                 throw ServiceError(.invalidArgument, "manifest is not a v1alpha1 functions manifest: \(error)")
             }
             let only = body["only"]?.arrayValue?.compactMap(\.stringValue)
+            let environment = try Self.strings(body["environment"], name: "environment")
+            let secrets = try Self.strings(body["secrets"], name: "secrets")
             let deployment: DeploymentManager.Deployment
             do {
                 // A client that leaves while the worker starts takes the start with it.
-                let start = Task { try await server.deployments.deploy(binary: binary, manifest: manifest, only: only) }
+                let start = Task {
+                    try await server.deployments.deploy(binary: binary, manifest: manifest, only: only,
+                        environment: environment, secrets: secrets)
+                }
                 await context.onDisconnect { start.cancel() }
                 deployment = try await withTaskCancellationHandler { try await start.value } onCancel: { start.cancel() }
             } catch let error as RegistryError {
@@ -75,6 +80,19 @@ struct DeployRoutes {
             let body = try await request.jsonBody(limit: server.configuration.maxBodySize)
             return Response.json(try await trigger(try context.parameters.require("call"), body: body))
         }
+    }
+
+    /// A JSON object of strings whose keys may name a function's environment variable.
+    static func strings(_ value: JSONValue?, name: String) throws(ServiceError) -> [String: String] {
+        guard let value, !value.isNull else { return [:] }
+        guard let object = value.objectValue else { throw ServiceError(.invalidArgument, "\(name) must be an object of strings") }
+        var strings: [String: String] = [:]
+        for (key, item) in object {
+            guard let text = item.stringValue else { throw ServiceError(.invalidArgument, "\(name).\(key) must be a string") }
+            if let problem = ParamSpec.problem(withKey: key) { throw ServiceError(.invalidArgument, "\(name): \(problem)") }
+            strings[key] = text
+        }
+        return strings
     }
 
     /// The binary at `path`, when it is an executable that a Swift package build made: it lies
@@ -225,6 +243,27 @@ struct DeployRoutes {
             "deployTime": .string(RFC3339Timestamp.string(from: deployment.time)),
             "binary": .string(deployment.binary.path),
             "functions": .object(functions),
+            "params": .array(params(of: deployment)),
         ]
     }
+
+    /// The deployment's params with their values, then the other `.env` variables; a secret's
+    /// value is masked.
+    static func params(of deployment: DeploymentManager.Deployment) -> [JSONValue] {
+        var params: [JSONValue] = []
+        for param in deployment.manifest.params {
+            let value: JSONValue = param.type == .secret
+                ? (deployment.secretNames.contains(param.name) ? .string(maskedSecret) : .null)
+                : deployment.environment[param.name].map(JSONValue.string) ?? .null
+            params.append(["name": .string(param.name), "type": .string(param.type.rawValue), "value": value])
+        }
+        let declared = Set(deployment.manifest.params.map(\.name))
+        for (name, value) in deployment.environment.sorted(by: { $0.key < $1.key }) where !declared.contains(name) {
+            params.append(["name": .string(name), "type": "env", "value": .string(value)])
+        }
+        return params
+    }
+
+    /// What is shown for a secret's value.
+    static let maskedSecret = "********"
 }

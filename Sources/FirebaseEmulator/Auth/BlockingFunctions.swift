@@ -66,7 +66,8 @@ public struct BlockingFunctions: Sendable {
             let request = HTTPSRequest(method: .post, headerFields: [.contentType: "application/json"], body: body)
             // Authentication enforces the timeout, on the emulator's clock.
             let context = RequestContext(functionName: endpoint.name, clock: clock, admin: admin, tokens: tokens,
-                region: function.options.deploymentRegion, logger: logger)
+                region: function.options.deploymentRegion,
+                paramValues: ParamValues(for: function, named: endpoint.name), logger: logger)
             let response = await function.respond(to: request, context: context)
             return (response.status.code, try await response.collectBody())
         }

@@ -13,13 +13,23 @@ public struct StoredDeployment: Sendable, Hashable {
     public var only: [String]?
     /// When it was deployed.
     public var time: Date
+    /// The variables of the package's `.env` files and params.
+    public var environment: [String: String]
+    /// The values of the secrets its functions read (from the package's `.secret.local`, kept
+    /// beside it in the data directory so that a restart can give them again).
+    public var secrets: [String: String]
 
     /// Creates a record.
-    public init(binary: String, manifest: Data, only: [String]?, time: Date) {
+    public init(
+        binary: String, manifest: Data, only: [String]?, time: Date, environment: [String: String] = [:],
+        secrets: [String: String] = [:]
+    ) {
         self.binary = binary
         self.manifest = manifest
         self.only = only
         self.time = time
+        self.environment = environment
+        self.secrets = secrets
     }
 }
 
@@ -52,6 +62,12 @@ extension EmulatorStore {
             """)
     }
 
+    /// The deployment's variables and secrets, so that a restart gives its workers the same.
+    static let deploymentEnvironmentSchema = StoreSchema(name: "deployment-v4-environment") { db in
+        try db.execute(sql: "ALTER TABLE deployment ADD COLUMN environment TEXT")
+        try db.execute(sql: "ALTER TABLE deployment ADD COLUMN secrets TEXT")
+    }
+
     /// Notes a running worker process and the binary it runs.
     public func recordWorkerProcess(_ pid: Int32, binary: String) async throws {
         _ = try await write { transaction in
@@ -77,14 +93,19 @@ extension EmulatorStore {
     /// Records the deployment that now runs, replacing the one before.
     public func saveDeployment(_ deployment: StoredDeployment) async throws {
         let only = deployment.only.map { JSONValue.array($0.map(JSONValue.string)).serialized() }
+        let environment = JSONValue.object(deployment.environment.mapValues(JSONValue.string)).serialized()
+        let secrets = JSONValue.object(deployment.secrets.mapValues(JSONValue.string)).serialized()
         _ = try await write { transaction in
             try transaction.db.execute(
                 sql: """
-                    INSERT INTO deployment (id, binary, manifest, only, deployed_at) VALUES (1, ?, ?, ?, ?)
+                    INSERT INTO deployment (id, binary, manifest, only, deployed_at, environment, secrets)
+                    VALUES (1, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (id) DO UPDATE SET binary = excluded.binary, manifest = excluded.manifest,
-                        only = excluded.only, deployed_at = excluded.deployed_at
+                        only = excluded.only, deployed_at = excluded.deployed_at, environment = excluded.environment,
+                        secrets = excluded.secrets
                     """,
-                arguments: [deployment.binary, deployment.manifest, only, deployment.time.timeIntervalSince1970]
+                arguments: [deployment.binary, deployment.manifest, only, deployment.time.timeIntervalSince1970,
+                    environment, secrets]
             )
         }
     }
@@ -92,12 +113,18 @@ extension EmulatorStore {
     /// The last deployment, if there was one.
     public func lastDeployment() throws -> StoredDeployment? {
         try read { db in
-            try Row.fetchOne(db, sql: "SELECT binary, manifest, only, deployed_at FROM deployment WHERE id = 1").map {
-                row in
+            try Row.fetchOne(db, sql: """
+                SELECT binary, manifest, only, deployed_at, environment, secrets FROM deployment WHERE id = 1
+                """).map { row in
                 let only = (row["only"] as String?).flatMap { try? JSONValue(parsing: $0) }?.arrayValue?
                     .compactMap(\.stringValue)
+                func strings(_ column: String) -> [String: String] {
+                    ((row[column] as String?).flatMap { try? JSONValue(parsing: $0) }?.objectValue ?? [:])
+                        .compactMapValues(\.stringValue)
+                }
                 return StoredDeployment(binary: row["binary"], manifest: row["manifest"], only: only,
-                    time: Date(timeIntervalSince1970: row["deployed_at"]))
+                    time: Date(timeIntervalSince1970: row["deployed_at"]), environment: strings("environment"),
+                    secrets: strings("secrets"))
             }
         }
     }

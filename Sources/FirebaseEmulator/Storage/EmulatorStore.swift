@@ -44,7 +44,7 @@ public final class EmulatorStore: Sendable {
             EmulatorStore.outboxSchema, EmulatorStore.recoveriesSchema, EmulatorStore.attemptsSchema,
             EmulatorStore.eventKeySchema,
             EmulatorStore.deploymentSchema,
-            EmulatorStore.workerProcessSchema, EmulatorStore.workerProcessesSchema,
+            EmulatorStore.workerProcessSchema, EmulatorStore.workerProcessesSchema, EmulatorStore.deploymentEnvironmentSchema,
             EmulatorStore.schedulesSchema, EmulatorStore.tasksSchema,
         ]
         for schema in own + schemas {

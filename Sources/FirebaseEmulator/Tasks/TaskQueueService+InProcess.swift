@@ -25,7 +25,8 @@ extension TaskQueueService {
             }
             let context = RequestContext(functionName: attempt.queue,
                 deadline: clock.now.addingTimeInterval(attempt.timeout.seconds), clock: clock, admin: admin,
-                tokens: tokens, region: function.options.deploymentRegion, logger: logger)
+                tokens: tokens, region: function.options.deploymentRegion,
+                paramValues: ParamValues(for: function, named: attempt.queue), logger: logger)
             let response = await function.respond(to: HTTPSRequest(method: .post, target: "/", headerFields: fields,
                 body: attempt.body), context: context)
             guard response.status.kind != .successful else { return Answer(status: response.status.code) }

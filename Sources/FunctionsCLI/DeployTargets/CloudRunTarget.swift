@@ -26,6 +26,8 @@ struct CloudRunTarget {
     /// The Realtime Database URL given to the functions (`FIREBASE_CONFIG`); `nil` for the
     /// project's default instance.
     let databaseURL: String?
+    /// The variables of the package's `.env` files and its params, given to every function.
+    var environment: [String: String] = [:]
 
     /// The role each Firebase service's Admin calls need.
     static func role(_ service: AdminService) -> String {
@@ -147,6 +149,20 @@ struct CloudRunTarget {
                         "--condition=None", "--quiet"], what: "roles/eventarc.eventReceiver to $TRIGGER_ACCOUNT")
             }
         }
+        let secrets = Set(functions.flatMap(\.secrets).map(\.secretName)).sorted()
+        if !secrets.isEmpty {
+            // Each secret's latest version when this runs is pinned (as firebase deploy does): a
+            // new version reaches the functions at their next deploy. A missing secret stops here.
+            lines += ["", "# The secrets the functions read, from Secret Manager; the runtime account may read them."]
+            for secret in secrets {
+                let variable = Self.versionVariable(secret)
+                lines += ["\(variable)=\"$(gcloud secrets versions describe latest --secret=\(secret) --project=\"$PROJECT\" "
+                    + "--format='value(name.basename())')\""]
+                lines += Self.command(["gcloud", "secrets", "add-iam-policy-binding", secret],
+                    ["--project=\"$PROJECT\"", "--member=\"serviceAccount:$RUNTIME_ACCOUNT\"",
+                        "--role=roles/secretmanager.secretAccessor", "--condition=None", "--quiet", ">/dev/null"])
+            }
+        }
         var registrations: [String] = []
         for function in functions {
             if let schedule = function.trigger?.schedule {
@@ -265,17 +281,26 @@ struct CloudRunTarget {
     func runFlags(_ function: DeployableFunction) -> [String] {
         let options = function.options
         // FIREBASE_CONFIG's JSON holds commas, so the list names another delimiter (`^|^`).
-        let environment = [
+        let platform = [
             "FUNCTION_TARGET=\(function.name)", "FUNCTION_SIGNATURE_TYPE=\(function.signatureType)",
             "GOOGLE_CLOUD_PROJECT=$PROJECT",
             #"FIREBASE_CONFIG={\"projectId\":\"$PROJECT\",\"databaseURL\":\"$DATABASE_URL\"}"#,
         ]
+        let environment = platform + self.environment.sorted { $0.key < $1.key }.map { key, value in
+            "\(key)=" + value.reduce(into: "") { escaped, character in
+                if "\"$`\\".contains(character) { escaped.append("\\") }
+                escaped.append(character)
+            }
+        }
+        // A delimiter no value holds.
+        var delimiter = "|"
+        while self.environment.values.contains(where: { $0.contains(delimiter) }) { delimiter += "|" }
         var flags = [
             "--project=\"$PROJECT\"",
             "--image=\"$IMAGE\"",
             "--region=\(function.region)",
             "--service-account=\"$RUNTIME_ACCOUNT\"",
-            "--set-env-vars=\"^|^\(environment.joined(separator: "|"))\"",
+            "--set-env-vars=\"^\(delimiter)^\(environment.joined(separator: delimiter))\"",
             "--concurrency=\(options.concurrency)",
             "--timeout=\(options.timeout.secondsText)s",
         ]
@@ -283,12 +308,22 @@ struct CloudRunTarget {
             flags.append("--memory=\(memory)Mi")
             if let cpu = Self.cpus(forMemoryMB: memory) { flags.append("--cpu=\(cpu)") }
         }
+        if !function.secrets.isEmpty {
+            flags.append("--set-secrets=\"" + function.secrets.map {
+                "\($0.key)=\($0.secretName):$\(Self.versionVariable($0.secretName))"
+            }.joined(separator: ",") + "\"")
+        }
         if let minimum = options.minInstances { flags.append("--min-instances=\(minimum)") }
         if let maximum = options.maxInstances { flags.append("--max-instances=\(maximum)") }
         // Only Eventarc (with its service account) may invoke an event function; HTTPS and
         // callable functions are public unless their invoker says otherwise.
         flags.append(function.isPublic ? "--allow-unauthenticated" : "--no-allow-unauthenticated")
         return flags
+    }
+
+    /// The script's variable holding the version of `secret` it deploys.
+    static func versionVariable(_ secret: String) -> String {
+        "SECRET_" + secret.map { $0.isLetter || $0.isNumber ? String($0).uppercased() : "_" }.joined() + "_VERSION"
     }
 
     /// The CPUs Cloud Run needs for `memory` MiB, `nil` when its default of 1 will do: more

@@ -11,6 +11,8 @@ struct DeployableFunction {
     let serviceName: String
     /// The options the function asks for.
     let options: FunctionOptions
+    /// The secrets the function is given.
+    let secrets: [ManifestEndpoint.SecretEnvironmentVariable]
     /// What makes it run (an event trigger with a 1st-gen type mapped to its CloudEvent type).
     let kind: FunctionTrigger
     /// The event trigger, `nil` for request functions.
@@ -38,6 +40,7 @@ struct DeployableFunction {
                 + "have 1 to 49 lowercase letters, digits and hyphens, start with a letter and do not end with a hyphen")
         }
         options = endpoint.functionOptions
+        secrets = endpoint.secretEnvironmentVariables
         let found: FunctionTrigger?
         do {
             found = try endpoint.functionTrigger()

@@ -31,6 +31,8 @@ struct KnativeTarget {
     let serviceAccountName: String?
     /// The Secret holding a service account key as `key.json`, if given.
     let keySecret: String?
+    /// The variables of the package's `.env` files and its params, given to every function.
+    var environment: [String: String] = [:]
 
     /// Where a key Secret is mounted.
     static let keyFolder = "/var/secrets/google"
@@ -40,8 +42,18 @@ struct KnativeTarget {
     static let defaultMaximumTimeout = 600
 
     /// What the files cannot carry of the functions' options, in words.
+    /// The Kubernetes Secret a secret's value is read from: its name in lowercase with `-`
+    /// for `_`, holding the value under the secret's own name.
+    static func secretName(_ secret: String) -> String {
+        secret.lowercased().replacingOccurrences(of: "_", with: "-").trimmingCharacters(in: CharacterSet(charactersIn: "-"))
+    }
+
     var warnings: [String] {
         var warnings: [String] = []
+        for secret in Set(functions.flatMap(\.secrets).map(\.secretName)).sorted() {
+            warnings.append("the secret \(secret) is read from the Kubernetes Secret '\(Self.secretName(secret))': create it "
+                + "with kubectl create secret generic \(Self.secretName(secret)) --from-literal=\(secret)=VALUE")
+        }
         for function in functions {
             if function.options.timeout.seconds > Double(Self.defaultMaximumTimeout) {
                 warnings.append("'\(function.name)' has a timeout of \(function.options.timeout.secondsText) s; Knative "
@@ -110,10 +122,17 @@ struct KnativeTarget {
             environment.append(("FIREBASE_CONFIG", JSONValue.object(config.mapValues(JSONValue.string)).serialized()))
         }
         if keySecret != nil { environment.append(("GOOGLE_APPLICATION_CREDENTIALS", Self.keyFolder + "/key.json")) }
+        environment += self.environment.sorted { $0.key < $1.key }
+        // Each secret comes from the Kubernetes Secret named after it (see `secretName(_:)`).
+        let secrets: [YAMLNode] = function.secrets.map { secret in
+            .map([("name", .string(secret.key)), ("valueFrom", .map([("secretKeyRef", .map([
+                ("name", .string(Self.secretName(secret.secretName))), ("key", .string(secret.secretName)),
+            ]))]))])
+        }
         var container: [(String, YAMLNode)] = [
             ("image", .string(image)),
             ("ports", .list([.map([("containerPort", .number(8080))])])),
-            ("env", .list(environment.map { .map([("name", .string($0.0)), ("value", .string($0.1))]) })),
+            ("env", .list(environment.map { .map([("name", .string($0.0)), ("value", .string($0.1))]) } + secrets)),
         ]
         if let memory = options.memoryMB {
             container.append(("resources", .map([("limits", .map([("memory", .string("\(memory)Mi"))]))])))

@@ -1,7 +1,10 @@
 import ArgumentParser
 import CloudFunctions
 import Foundation
+import Logging
+import ServiceLifecycle
 import Synchronization
+import UnixSignals
 
 /// `functions deploy`: builds the functions package and reads its manifest; then deploys it to
 /// a running emulator (which starts and supervises the worker and routes events to it), or
@@ -155,15 +158,24 @@ struct Deploy: AsyncParsableCommand {
         }
     }
 
+    @Flag(help: """
+        emulator: after deploying, watch the package (Package.swift, Sources/, the .env files and .secret.local) \
+        and build and deploy again on every change; a build that fails leaves the deployment serving. Stop with Ctrl-C.
+        """)
+    var watch = false
+
     func run() async throws {
-        let package = URL(fileURLWithPath: source).standardizedFileURL
-        guard FileManager.default.fileExists(atPath: package.appendingPathComponent("Package.swift").path) else {
-            throw CLIError("no Swift package at \(package.path) (expected \(source)/Package.swift)")
+        let package = try packageFolder()
+        if watch {
+            guard target == .emulator else { throw ValidationError("--watch is for --target emulator") }
+            let api = try connection.client()
+            let watcher = PackageWatcher(deploy: self, package: package) { api }
+            try await ServiceGroup(configuration: .init(services: [watcher], gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: Logger(label: "functions.watch"))).run()
+            return
         }
-        let scratch = scratchPath.map { ["--scratch-path", URL(fileURLWithPath: $0).standardizedFileURL.path] } ?? []
-        let description = try Self.describe(package, scratch: scratch)
+        let description = try Self.describe(package, scratch: scratchArguments)
         let productName = try product ?? Self.executableProduct(in: description, package: package)
-        let build = ["build", "-c", configuration, "--package-path", package.path] + scratch
         let manifest: JSONValue
         // The built executable; none when the manifest is given.
         var binary: URL?
@@ -175,26 +187,11 @@ struct Deploy: AsyncParsableCommand {
             }
         } else {
             status("building \(source) (\(productName), \(configuration))…")
-            try Self.run("swift", build + ["--product", productName], echo: true)
-            let binDirectory = try Self.run("swift", build + ["--show-bin-path"])
-                .trimmingCharacters(in: .whitespacesAndNewlines)
-            let built = URL(fileURLWithPath: binDirectory).appendingPathComponent(productName)
-            binary = built
-            status("reading the manifest…")
-            let manifestFile = FileManager.default.temporaryDirectory.appendingPathComponent("manifest-\(UUID()).json")
-            defer { try? FileManager.default.removeItem(at: manifestFile) }
-            try Self.run(built.path, [], environment: ["FUNCTIONS_MANIFEST_OUTPUT_PATH": manifestFile.path])
-            manifest = try JSONValue(parsing: Data(contentsOf: manifestFile))
+            let built = try build(package, product: productName, echo: true)
+            binary = built.binary
+            manifest = built.manifest
         }
-        let names = manifest["endpoints"]?.objectValue?.keys.sorted() ?? []
-        status("found \(names.count) functions: \(names.joined(separator: ", "))")
-        let parsed: FunctionsManifest
-        do {
-            parsed = try FunctionsManifest(json: manifest.serializedData())
-        } catch {
-            throw CLIError("the manifest is not valid: \(error)")
-        }
-        let selected = only.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+        let parsed = try parse(manifest)
         let environment = try resolvedEnvironment(parsed, package: package)
 
         guard target == .emulator else {
@@ -217,12 +214,74 @@ struct Deploy: AsyncParsableCommand {
             return
         }
         guard let binary else { throw ValidationError("--manifest is for --target cloud-run or knative") }
-        let api = try connection.client()
+        let lines = try await deployToEmulator(binary: binary, manifest: manifest, parsed: parsed,
+            environment: environment, package: package, api: try connection.client())
+        for line in lines { print(line) }
+    }
+
+    /// The functions package, which must hold a `Package.swift`.
+    func packageFolder() throws -> URL {
+        let package = URL(fileURLWithPath: source).standardizedFileURL
+        guard FileManager.default.fileExists(atPath: package.appendingPathComponent("Package.swift").path) else {
+            throw CLIError("no Swift package at \(package.path) (expected \(source)/Package.swift)")
+        }
+        return package
+    }
+
+    /// `--scratch-path` as `swift` arguments.
+    var scratchArguments: [String] {
+        scratchPath.map { ["--scratch-path", URL(fileURLWithPath: $0).standardizedFileURL.path] } ?? []
+    }
+
+    /// The functions of `--only`, if given.
+    var selected: [String]? {
+        only.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+    }
+
+    /// Builds `product` and asks the built executable for its manifest. With `echo` the
+    /// compiler's output streams to standard error; without, a failed build throws
+    /// ``BuildFailure`` holding it.
+    func build(_ package: URL, product productName: String, echo: Bool) throws -> (binary: URL, manifest: JSONValue) {
+        let build = ["build", "-c", configuration, "--package-path", package.path] + scratchArguments
+        if echo {
+            try Self.run("swift", build + ["--product", productName], echo: true)
+        } else {
+            let (status, output) = try Self.runCapturing("swift", build + ["--product", productName])
+            guard status == 0 else { throw BuildFailure(output: output) }
+        }
+        let binDirectory = try Self.run("swift", build + ["--show-bin-path"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let built = URL(fileURLWithPath: binDirectory).appendingPathComponent(productName)
+        if echo { status("reading the manifest…") }
+        let manifestFile = FileManager.default.temporaryDirectory.appendingPathComponent("manifest-\(UUID()).json")
+        defer { try? FileManager.default.removeItem(at: manifestFile) }
+        try Self.run(built.path, [], environment: ["FUNCTIONS_MANIFEST_OUTPUT_PATH": manifestFile.path])
+        let manifest = try JSONValue(parsing: Data(contentsOf: manifestFile))
+        let names = manifest["endpoints"]?.objectValue?.keys.sorted() ?? []
+        status("found \(names.count) functions: \(names.joined(separator: ", "))")
+        return (built, manifest)
+    }
+
+    /// The manifest as the deploy reads it.
+    func parse(_ manifest: JSONValue) throws -> FunctionsManifest {
+        do {
+            return try FunctionsManifest(json: manifest.serializedData())
+        } catch {
+            throw CLIError("the manifest is not valid: \(error)")
+        }
+    }
+
+    /// Deploys a built binary to the emulator at `api`, with its environment and the secrets its
+    /// functions read; the lines saying where each function answers.
+    func deployToEmulator(
+        binary: URL, manifest: JSONValue, parsed: FunctionsManifest, environment: [String: String], package: URL,
+        api: EmulatorAPI, debug: String? = nil
+    ) async throws -> [String] {
         status("deploying to \(api.base.absoluteString)…")
         var body: [String: JSONValue] = [
             "binary": .string(binary.path), "manifest": manifest,
             "environment": .object(environment.mapValues(JSONValue.string)),
         ]
+        if let debug { body["debug"] = .string(debug) }
         if let selected {
             let names = selected.filter { !$0.isEmpty }
             guard !names.isEmpty else { throw ValidationError("--only takes function names (a,b,...)") }
@@ -236,21 +295,22 @@ struct Deploy: AsyncParsableCommand {
         let answer = try await api.send("POST", api.emulatorPath("/deployments"), json: .object(body), timeout: 120)
             .json()
         let functions = answer["functions"]?.objectValue ?? [:]
-        print("deployed " + functions.keys.sorted().map { name in
+        var lines = ["deployed " + functions.keys.sorted().map { name in
             let urls = functions[name]?["instances"]?.arrayValue?.compactMap { $0["url"]?.stringValue } ?? []
             return "\(name) (\(urls.joined(separator: ", ")))"
-        }.joined(separator: ", "))
+        }.joined(separator: ", ")]
         for name in functions.keys.sorted() {
             guard let kind = functions[name]?["kind"]?.stringValue else { continue }
             let url = functions[name]?["url"]?.stringValue ?? (kind == "taskQueue"
                 ? "dispatched from its queue (CLOUD_TASKS_EMULATOR_HOST=\(api.base.host ?? "127.0.0.1"):\(api.base.port ?? 80))"
                 : "called by Authentication on sign-up and sign-in")
-            print("  \(name) (\(kind)): \(url)")
+            lines.append("  \(name) (\(kind)): \(url)")
         }
         if let skipped = answer["skipped"]?.arrayValue, !skipped.isEmpty {
-            print("not served by the emulator (a trigger of a kind this runtime does not know): "
+            lines.append("not served by the emulator (a trigger of a kind this runtime does not know): "
                 + skipped.compactMap(\.stringValue).joined(separator: ", "))
         }
+        return lines
     }
 
     /// The functions' environment from the package's `.env` files and the manifest's params
@@ -440,6 +500,21 @@ struct Deploy: AsyncParsableCommand {
                     + "pick one with --product")
         }
         return executables[0]
+    }
+
+    /// Runs a command with its standard output and error read together; its exit status and
+    /// what it wrote.
+    static func runCapturing(_ command: String, _ arguments: [String]) throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [command] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
     @discardableResult

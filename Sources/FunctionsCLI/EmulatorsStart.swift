@@ -7,6 +7,7 @@ import Foundation
 import Hummingbird
 import Logging
 import ProcessSupport
+import ServiceLifecycle
 
 /// `functions emulators:start`: serves every emulated service on one port.
 struct EmulatorsStart: AsyncParsableCommand {
@@ -71,6 +72,18 @@ struct EmulatorsStart: AsyncParsableCommand {
         help: "The least severe of the emulator's own log lines shown: trace, debug, info (instances started and stopped), notice, warning, error or critical.")
     var logLevel: Logger.Level = .warning
 
+    @Flag(help: "Build and deploy the functions package (--source) once started, and again on every change to it (see deploy --watch).")
+    var watch = false
+
+    @Option(help: "--watch: the functions package.")
+    var source = "functions"
+
+    @Option(help: "--watch: the build configuration, debug (quicker to build) or release.")
+    var configuration = "debug"
+
+    @Option(name: .customLong("scratch-path"), help: "--watch: the build folder (default: the package's own .build).")
+    var scratchPath: String?
+
     @Option(name: .customLong("event-log-size"),
         help: "How many of the newest events the event log keeps once they are done; events not done are always kept.")
     var eventLogSize = Emulator.defaultEventLogSize
@@ -88,6 +101,9 @@ struct EmulatorsStart: AsyncParsableCommand {
         guard (1...1000).contains(deliveryBatch) else { throw ValidationError("--delivery-batch must be between 1 and 1000") }
         guard (1...100_000_000).contains(eventLogSize) else {
             throw ValidationError("--event-log-size must be between 1 and 100000000")
+        }
+        guard ["release", "debug"].contains(configuration) else {
+            throw ValidationError("--configuration must be release or debug, not '\(configuration)'")
         }
         guard !project.isEmpty, project.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else {
             throw ValidationError("--project must be letters, digits and '-'")
@@ -133,9 +149,22 @@ struct EmulatorsStart: AsyncParsableCommand {
         configuration.startsFirestore = firestore || file?.startsFirestore == true
         configuration.startsPubSub = pubsub || file?.startsPubSub == true
         let server = EmulatorServer(emulator: emulator, configuration: configuration, logger: logger)
-        try await server.run { port in
+        let (ready, readyContinuation) = AsyncStream.makeStream(of: URL.self, bufferingPolicy: .bufferingNewest(1))
+        var services: [any Service] = []
+        if watch {
+            var arguments = ["--source", source, "--configuration", self.configuration, "--project", project]
+            if let scratchPath { arguments += ["--scratch-path", scratchPath] }
+            let deploy = try Deploy.parse(arguments)
+            let project = project
+            services.append(PackageWatcher(deploy: deploy, package: try deploy.packageFolder()) {
+                for await base in ready { return EmulatorAPI(base: base, project: project) }
+                throw CancellationError()
+            })
+        }
+        try await server.run(with: services) { port in
             let address = HostPort(host: host, port: port)
             try? FileHandle.standardOutput.write(contentsOf: Data("ready: http://\(address)\nconsole: http://\(address)/\n".utf8))
+            readyContinuation.yield(URL(string: "http://\(address)")!)
         }
     }
 }

@@ -8,7 +8,7 @@ struct FunctionsCommand: AsyncParsableCommand {
         commandName: "functions",
         abstract: "Run Swift cloud functions against a local emulator of the Firebase services.",
         subcommands: [
-            Init.self, EmulatorsStart.self, EmulatorsEnv.self, EmulatorsExport.self, Deploy.self, FunctionsList.self, FunctionsLog.self, Trigger.self, ScheduleRun.self,
+            Init.self, EmulatorsStart.self, EmulatorsEnv.self, EmulatorsExport.self, Deploy.self, DebugFunction.self, FunctionsList.self, FunctionsLog.self, Trigger.self, ScheduleRun.self,
             EventsLog.self,
             ConfigGet.self, ConfigPublish.self, ConfigVersions.self, ConfigRollback.self, ConfigImport.self,
             DatabaseGet.self, DatabaseSet.self, DatabaseImport.self, AuthImport.self, MessagingSend.self,

@@ -155,8 +155,9 @@ extension FunctionsWorker {
             // Under the emulator (FUNCTIONS_EMULATOR=true) tokens are unsigned, as its Auth issues them.
             let tokens: any TokenVerifier = configuration.underEmulator
                 ? EmulatorTokenVerifier(project: project ?? "") : GoogleTokenVerifier(project: project ?? "")
-            let worker = try FunctionsWorker(functions: functions, admin: admin, target: configuration.target,
+            var worker = try FunctionsWorker(functions: functions, admin: admin, target: configuration.target,
                 tokens: tokens, logger: logger)
+            worker.runsWithoutTimeout = configuration.debugging
             let host = configuration.host
             try await worker.run(host: host, port: configuration.port,
                 stopWhenStandardInputCloses: configuration.stopsWhenStandardInputCloses,

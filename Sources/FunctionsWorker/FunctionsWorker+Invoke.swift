@@ -133,7 +133,7 @@ extension FunctionsWorker {
             return .refused("the event's data is in charset '\(charset)'; only UTF-8 is read")
         }
         if let reason = trigger.mismatch(event) { return .skipped("not run: " + reason) }
-        let deadline = clock.now.addingTimeInterval(function.options.timeout.seconds)
+        let deadline = clock.now.addingTimeInterval(timeout(of: function).seconds)
         var logger = logger
         if let traceparent = event.extensions["traceparent"].map({ "\($0)" }) ?? traceparent {
             logger[metadataKey: "traceparent"] = "\(traceparent)"

@@ -27,7 +27,7 @@ extension FunctionsWorker {
         )
         let context = RequestContext(
             functionName: name,
-            deadline: clock.now.addingTimeInterval(function.options.timeout.seconds),
+            deadline: clock.now.addingTimeInterval(timeout(of: function).seconds),
             clock: clock,
             admin: admin,
             tokens: tokens,
@@ -37,6 +37,11 @@ extension FunctionsWorker {
             logger: logger
         )
         return response(await function.respond(to: incoming, context: context))
+    }
+
+    /// How long one invocation of `function` may run: its timeout, or a year when debugging.
+    func timeout(of function: CloudFunction) -> Duration {
+        runsWithoutTimeout ? .seconds(365 * 86_400) : function.options.timeout
     }
 
     /// The URL a blocking call was addressed to, which its token must name (Cloud Run ends TLS

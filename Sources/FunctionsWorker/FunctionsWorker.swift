@@ -51,6 +51,9 @@ public struct FunctionsWorker: Sendable {
     public let target: String?
     /// Checks the tokens callers of request functions present.
     public let tokens: any TokenVerifier
+    /// Whether handlers run without their timeout (for a debugger, which may hold one at a
+    /// breakpoint): their deadline is a year away.
+    public var runsWithoutTimeout = false
     let logger: Logger
     /// Admits events until shutdown begins.
     let gate = ShutdownGate()

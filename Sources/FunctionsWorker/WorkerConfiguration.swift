@@ -9,7 +9,8 @@ import Foundation
 /// - `FUNCTION_TARGET`, `FUNCTION_SIGNATURE_TYPE` (`http`, `cloudevent` or `event`).
 /// - `LOG_FORMAT` (`json` or `text`; JSON by default in a container).
 /// - `FUNCTIONS_SHUTDOWN_GRACE_SECONDS` (0 to 3600, 10 by default).
-/// - `FUNCTIONS_STOP_ON_STDIN_EOF=true` and `FUNCTIONS_EMULATOR=true`, which the emulator sets.
+/// - `FUNCTIONS_STOP_ON_STDIN_EOF=true` and `FUNCTIONS_EMULATOR=true`, which the emulator sets,
+///   and `FUNCTIONS_DEBUG=true`, which `functions debug` sets: handlers run without a timeout.
 /// - The project: `GOOGLE_CLOUD_PROJECT`, `GCLOUD_PROJECT`, else `FIREBASE_CONFIG`'s `projectId`.
 public struct WorkerConfiguration: Sendable, Hashable {
     /// Where to write the manifest instead of serving, when asked.
@@ -30,6 +31,8 @@ public struct WorkerConfiguration: Sendable, Hashable {
     public var stopsWhenStandardInputCloses: Bool
     /// Whether it runs under the emulator, whose tokens are unsigned.
     public var underEmulator: Bool
+    /// Whether a debugger may hold its handlers: they run without a timeout.
+    public var debugging: Bool
     /// The Google Cloud project the environment names.
     public var project: String?
 
@@ -64,6 +67,7 @@ public struct WorkerConfiguration: Sendable, Hashable {
         }
         stopsWhenStandardInputCloses = environment["FUNCTIONS_STOP_ON_STDIN_EOF"] == "true"
         underEmulator = environment["FUNCTIONS_EMULATOR"] == "true"
+        debugging = environment["FUNCTIONS_DEBUG"] == "true"
         project = FunctionsWorker.project(environment)
     }
 

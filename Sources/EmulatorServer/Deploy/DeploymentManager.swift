@@ -38,6 +38,8 @@ public final class DeploymentManager: Service, Sendable {
         /// The names of the secrets the deployment was given (their values go only to the
         /// workers of the functions that declared them, and are shown nowhere).
         public var secretNames: [String]
+        /// The function run for a debugger (`functions debug`), if any.
+        public var debugging: String?
 
         /// Where clients call a request function of this deployment on the emulator at `base`:
         /// `{base}/{project}/{region}/{name}`.
@@ -65,6 +67,9 @@ public final class DeploymentManager: Service, Sendable {
     let logger: Logger
     /// What the workers wrote, by function, for the console and `functions logs`.
     public let logs = FunctionLogs()
+    /// How the last build of a watched package went (`{state, output?, time}`), as its
+    /// watcher reports it; `nil` when no watcher reported.
+    let buildStatus = Mutex<JSONValue?>(nil)
     /// Where every worker supervisor, instance start and idle reaper runs: children of ``run()``.
     let tasks = TaskScope()
     private let current = Mutex<Deployment?>(nil)
@@ -91,15 +96,17 @@ public final class DeploymentManager: Service, Sendable {
     /// - Throws: ``RegistryError`` for a malformed manifest, ``WorkerError`` when the worker
     ///   does not start.
     /// Each worker gets `environment` (the resolved `.env` files and params) and, of
-    /// `secrets`, those its function declared.
+    /// `secrets`, those its function declared. The function `debug` runs for a debugger: one
+    /// instance, whose handlers have no timeout (`FUNCTIONS_DEBUG`), and which the emulator
+    /// waits for as long as the platform allows a function of its kind.
     public func deploy(
         binary: URL, manifest: FunctionsManifest, only: [String]? = nil, environment: [String: String] = [:],
-        secrets: [String: String] = [:]
+        secrets: [String: String] = [:], debug: String? = nil
     ) async throws -> Deployment {
         await takeTurn()
         defer { endTurn() }
         return try await deployInTurn(binary: binary, manifest: manifest, only: only, environment: environment,
-            secrets: secrets)
+            secrets: secrets, debug: debug)
     }
 
     private func takeTurn() async {
@@ -128,9 +135,19 @@ public final class DeploymentManager: Service, Sendable {
     }
 
     private func deployInTurn(
-        binary: URL, manifest: FunctionsManifest, only: [String]?, environment: [String: String],
-        secrets: [String: String]
+        binary: URL, manifest original: FunctionsManifest, only: [String]?, environment: [String: String],
+        secrets: [String: String], debug: String? = nil
     ) async throws -> Deployment {
+        var manifest = original
+        if let debug {
+            guard let endpoint = manifest.endpoints[debug], only?.contains(debug) ?? true,
+                let trigger = try? endpoint.functionTrigger()
+            else {
+                throw RegistryError(problems: [.init(function: debug, code: .unknownFunction,
+                    message: "no function named '\(debug)' is deployed, so none can be debugged")])
+            }
+            manifest.endpoints[debug]?.timeoutSeconds = Int(trigger.maximumTimeout.seconds)
+        }
         // Deploying nothing would replace every deployed function with none.
         if let only, only.isEmpty {
             throw RegistryError(problems: [.init(function: "", code: .unknownFunction,
@@ -142,6 +159,7 @@ public final class DeploymentManager: Service, Sendable {
             guard case .some(.some) = try? endpoint.functionTrigger() else { continue }
             let options = endpoint.functionOptions
             var variables = environment
+            if name == debug { variables["FUNCTIONS_DEBUG"] = "true" }
             for secret in endpoint.secretEnvironmentVariables {
                 guard let value = secrets[secret.secretName] else {
                     throw RegistryError(problems: [.init(function: name, code: .invalidConfiguration,
@@ -152,8 +170,9 @@ public final class DeploymentManager: Service, Sendable {
             pools[name] = FunctionInstances(
                 function: name,
                 concurrency: options.concurrency,
-                minimum: options.minInstances ?? 0,
-                maximum: options.maxInstances ?? FunctionInstances.defaultMaximum(concurrency: options.concurrency),
+                minimum: name == debug ? 1 : options.minInstances ?? 0,
+                maximum: name == debug ? 1
+                    : options.maxInstances ?? FunctionInstances.defaultMaximum(concurrency: options.concurrency),
                 idleTimeout: idleTimeout,
                 logger: logger,
                 tasks: tasks,
@@ -174,7 +193,7 @@ public final class DeploymentManager: Service, Sendable {
         }
         let deployment = Deployment(manifest: manifest, binary: binary, functions: pools, requests: requests,
             skipped: skipped, deployed: Set(functions.names).union(requests.keys), time: Date(), environment: environment,
-            secretNames: secrets.keys.sorted())
+            secretNames: secrets.keys.sorted(), debugging: debug)
         do {
             // Every function's first instances start at once; when one fails, all stop.
             try await withTaskCancellationHandler {
@@ -209,7 +228,8 @@ public final class DeploymentManager: Service, Sendable {
             return answer
         }
         do {
-            try await emulator.store.saveDeployment(StoredDeployment(binary: binary.path, manifest: manifest.json(),
+            // A restart runs it as deployed, without the debugger's settings.
+            try await emulator.store.saveDeployment(StoredDeployment(binary: binary.path, manifest: original.json(),
                 only: only, time: deployment.time, environment: environment, secrets: secrets))
         } catch {
             logger.error("could not record the deployment; it will not restart with the emulator",

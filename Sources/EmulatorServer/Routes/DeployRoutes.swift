@@ -3,6 +3,7 @@ import CloudFunctions
 import FirebaseEmulator
 import Foundation
 import Hummingbird
+import Synchronization
 
 /// Deployments: `POST /emulator/v1/projects/{p}/deployments` starts a functions binary and
 /// routes events to it; `GET .../functions` lists what is deployed and the worker's state;
@@ -35,12 +36,13 @@ struct DeployRoutes {
             let only = body["only"]?.arrayValue?.compactMap(\.stringValue)
             let environment = try Self.strings(body["environment"], name: "environment")
             let secrets = try Self.strings(body["secrets"], name: "secrets")
+            let debug = body["debug"]?.stringValue
             let deployment: DeploymentManager.Deployment
             do {
                 // A client that leaves while the worker starts takes the start with it.
                 let start = Task {
                     try await server.deployments.deploy(binary: binary, manifest: manifest, only: only,
-                        environment: environment, secrets: secrets)
+                        environment: environment, secrets: secrets, debug: debug)
                 }
                 await context.onDisconnect { start.cancel() }
                 deployment = try await withTaskCancellationHandler { try await start.value } onCancel: { start.cancel() }
@@ -50,6 +52,19 @@ struct DeployRoutes {
                 throw ServiceError(.failedPrecondition, "the functions worker did not start: \(error)")
             }
             return Response.json(try Self.describe(deployment, base: server.deployments.baseURL(), project: server.emulator.project))
+        }
+        // A package watcher's report of its last build, shown by the console.
+        owner.put("build") { request, context in
+            var request = request
+            let body = try await request.jsonBody(limit: server.configuration.maxBodySize)
+            guard let state = body["state"]?.stringValue, ["building", "deployed", "failed"].contains(state) else {
+                throw ServiceError(.invalidArgument, "state must be building, deployed or failed")
+            }
+            var build: [String: JSONValue] = ["state": .string(state),
+                "time": .string(RFC3339Timestamp.string(from: Date()))]
+            if let output = body["output"]?.stringValue { build["output"] = .string(String(output.prefix(64 * 1024))) }
+            server.deployments.buildStatus.withLock { $0 = .object(build) }
+            return Response.json(.object(build))
         }
         group.get("schedules") { _, _ in
             // Each scheduled function: its schedule, when it last fired here and when it fires next.
@@ -70,10 +85,14 @@ struct DeployRoutes {
             return Response.json(["schedules": .array(schedules)])
         }
         group.get("functions") { _, _ in
+            let build = server.deployments.buildStatus.withLock { $0 } ?? .null
             guard let deployment = server.deployments.deployment else {
-                return Response.json(["endpoints": [:], "worker": .null])
+                return Response.json(["endpoints": [:], "worker": .null, "build": build])
             }
-            return Response.json(try Self.describe(deployment, base: server.deployments.baseURL(), project: server.emulator.project))
+            var answer = try Self.describe(deployment, base: server.deployments.baseURL(), project: server.emulator.project)
+                .objectValue ?? [:]
+            answer["build"] = build
+            return Response.json(.object(answer))
         }
         owner.post("functions/:call") { request, context in
             var request = request
@@ -218,6 +237,7 @@ struct DeployRoutes {
                 ]
             }
             var function: [String: JSONValue] = [
+                "debugging": .bool(deployment.debugging == name),
                 "instances": .array(instances),
                 "minInstances": .number(Double(pool.minimum)),
                 "maxInstances": .number(Double(pool.maximum)),

@@ -16,9 +16,11 @@ extension EmulatorServer {
     ///
     /// - Parameters:
     ///   - signals: the signals that start a graceful shutdown (none in tests and tools).
+    ///   - services: more services to run with the emulator's (a package watcher), stopped first.
     ///   - onReady: gets the port once the server accepts connections.
     public func serviceGroup(
         signals: [UnixSignal] = [],
+        with services: [any Service] = [],
         onReady: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> ServiceGroup {
         ServiceGroup(configuration: .init(
@@ -28,16 +30,18 @@ extension EmulatorServer {
                 .init(service: application(onReady: onReady)),
                 // Shut down on its own (``Emulator/shutdown()``), it takes the group with it.
                 .init(service: emulator, successTerminationBehavior: .gracefullyShutdownGroup),
-            ],
+            ] + services.map { .init(service: $0) },
             gracefulShutdownSignals: signals,
             cancellationSignals: [],
             logger: logger
         ))
     }
 
-    /// Serves until SIGTERM or SIGINT, then shuts down in order (see ``serviceGroup(signals:onReady:)``).
-    public func run(onReady: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
-        try await serviceGroup(signals: [.sigterm, .sigint], onReady: onReady).run()
+    /// Serves until SIGTERM or SIGINT, then shuts down in order (see ``serviceGroup(signals:with:onReady:)``).
+    public func run(with services: [any Service] = [], onReady: @escaping @Sendable (Int) async -> Void = { _ in })
+        async throws
+    {
+        try await serviceGroup(signals: [.sigterm, .sigint], with: services, onReady: onReady).run()
     }
 
     /// Serves on the configured address (port 0 picks a free one) while `body` runs, then shuts

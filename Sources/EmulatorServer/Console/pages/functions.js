@@ -2,8 +2,9 @@
 // of it over a recent window: events, attempts, successes, failed attempts, retries, dead letters,
 // the median and 99th percentile duration of its attempts, and its latest failed attempts; the
 // scheduled functions, with their last and next firings and a button that runs one now; the
-// tasks of the task queues, with their ETA and attempts, and a button that deletes one; and the
-// log lines its workers write, live.
+// tasks of the task queues, with their ETA and attempts, and a button that deletes one; the
+// params the deployment resolved (secrets masked); and the log lines its workers write, live. A
+// watched package's failed build is shown on top, with the compiler's errors.
 import { call, get, emulatorPath, project } from '../api.js';
 import { h, replace, section, table, errorNote, time, matchesText, options } from '../dom.js';
 import { kindOf, instanceCount } from './overview.js';
@@ -21,18 +22,21 @@ export default {
     const errorsBox = h('div', { id: 'function-errors' });
     const schedulesBox = h('div', { id: 'function-schedules' });
     const queuesBox = h('div', { id: 'function-queues' });
+    const buildBox = h('div', { id: 'function-build' });
+    const paramsBox = h('div', { id: 'function-params' });
     windowSelect.addEventListener('change', () => refresh());
     const logFunction = h('select', { id: 'log-function', name: 'function' }, h('option', { value: '' }, 'all functions'));
     const logSeverity = h('select', { id: 'log-severity', name: 'severity' },
       ['DEFAULT', 'DEBUG', 'INFO', 'WARNING', 'ERROR'].map((value) => h('option', { value }, value === 'DEFAULT' ? 'any severity' : `${value} and above`)));
     const logText = h('input', { id: 'log-text', type: 'search', name: 'text', placeholder: 'text in the line' });
     const logBox = h('div', { id: 'function-logs', class: 'logs' });
-    replace(container,
+    replace(container, buildBox,
       section('Deliveries', h('form', { class: 'inline', onsubmit: (event) => event.preventDefault() },
         h('label', { for: 'stats-window' }, 'Over the'), windowSelect), statsBox),
       section('Latest errors', errorsBox),
       section('Schedules', schedulesBox),
       section('Task queues', queuesBox),
+      section('Params', paramsBox),
       section('Logs', h('form', { class: 'inline', onsubmit: (event) => event.preventDefault() },
         h('label', { for: 'log-function' }, 'From'), logFunction, h('label', { for: 'log-severity' }, 'Showing'), logSeverity,
         h('label', { for: 'log-text', class: 'visually-hidden' }, 'Text'), logText), logBox));
@@ -80,6 +84,11 @@ export default {
         const [description, stats, scheduled] = await Promise.all([get(`${emulatorPath}/functions`),
           get(`${emulatorPath}/functions:stats?window=${windowSelect.value}`), get(`${emulatorPath}/schedules`)]);
         drawSchedules(scheduled.schedules);
+        drawBuild(description.build);
+        replace(paramsBox, table(['Name', 'Type', 'Value'], (description.params ?? []).map((param) =>
+          h('tr', { 'data-param': param.name }, h('td', {}, h('code', {}, param.name)), h('td', {}, param.type),
+            h('td', { class: param.value === null ? 'muted' : '' }, param.value === null ? '(none)' : h('code', {}, param.value)))),
+        { empty: 'The deployment has no params and its package no .env values.' }));
         await drawQueues(description.endpoints ?? {});
         const byName = new Map(stats.functions.map((entry) => [entry.function, entry]));
         const names = [...new Set([...Object.keys(description.endpoints ?? {}), ...byName.keys()])].sort();
@@ -107,6 +116,14 @@ export default {
           [time(failure.time), failure.function, h('code', {}, failure.eventId), h('span', { class: 'error-text' }, failure.error)]),
         { empty: 'No errors in this window.' }));
       } catch (error) { replace(statsBox, errorNote(error)); }
+    }
+    // The last build of a watched package, when it failed: the previous deployment still serves.
+    function drawBuild(build) {
+      if (!build || build.state !== 'failed') { replace(buildBox); return; }
+      replace(buildBox, h('section', { class: 'build-failed', role: 'alert' },
+        h('h2', {}, 'The last build failed'),
+        h('p', {}, 'The previous deployment keeps serving. ', time(build.time)),
+        h('pre', { class: 'error-text' }, build.output ?? '')));
     }
     // Each scheduled function; "Run now" fires it once, now, and says how that run went.
     function drawSchedules(schedules) {

@@ -1,0 +1,149 @@
+import CloudFunctions
+import Foundation
+import ServiceLifecycle
+import Synchronization
+
+/// Watches a functions package and deploys it again whenever it changes: the author's inner
+/// loop of `functions deploy --watch` and `functions emulators:start --watch`.
+///
+/// It looks at `Package.swift`, everything under `Sources/`, the `.env` files and
+/// `.secret.local` every 200 ms. A change starts a build once nothing has changed for 300 ms,
+/// so a burst of saves makes one build; saves during a build make one more after it. A
+/// successful build is deployed as `functions deploy` does (the emulator swaps the workers
+/// without losing an event). A failed one leaves the deployment serving: the compiler's
+/// errors are printed once (a build failing the same way again says only that) and shown on
+/// the console's Functions page.
+struct PackageWatcher: Service {
+    let deploy: Deploy
+    let package: URL
+    /// The emulator to deploy to, once it answers.
+    let emulator: @Sendable () async throws -> EmulatorAPI
+
+    static let pollInterval = Duration.milliseconds(200)
+    static let quietPeriod = Duration.milliseconds(300)
+
+    func run() async throws {
+        let api = try await emulator()
+        let description = try Deploy.describe(package, scratch: deploy.scratchArguments)
+        let product = try deploy.product ?? Deploy.executableProduct(in: description, package: package)
+        try await cancelWhenGracefulShutdown {
+            var seen = Self.snapshot(of: package)
+            var lastErrors: String?
+            await cycle(product: product, api: api, lastErrors: &lastErrors)
+            status("watching \(deploy.source) for changes (Ctrl-C stops)")
+            while !Task.isCancelled {
+                try await Task.sleep(for: Self.pollInterval)
+                var now = Self.snapshot(of: package)
+                guard now != seen else { continue }
+                repeat {
+                    seen = now
+                    try await Task.sleep(for: Self.quietPeriod)
+                    now = Self.snapshot(of: package)
+                } while now != seen
+                await cycle(product: product, api: api, lastErrors: &lastErrors)
+            }
+        }
+    }
+
+    /// Builds and deploys once; failures are reported, never thrown.
+    private func cycle(product: String, api: EmulatorAPI, lastErrors: inout String?) async {
+        let started = ContinuousClock.now
+        status("building \(deploy.source) (\(product), \(deploy.configuration))…")
+        await report(["state": "building"], to: api)
+        do {
+            let built = try await Self.offloaded { try deploy.build(package, product: product, echo: false) }
+            let buildTime = ContinuousClock.now - started
+            let parsed = try deploy.parse(built.manifest)
+            let environment = try deploy.resolvedEnvironment(parsed, package: package)
+            let deployStarted = ContinuousClock.now
+            let lines = try await deploy.deployToEmulator(binary: built.binary, manifest: built.manifest, parsed: parsed,
+                environment: environment, package: package, api: api)
+            lastErrors = nil
+            await report(["state": "deployed"], to: api)
+            status(lines.first ?? "deployed")
+            status("built in \(Self.seconds(buildTime)), deployed in \(Self.seconds(ContinuousClock.now - deployStarted))")
+        } catch let failure as BuildFailure {
+            let errors = failure.errors
+            if errors == lastErrors {
+                status("the build still fails with the same errors; the previous deployment keeps serving")
+            } else {
+                status("the build failed; the previous deployment keeps serving:")
+                try? FileHandle.standardError.write(contentsOf: Data((errors + "\n").utf8))
+            }
+            lastErrors = errors
+            await report(["state": "failed", "output": .string(errors)], to: api)
+        } catch {
+            // A deploy the emulator refused, a param without a value: one line, and the old deployment serves.
+            status("not deployed: \(error); the previous deployment keeps serving")
+            lastErrors = nil
+            await report(["state": "failed", "output": .string("\(error)")], to: api)
+        }
+    }
+
+    /// Tells the emulator how the last build went, for its console.
+    private func report(_ build: [String: JSONValue], to api: EmulatorAPI) async {
+        _ = try? await api.send("PUT", api.emulatorPath("/build"), json: .object(build))
+    }
+
+    /// Each watched file's modification time and size.
+    static func snapshot(of package: URL) -> [String: [Double]] {
+        let manager = FileManager.default
+        var files = ["Package.swift", ".env", ".env.local", ".secret.local"]
+        files += ((try? manager.contentsOfDirectory(atPath: package.path)) ?? []).filter { $0.hasPrefix(".env.") }
+        if let sources = manager.enumerator(atPath: package.appendingPathComponent("Sources").path) {
+            for case let path as String in sources { files.append("Sources/" + path) }
+        }
+        var snapshot: [String: [Double]] = [:]
+        for file in files {
+            guard let attributes = try? manager.attributesOfItem(atPath: package.appendingPathComponent(file).path),
+                attributes[.type] as? FileAttributeType != .typeDirectory
+            else { continue }
+            snapshot[file] = [(attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0,
+                Double((attributes[.size] as? NSNumber)?.intValue ?? 0)]
+        }
+        return snapshot
+    }
+
+    /// Runs blocking work (a build of minutes) on a thread of its own, off the cooperative pool
+    /// the emulator serves on.
+    static func offloaded<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result(catching: work)) }
+        }
+    }
+
+    static func seconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        return String(format: "%.2f s", Double(seconds) + Double(attoseconds) / 1e18)
+    }
+}
+
+/// A build of the functions package that failed, with what the compiler wrote.
+struct BuildFailure: Error, CustomStringConvertible {
+    let output: String
+
+    /// The compiler's errors, each with the source lines it quotes, each once; the end of
+    /// the output when it names none (a manifest or linker failure).
+    var errors: String {
+        var blocks: [String] = []
+        var current: [String]?
+        for line in output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+            if line.contains(": error: ") {
+                if let current { blocks.append(current.joined(separator: "\n")) }
+                current = [line]
+            } else if current != nil, line.hasPrefix(" ") || line.hasPrefix("|") || line.first?.isNumber == true {
+                current?.append(line)
+            } else if let block = current {
+                blocks.append(block.joined(separator: "\n"))
+                current = nil
+            }
+        }
+        if let current { blocks.append(current.joined(separator: "\n")) }
+        var unique: [String] = []
+        for block in blocks where !unique.contains(block) { unique.append(block) }
+        if unique.isEmpty { return output.split(separator: "\n").suffix(20).joined(separator: "\n") }
+        return unique.joined(separator: "\n")
+    }
+
+    var description: String { errors }
+}

@@ -43,7 +43,10 @@ struct Scaffold {
             ("Package.swift", packageManifest),
             ("Sources/\(target)/\(target).swift", functions),
             ("Tests/\(target)Tests/\(target)Tests.swift", tests),
-            (".gitignore", ".build/\n.swiftpm/\n.functions/\n"),
+            (".gitignore", ".build/\n.swiftpm/\n.functions/\n.env.local\n.secret.local\n"),
+            (".env", "# Values of the params the functions declare (Param.string(\"GREETING\"), ...), for every deploy.\n"
+                + "# .env.<projectId> overrides them for one project, .env.local in the emulator only;\n"
+                + "# secrets (Secret(\"NAME\")) go in .secret.local, which stays out of git.\nGREETING=Hello\n"),
             ("README.md", readme),
         ]
     }
@@ -92,7 +95,13 @@ struct Scaffold {
         /// Cloud Run or on Knative.
         @main
         struct \#(target): FunctionsApp {
+            /// A param: its value comes from .env (.env.<project> and, in the emulator, .env.local
+            /// override it), else this default; a deploy refuses a value that does not fit.
+            static let greeting = Param.string("GREETING", default: "Hello", description: "How hello greets")
+
             static func register(_ functions: inout FunctionRegistry) {
+                functions.declare(greeting)
+
                 // Remote Config: every publish or rollback sends the silent {"CONFIG_STATE": "STALE"}
                 // ping to the apps subscribed to PUSH_RC, so their next fetch skips the cache.
                 functions.use(PushConfig(topic: "PUSH_RC"))
@@ -118,8 +127,8 @@ struct Scaffold {
                 }
 
                 // HTTPS: GET /hello?name=Ada.
-                functions["hello"] = Https.onRequest { request, response in
-                    response.send("Hello, \(request.query("name") ?? "world")!")
+                functions["hello"] = Https.onRequest { request, response, context in
+                    response.send("\(try context.value(greeting)), \(request.query("name") ?? "world")!")
                 }
 
                 // Callable: signed-in users add a message, which runs `uppercase`.

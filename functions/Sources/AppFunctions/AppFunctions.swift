@@ -24,7 +24,12 @@ import FunctionsWorker
 ///   message delivered twice writes nothing new.
 @main
 struct AppFunctions: FunctionsApp {
+    /// The highest score `submitScore` accepts: a param, set in `.env` (here 1000000), which
+    /// `.env.<projectId>` or, in the emulator, `.env.local` may override.
+    static let maxScore = Param.int("MAX_SCORE", default: 1_000_000, description: "The highest score submitScore accepts")
+
     static func register(_ functions: inout FunctionRegistry) {
+        functions.declare(maxScore)
         functions.use(PushConfig(topic: "PUSH_RC"))
 
         // `.uses(...)` names the Firebase services a function calls: deployed, it gets only their roles.
@@ -98,8 +103,9 @@ struct AppFunctions: FunctionsApp {
                 throw CallableError(.invalidArgument, "playerName must be a non-empty name without . # $ [ ] or /",
                     details: ["field": "playerName"])
             }
-            guard entry.score.isFinite, entry.score == entry.score.rounded(), (0...1_000_000).contains(entry.score) else {
-                throw CallableError(.invalidArgument, "score must be a whole number from 0 to 1000000",
+            let maxScore = try request.context.value(Self.maxScore)
+            guard entry.score.isFinite, entry.score == entry.score.rounded(), (0...Double(maxScore)).contains(entry.score) else {
+                throw CallableError(.invalidArgument, "score must be a whole number from 0 to \(maxScore)",
                     details: ["field": "score"])
             }
             let ref = try await request.context.database.ref("scores").push([

@@ -3,7 +3,9 @@
 #
 #   ./deploy.sh [--port N] [--project ID] [--no-demo]   build, start the emulator if none answers, deploy
 #   ./deploy.sh --stop                                  stop the emulator this script started
-#   --debug: a debug build (quicker to build, slower to run); --data-dir DIR: state elsewhere
+#   ./deploy.sh --watch                                 then build and deploy again on every save (Ctrl-C stops)
+#   --debug: a debug build (quicker to build, slower to run; --watch builds in debug unless --release);
+#   --data-dir DIR: state elsewhere
 #
 # State lives in .functions/ (SQLite, the emulator's log and pid). Re-running redeploys.
 set -euo pipefail
@@ -14,6 +16,7 @@ project=demo-project
 demo=1
 stop=0
 configuration=release
+watch=0
 data=.functions
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -22,11 +25,16 @@ while [ $# -gt 0 ]; do
         --no-demo) demo=0; shift ;;
         --stop) stop=1; shift ;;
         --debug) configuration=debug; shift ;;
+        --release) configuration=release; explicit_release=1; shift ;;
+        --watch) watch=1; shift ;;
         --data-dir) data="${2:?--data-dir needs a folder}"; shift 2 ;;
-        -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "deploy.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
     esac
 done
+
+# Watching, each save is rebuilt: a debug build is ready in seconds, a release one takes longer.
+if [ "$watch" = 1 ] && [ -z "${explicit_release:-}" ]; then configuration=debug; fi
 
 pidfile="$data/emulator.pid"
 log="$data/emulator.log"
@@ -139,3 +147,10 @@ Try it yourself:
 $("$cli" emulators:env --emulator "$base" --project "$project" | sed 's/^/  /')
 Stop the emulator with: ./deploy.sh --stop
 NEXT
+
+if [ "$watch" = 1 ]; then
+    echo
+    echo "› watching functions/: each save is built ($configuration) and deployed; a failed build leaves this deployment serving"
+    exec "$cli" deploy --watch --source functions --configuration "$configuration" --scratch-path "$PWD/.build" \
+        --emulator "$base" --project "$project"
+fi

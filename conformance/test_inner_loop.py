@@ -131,6 +131,10 @@ def test_a_bad_line_or_reserved_key_is_refused_with_its_line(package, cli_emulat
     (package / ".env").write_text("TIMES=two\n")
     assert error_lines(deploy(package, cli_emulator)) == [
         f"Error: {package}/.env:1: TIMES must be a whole number, not 'two'"]
+    # What this runtime's workers read about where they run is not the package's to set.
+    (package / ".env").write_text("TIMES=2\nFUNCTIONS_EMULATOR=true\n")
+    assert error_lines(deploy(package, cli_emulator))[0].startswith(
+        f"Error: {package}/.env:2: Key FUNCTIONS_EMULATOR is reserved for this runtime")
 
 
 def test_a_missing_secret_fails_the_deploy_in_one_line(package, cli_emulator):
@@ -139,6 +143,18 @@ def test_a_missing_secret_fails_the_deploy_in_one_line(package, cli_emulator):
     assert finished.returncode != 0
     assert error_lines(finished) == [f"Error: secret API_KEY has no value: add API_KEY=… to {package}/.secret.local "
                                      "(the emulator's Secret Manager; keep it out of git)"], finished.stderr
+    # A secret's value in .env would reach every function: refused.
+    (package / ".env").write_text(f"TIMES=2\nAPI_KEY={SECRET_VALUE}\n")
+    finished = deploy(package, cli_emulator)
+    assert error_lines(finished) == [f"Error: {package}/.env:2: API_KEY is a secret: its value goes in .secret.local "
+                                     "for the emulator and in Secret Manager for production, not in a .env file"]
+    assert SECRET_VALUE not in finished.stdout + finished.stderr
+    # A bad line of .secret.local is named, not quoted.
+    (package / ".env").write_text("TIMES=2\n")
+    (package / ".secret.local").write_text(f'API_KEY="{SECRET_VALUE}\n')
+    finished = deploy(package, cli_emulator)
+    assert error_lines(finished) == [f"Error: {package}/.secret.local:1: not a KEY=value line (or a quote left open)"]
+    assert SECRET_VALUE not in finished.stdout + finished.stderr
 
 
 def test_params_come_from_each_env_file_in_order(package, cli_emulator):
@@ -199,6 +215,18 @@ def test_cloud_run_gets_the_env_files_but_not_env_local_and_the_secret_from_secr
     peek = script[script.index("gcloud run deploy peek"):]
     assert "--set-secrets" not in peek.split("\n\n")[0]
     assert SECRET_VALUE not in script
+    # Knative: the same values as env entries, the secret from the Kubernetes Secret named after it.
+    knative = run_cli("deploy", "--source", str(package), "--configuration", "debug", "--scratch-path", SCRATCH,
+                      "--target", "knative", "--image", "registry.example.com/loop:1", "--project", "real-project",
+                      "--dry-run")
+    assert knative.returncode == 0, knative.stderr
+    assert "kubectl create secret generic api-key --from-literal=API_KEY=VALUE" in knative.stderr
+    hello = knative.stdout[knative.stdout.index("name: hello"):]
+    hello = hello[:hello.index("==> ")] if "==> " in hello else hello
+    for expected in ("- name: TIMES\n", 'value: "9"', "- name: API_KEY\n", "secretKeyRef:", "name: api-key",
+                     "key: API_KEY"):
+        assert expected in hello, (expected, hello)
+    assert SECRET_VALUE not in knative.stdout
 
 
 def test_debug_runs_one_function_for_a_debugger_while_the_others_deliver(package, cli_emulator):

@@ -42,12 +42,11 @@ struct DebugFunction: AsyncParsableCommand {
         let description = try Deploy.describe(package, scratch: deploy.scratchArguments)
         let productName = try product ?? Deploy.executableProduct(in: description, package: package)
         status("building \(source) (\(productName), debug)…")
-        let built = try deploy.build(package, product: productName, echo: true)
-        let parsed = try deploy.parse(built.manifest)
+        let built = try deploy.build(package, product: productName)
+        let (parsed, environment) = try deploy.prepared(built.manifest, package: package)
         guard parsed.endpoints[name] != nil else {
             throw CLIError("no function named '\(name)' in \(source); it has: " + parsed.endpoints.keys.sorted().joined(separator: ", "))
         }
-        let environment = try deploy.resolvedEnvironment(parsed, package: package)
         let api = try connection.client()
         for line in try await deploy.deployToEmulator(binary: built.binary, manifest: built.manifest, parsed: parsed,
             environment: environment, package: package, api: api, debug: name)

@@ -187,12 +187,11 @@ struct Deploy: AsyncParsableCommand {
             }
         } else {
             status("building \(source) (\(productName), \(configuration))…")
-            let built = try build(package, product: productName, echo: true)
+            let built = try build(package, product: productName)
             binary = built.binary
             manifest = built.manifest
         }
-        let parsed = try parse(manifest)
-        let environment = try resolvedEnvironment(parsed, package: package)
+        let (parsed, environment) = try prepared(manifest, package: package)
 
         guard target == .emulator else {
             let dependencies = (description["dependencies"]?.arrayValue ?? [])
@@ -238,20 +237,23 @@ struct Deploy: AsyncParsableCommand {
         only.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
     }
 
-    /// Builds `product` and asks the built executable for its manifest. With `echo` the
-    /// compiler's output streams to standard error; without, a failed build throws
-    /// ``BuildFailure`` holding it.
-    func build(_ package: URL, product productName: String, echo: Bool) throws -> (binary: URL, manifest: JSONValue) {
-        let build = ["build", "-c", configuration, "--package-path", package.path] + scratchArguments
-        if echo {
-            try Self.run("swift", build + ["--product", productName], echo: true)
-        } else {
-            let (status, output) = try Self.runCapturing("swift", build + ["--product", productName])
-            guard status == 0 else { throw BuildFailure(output: output) }
-        }
-        let binDirectory = try Self.run("swift", build + ["--show-bin-path"]).trimmingCharacters(in: .whitespacesAndNewlines)
+    /// The arguments of `swift` that build the package in `--configuration`.
+    func buildArguments(_ package: URL) -> [String] {
+        ["build", "-c", configuration, "--package-path", package.path] + scratchArguments
+    }
+
+    /// Builds `product`, the compiler's output streaming to standard error, and asks the built
+    /// executable for its manifest.
+    func build(_ package: URL, product productName: String) throws -> (binary: URL, manifest: JSONValue) {
+        try Self.run("swift", buildArguments(package) + ["--product", productName], echo: true)
+        return try built(package, product: productName)
+    }
+
+    /// The built executable of `product` and the manifest it writes.
+    func built(_ package: URL, product productName: String) throws -> (binary: URL, manifest: JSONValue) {
+        let binDirectory = try Self.run("swift", buildArguments(package) + ["--show-bin-path"])
+            .trimmingCharacters(in: .whitespacesAndNewlines)
         let built = URL(fileURLWithPath: binDirectory).appendingPathComponent(productName)
-        if echo { status("reading the manifest…") }
         let manifestFile = FileManager.default.temporaryDirectory.appendingPathComponent("manifest-\(UUID()).json")
         defer { try? FileManager.default.removeItem(at: manifestFile) }
         try Self.run(built.path, [], environment: ["FUNCTIONS_MANIFEST_OUTPUT_PATH": manifestFile.path])
@@ -259,6 +261,13 @@ struct Deploy: AsyncParsableCommand {
         let names = manifest["endpoints"]?.objectValue?.keys.sorted() ?? []
         status("found \(names.count) functions: \(names.joined(separator: ", "))")
         return (built, manifest)
+    }
+
+    /// The manifest as the deploy reads it, and the functions' environment (see
+    /// ``resolvedEnvironment(_:package:)``).
+    func prepared(_ manifest: JSONValue, package: URL) throws -> (FunctionsManifest, [String: String]) {
+        let parsed = try parse(manifest)
+        return (parsed, try resolvedEnvironment(parsed, package: package))
     }
 
     /// The manifest as the deploy reads it.
@@ -500,21 +509,6 @@ struct Deploy: AsyncParsableCommand {
                     + "pick one with --product")
         }
         return executables[0]
-    }
-
-    /// Runs a command with its standard output and error read together; its exit status and
-    /// what it wrote.
-    static func runCapturing(_ command: String, _ arguments: [String]) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [command] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
     @discardableResult

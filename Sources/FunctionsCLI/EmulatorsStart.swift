@@ -164,7 +164,7 @@ struct EmulatorsStart: AsyncParsableCommand {
         try await server.run(with: services) { port in
             let address = HostPort(host: host, port: port)
             try? FileHandle.standardOutput.write(contentsOf: Data("ready: http://\(address)\nconsole: http://\(address)/\n".utf8))
-            readyContinuation.yield(URL(string: "http://\(address)")!)
+            if let base = URL(string: "http://\(address)") { readyContinuation.yield(base) }
         }
     }
 }

@@ -23,23 +23,23 @@ struct EnvironmentFile {
 
     /// The entries, in file order (a later one of the same key wins).
     var entries: [Entry] = []
-    /// The file's path as errors show it.
-    var path: String
 
-    /// Reads `file`; `nil` when it does not exist.
+    /// Reads `file`; `nil` when it does not exist. Errors quote a bad line unless the file
+    /// holds `secrets`.
     ///
     /// - Throws: ``CLIError`` naming the first bad line.
-    static func read(_ file: URL, shownAs path: String) throws -> EnvironmentFile? {
+    static func read(_ file: URL, shownAs path: String, secrets: Bool = false) throws -> EnvironmentFile? {
         guard FileManager.default.fileExists(atPath: file.path) else { return nil }
         guard let data = FileManager.default.contents(atPath: file.path) else { throw CLIError("cannot read \(path)") }
-        return try EnvironmentFile(text: String(decoding: data, as: UTF8.self), path: path)
+        return try EnvironmentFile(text: String(decoding: data, as: UTF8.self), path: path, secrets: secrets)
     }
 
-    /// Parses `text`.
+    /// Parses `text`; errors quote a bad line unless it holds `secrets`.
     ///
     /// - Throws: ``CLIError`` naming the first bad line.
-    init(text: String, path: String) throws {
-        self.path = path
+    init(text: String, path: String, secrets: Bool = false) throws {
+        var text = text
+        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
         let characters = Array(text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n"))
         var index = 0
         var line = 1
@@ -67,7 +67,8 @@ struct EnvironmentFile {
             let entryLine = line
             func invalid() -> CLIError {
                 index = lineStart
-                return CLIError("\(path):\(entryLine): not a KEY=value line: \(restOfLine().trimmingCharacters(in: .whitespaces))")
+                let line = restOfLine().trimmingCharacters(in: .whitespaces)
+                return CLIError("\(path):\(entryLine): not a KEY=value line" + (secrets ? " (or a quote left open)" : ": \(line)"))
             }
             // The key, after an optional `export `.
             var keyStart = index
@@ -87,25 +88,15 @@ struct EnvironmentFile {
             var value: String
             if index < characters.count, characters[index] == "'" || characters[index] == "\"" {
                 let quote = characters[index]
-                index += 1
-                var raw: [Character] = []
-                var closed = false
-                while index < characters.count {
-                    let character = characters[index]
-                    if character == "\\", index + 1 < characters.count, characters[index + 1] == quote {
-                        raw += [character, quote]
-                        index += 2
-                        continue
-                    }
-                    index += 1
-                    if character == quote {
-                        closed = true
-                        break
-                    }
-                    if character == "\n" { line += 1 }
-                    raw.append(character)
-                }
-                guard closed else { throw invalid() }
+                let opening = index + 1
+                // The closing quote: `\` before a quote escapes it, unless that leaves the value
+                // open (`"C:\\"`), as the Firebase CLI's pattern backtracks to read it.
+                guard let closing = Self.closingQuote(quote, in: characters, from: opening, escapes: true)
+                    ?? Self.closingQuote(quote, in: characters, from: opening, escapes: false)
+                else { throw invalid() }
+                let raw = characters[opening..<closing]
+                line += raw.filter { $0 == "\n" }.count
+                index = closing + 1
                 value = String(raw)
                 if quote == "\"" { value = Self.unescaped(value) }
                 // After the closing quote: only spaces and a comment.
@@ -121,6 +112,20 @@ struct EnvironmentFile {
             if let problem = ParamSpec.problem(withKey: key) { throw CLIError("\(path):\(entryLine): \(problem)") }
             entries.append(Entry(key: key, value: value, line: entryLine))
         }
+    }
+
+    /// Where the quote opened before `start` closes, `nil` when it does not.
+    private static func closingQuote(_ quote: Character, in characters: [Character], from start: Int, escapes: Bool) -> Int? {
+        var index = start
+        while index < characters.count {
+            if escapes, characters[index] == "\\", index + 1 < characters.count, characters[index + 1] == quote {
+                index += 2
+                continue
+            }
+            if characters[index] == quote { return index }
+            index += 1
+        }
+        return nil
     }
 
     /// The entries as a dictionary (the last of a key wins).

@@ -41,6 +41,11 @@ struct FunctionsEnvironment {
     ///   set them, or a value that does not fit its param.
     func resolving(_ params: [ParamSpec], files: String) throws -> [String: String] {
         var resolved = values
+        // A secret's value in a .env file would reach every function, and production in plain text.
+        if let secret = params.first(where: { $0.type == .secret && values[$0.name] != nil }) {
+            throw CLIError("\(sources[secret.name] ?? files): \(secret.name) is a secret: its value goes in .secret.local "
+                + "for the emulator and in Secret Manager for production, not in a .env file")
+        }
         var missing: [String] = []
         for param in params where param.type != .secret {
             guard let text = values[param.name] ?? param.defaultEnvironmentValue else {
@@ -68,7 +73,8 @@ struct FunctionsEnvironment {
     static func localSecrets(_ names: [String], package: URL, shownAs folder: String) throws -> [String: String] {
         guard !names.isEmpty else { return [:] }
         let shown = folder + "/.secret.local"
-        let values = try EnvironmentFile.read(package.appendingPathComponent(".secret.local"), shownAs: shown)?.values ?? [:]
+        let values = try EnvironmentFile.read(package.appendingPathComponent(".secret.local"), shownAs: shown, secrets: true)?
+            .values ?? [:]
         let missing = names.filter { values[$0] == nil }
         if !missing.isEmpty {
             throw CLIError("\(missing.count == 1 ? "secret" : "secrets") \(missing.joined(separator: ", ")) "

@@ -23,38 +23,53 @@ struct PackageWatcher: Service {
     static let quietPeriod = Duration.milliseconds(300)
 
     func run() async throws {
-        let api = try await emulator()
-        let description = try Deploy.describe(package, scratch: deploy.scratchArguments)
-        let product = try deploy.product ?? Deploy.executableProduct(in: description, package: package)
-        try await cancelWhenGracefulShutdown {
-            var seen = Self.snapshot(of: package)
-            var lastErrors: String?
-            await cycle(product: product, api: api, lastErrors: &lastErrors)
-            status("watching \(deploy.source) for changes (Ctrl-C stops)")
-            while !Task.isCancelled {
-                try await Task.sleep(for: Self.pollInterval)
-                var now = Self.snapshot(of: package)
-                guard now != seen else { continue }
-                repeat {
-                    seen = now
-                    try await Task.sleep(for: Self.quietPeriod)
-                    now = Self.snapshot(of: package)
-                } while now != seen
-                await cycle(product: product, api: api, lastErrors: &lastErrors)
-            }
+        do {
+            let api = try await emulator()
+            try await cancelWhenGracefulShutdown { try await watch(api) }
+        } catch is CancellationError {
+            // Ctrl-C or SIGTERM: the watcher ends, and the group stops in order.
+        }
+    }
+
+    private func watch(_ api: EmulatorAPI) async throws {
+        var seen = Self.snapshot(of: package)
+        var lastErrors: String?
+        var product = deploy.product
+        await cycle(product: &product, api: api, lastErrors: &lastErrors)
+        status("watching \(deploy.source) for changes (Ctrl-C stops)")
+        while !Task.isCancelled {
+            try await Task.sleep(for: Self.pollInterval)
+            var now = Self.snapshot(of: package)
+            guard now != seen else { continue }
+            repeat {
+                seen = now
+                try await Task.sleep(for: Self.quietPeriod)
+                now = Self.snapshot(of: package)
+            } while now != seen
+            await cycle(product: &product, api: api, lastErrors: &lastErrors)
         }
     }
 
     /// Builds and deploys once; failures are reported, never thrown.
-    private func cycle(product: String, api: EmulatorAPI, lastErrors: inout String?) async {
+    private func cycle(product: inout String?, api: EmulatorAPI, lastErrors: inout String?) async {
         let started = ContinuousClock.now
-        status("building \(deploy.source) (\(product), \(deploy.configuration))…")
         await report(["state": "building"], to: api)
         do {
-            let built = try await Self.offloaded { try deploy.build(package, product: product, echo: false) }
+            if product == nil {
+                // Package.swift may be broken now and mended later: asked again until it answers.
+                let (deploy, package) = (deploy, package)
+                product = try await Self.offloaded {
+                    try Deploy.executableProduct(in: Deploy.describe(package, scratch: deploy.scratchArguments), package: package)
+                }
+            }
+            guard let product else { return }
+            status("building \(deploy.source) (\(product), \(deploy.configuration))…")
+            let (exitStatus, output) = try await Self.run("swift", deploy.buildArguments(package) + ["--product", product])
+            guard exitStatus == 0 else { throw BuildFailure(output: output) }
+            let (deploy, package) = (deploy, package)
+            let built = try await Self.offloaded { try deploy.built(package, product: product) }
             let buildTime = ContinuousClock.now - started
-            let parsed = try deploy.parse(built.manifest)
-            let environment = try deploy.resolvedEnvironment(parsed, package: package)
+            let (parsed, environment) = try deploy.prepared(built.manifest, package: package)
             let deployStarted = ContinuousClock.now
             let lines = try await deploy.deployToEmulator(binary: built.binary, manifest: built.manifest, parsed: parsed,
                 environment: environment, package: package, api: api)
@@ -62,6 +77,8 @@ struct PackageWatcher: Service {
             await report(["state": "deployed"], to: api)
             status(lines.first ?? "deployed")
             status("built in \(Self.seconds(buildTime)), deployed in \(Self.seconds(ContinuousClock.now - deployStarted))")
+        } catch is CancellationError {
+            return
         } catch let failure as BuildFailure {
             let errors = failure.errors
             if errors == lastErrors {
@@ -104,12 +121,34 @@ struct PackageWatcher: Service {
         return snapshot
     }
 
-    /// Runs blocking work (a build of minutes) on a thread of its own, off the cooperative pool
-    /// the emulator serves on.
+    /// Runs blocking work on a thread of its own, off the cooperative pool the emulator serves on.
     static func offloaded<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread { continuation.resume(with: Result(catching: work)) }
         }
+    }
+
+    /// Runs a command (a build of minutes) with its standard output and error read together:
+    /// its exit status and what it wrote. Cancelling the task terminates it.
+    static func run(_ command: String, _ arguments: [String]) async throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [command] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        let result = try await withTaskCancellationHandler {
+            try await offloaded {
+                try process.run()
+                let data = output.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+            }
+        } onCancel: {
+            if process.isRunning { process.terminate() }
+        }
+        try Task.checkCancellation()
+        return result
     }
 
     static func seconds(_ duration: Duration) -> String {

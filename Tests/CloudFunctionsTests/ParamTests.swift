@@ -76,6 +76,7 @@ struct ParamTests {
         #expect(value(Self.enabled, "maybe") == "error: ENABLED must be true or false, not 'maybe'")
         #expect(value(Self.regions, "eu,us") == #"["eu","us"]"#)
         #expect(value(Self.regions, "['eu', 'asia']") == #"["eu","asia"]"#)
+        #expect(value(Self.regions, #"["it's", "a,b"]"#) == #"["it's","a,b"]"#)
         #expect(value(Self.regions, "[1]") == "error: REGIONS must be a list (a,b,c or a JSON array of strings), not '[1]'")
         #expect(value(Self.color, "green") == "green")
         #expect(value(Self.color, "blue") == "error: COLOR must be one of red, green, not 'blue'")
@@ -89,6 +90,8 @@ struct ParamTests {
         #expect(ParamSpec.problem(withKey: "FIREBASE_TOKEN") == "Key FIREBASE_TOKEN starts with a reserved prefix (X_GOOGLE_ FIREBASE_ EXT_ KIT_)")
         #expect(ParamSpec.problem(withKey: "lower")?.hasPrefix("Key lower must start with an uppercase ASCII letter") == true)
         #expect(ParamSpec.problem(withKey: "_OK_1") == nil)
+        #expect(ParamSpec.problem(withKey: "FUNCTIONS_DEBUG")?.hasPrefix("Key FUNCTIONS_DEBUG is reserved for this runtime") == true)
+        #expect(ParamSpec.problem(withKey: "PUBSUB_EMULATOR_HOST")?.hasPrefix("Key PUBSUB_EMULATOR_HOST is reserved") == true)
         var functions = FunctionRegistry()
         functions.declare(Param.string("K_SERVICE"), Param.int("SIZE", default: 1), Param.int("SIZE", default: 2),
             Param.string("CODE", default: "x", pattern: "^[A-Z]$"))

@@ -47,6 +47,11 @@ public struct ParamSpec: Sendable, Hashable, Codable {
     ]
     /// Prefixes reserved for the platform.
     public static let reservedPrefixes = ["X_GOOGLE_", "FIREBASE_", "EXT_", "KIT_"]
+    /// What this runtime's workers read to know where they run (`FUNCTIONS_EMULATOR`,
+    /// `FUNCTIONS_DEBUG`, `HOST`, `LOG_FORMAT`, an emulator's address, the credentials), which
+    /// a `.env` file may not set: deployed, it would change how the worker checks tokens or
+    /// where its calls go.
+    public static let runtimeKeys: Set<String> = ["HOST", "LOG_FORMAT", "GOOGLE_APPLICATION_CREDENTIALS", "GCE_METADATA_HOST"]
 
     /// Why `key` cannot name a param or a `.env` value (the Firebase CLI's rules and words),
     /// `nil` when it can.
@@ -60,6 +65,10 @@ public struct ParamSpec: Sendable, Hashable, Codable {
         }
         if reservedPrefixes.contains(where: key.hasPrefix) {
             return "Key \(key) starts with a reserved prefix (\(reservedPrefixes.joined(separator: " ")))"
+        }
+        if runtimeKeys.contains(key) || key.hasPrefix("FUNCTIONS_") || key.hasSuffix("_EMULATOR_HOST") {
+            return "Key \(key) is reserved for this runtime (FUNCTIONS_*, *_EMULATOR_HOST, "
+                + runtimeKeys.sorted().joined(separator: ", ") + ")."
         }
         return nil
     }
@@ -87,8 +96,11 @@ public struct ParamSpec: Sendable, Hashable, Codable {
             }
         case .list:
             let items: [String]
-            if text.contains("[") {
-                guard let parsed = [String](environmentValue: text.replacingOccurrences(of: "'", with: "\"")) else {
+            if text.trimmingCharacters(in: .whitespaces).hasPrefix("[") {
+                // A JSON array, or one written with single quotes, as the Firebase CLI reads it.
+                guard let parsed = [String](environmentValue: text)
+                    ?? [String](environmentValue: text.replacingOccurrences(of: "'", with: "\""))
+                else {
                     return .failure(error("a list (a,b,c or a JSON array of strings)", text))
                 }
                 items = parsed

@@ -167,7 +167,7 @@ struct CloudRunTarget {
         for function in functions {
             if let schedule = function.trigger?.schedule {
                 lines += ["", "# \(function.name): on the schedule \(schedule), by Cloud Scheduler"]
-                lines += Self.command(["gcloud", "run", "deploy", function.serviceName], runFlags(function))
+                lines += Self.command(["gcloud", "run", "deploy", function.serviceName], try runFlags(function))
                 lines += try schedulerJob(function, schedule)
                 lines += Self.grant(["gcloud", "run", "services", "add-iam-policy-binding", function.serviceName],
                     ["--project=\"$PROJECT\"", "--region=\(function.region)", "--member=\"serviceAccount:$TRIGGER_ACCOUNT\"",
@@ -176,7 +176,7 @@ struct CloudRunTarget {
             }
             if let queue = function.taskQueue {
                 lines += ["", "# \(function.name): a task queue, dispatched by Cloud Tasks"]
-                lines += Self.command(["gcloud", "run", "deploy", function.serviceName], runFlags(function))
+                lines += Self.command(["gcloud", "run", "deploy", function.serviceName], try runFlags(function))
                 lines += taskQueue(function, queue)
                 lines += Self.grant(["gcloud", "run", "services", "add-iam-policy-binding", function.serviceName],
                     ["--project=\"$PROJECT\"", "--region=\(function.region)", "--member=\"serviceAccount:$TRIGGER_ACCOUNT\"",
@@ -190,7 +190,7 @@ struct CloudRunTarget {
             }
             let trigger = try function.trigger.map { _ in try eventarcTrigger(function) }
             lines += ["", "# \(function.name): " + (trigger?.summary ?? "\(function.kind.summary), an HTTP service without a trigger")]
-            lines += Self.command(["gcloud", "run", "deploy", function.serviceName], runFlags(function))
+            lines += Self.command(["gcloud", "run", "deploy", function.serviceName], try runFlags(function))
             guard let trigger else {
                 for member in function.invokers {
                     lines += Self.command(["gcloud", "run", "services", "add-iam-policy-binding", function.serviceName],
@@ -278,7 +278,7 @@ struct CloudRunTarget {
     }
 
     /// The flags of `gcloud run deploy` for one function.
-    func runFlags(_ function: DeployableFunction) -> [String] {
+    func runFlags(_ function: DeployableFunction) throws -> [String] {
         let options = function.options
         // FIREBASE_CONFIG's JSON holds commas, so the list names another delimiter (`^|^`).
         let platform = [
@@ -292,9 +292,9 @@ struct CloudRunTarget {
                 escaped.append(character)
             }
         }
-        // A delimiter no value holds.
-        var delimiter = "|"
-        while self.environment.values.contains(where: { $0.contains(delimiter) }) { delimiter += "|" }
+        guard let delimiter = Self.delimiter(avoiding: Array(self.environment.values) + platform) else {
+            throw CLIError("the .env values hold every delimiter gcloud's --set-env-vars could use (\(Self.delimiters.joined()))")
+        }
         var flags = [
             "--project=\"$PROJECT\"",
             "--image=\"$IMAGE\"",
@@ -529,7 +529,14 @@ struct CloudRunTarget {
     /// `gcloud topic escaping` describes).
     static func dictionaryItem(_ item: String) -> String {
         guard item.contains(",") else { return item }
-        let delimiter = ["|", "~", ";", "#", "%"].first { !item.contains($0) } ?? "|"
-        return "^\(delimiter)^" + item
+        return "^\(delimiter(avoiding: [item]) ?? "|")^" + item
+    }
+
+    /// The delimiters a gcloud list flag may name (`^D^`), in order of preference.
+    static let delimiters = ["|", "~", ";", "#", "%", "@", "!", "&", "*", "+"]
+
+    /// The first delimiter none of `items` holds.
+    static func delimiter(avoiding items: [String]) -> String? {
+        delimiters.first { delimiter in !items.contains { $0.contains(delimiter) } }
     }
 }

@@ -41,13 +41,15 @@ struct KnativeTarget {
     /// unless the cluster's `config-defaults` allows it.
     static let defaultMaximumTimeout = 600
 
-    /// What the files cannot carry of the functions' options, in words.
     /// The Kubernetes Secret a secret's value is read from: its name in lowercase with `-`
-    /// for `_`, holding the value under the secret's own name.
+    /// for `_` (`secret` for a name of underscores alone), holding the value under the
+    /// secret's own name.
     static func secretName(_ secret: String) -> String {
-        secret.lowercased().replacingOccurrences(of: "_", with: "-").trimmingCharacters(in: CharacterSet(charactersIn: "-"))
+        let name = secret.lowercased().replacingOccurrences(of: "_", with: "-").trimmingCharacters(in: CharacterSet(charactersIn: "-"))
+        return name.isEmpty ? "secret" : name
     }
 
+    /// What the files cannot carry of the functions' options, and the Secrets to create, in words.
     var warnings: [String] {
         var warnings: [String] = []
         for secret in Set(functions.flatMap(\.secrets).map(\.secretName)).sorted() {

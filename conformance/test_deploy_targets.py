@@ -79,7 +79,8 @@ def test_knative_sample_services_and_triggers(sample_knative):
     assert env[3]["name"] == "FIREBASE_CONFIG"
     assert json.loads(env[3]["value"]) == {"projectId": "my-proj",
                                            "databaseURL": "https://my-proj-default-rtdb.firebaseio.com"}
-    assert len(env) == 4
+    # The param of functions/.env, as every service gets it.
+    assert env[4:] == [{"name": "MAX_SCORE", "value": "1000000"}]
     (blocking_service,) = documents(sample_knative / "checksignup.yaml")
     assert blocking_service["spec"]["template"]["spec"]["timeoutSeconds"] == 7
     service, trigger = documents(sample_knative / "onscorewrite.yaml")
@@ -282,7 +283,8 @@ def test_cloud_run_script(tmp_path):
                    "--service-account": ["$RUNTIME_ACCOUNT"],
                    "--set-env-vars": ["^|^FUNCTION_TARGET=onScoreWrite|FUNCTION_SIGNATURE_TYPE=cloudevent|"
                                       "GOOGLE_CLOUD_PROJECT=$PROJECT|"
-                                      'FIREBASE_CONFIG={"projectId":"$PROJECT","databaseURL":"$DATABASE_URL"}'],
+                                      'FIREBASE_CONFIG={"projectId":"$PROJECT","databaseURL":"$DATABASE_URL"}|'
+                                      "MAX_SCORE=1000000"],
                    "--concurrency": ["1"], "--timeout": ["120s"], "--memory": ["256Mi"],
                    "--min-instances": ["0"], "--max-instances": ["3"], "--no-allow-unauthenticated": [""]}
     assert create_words[4] == "onscorewrite"

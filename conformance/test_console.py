@@ -471,6 +471,28 @@ def test_the_functions_page_lists_queued_tasks_and_deletes_one(app, emulator, br
     assert status == 200 and deleted["state"] == "deleted", deleted
 
 
+def test_the_functions_page_shows_a_failed_build_and_the_params(app, emulator, browser):
+    """A watched package's failed build is on top, with the compiler's errors, while the deployment
+    serves; the params table shows the sample's MAX_SCORE from functions/.env."""
+    from selenium.webdriver.common.by import By
+
+    errors = "Sources/AppFunctions/AppFunctions.swift:12:5: error: cannot find 'undefinedName' in scope"
+    status, _, _ = emulator.request("PUT", f"/emulator/v1/projects/{PROJECT}/build", {"state": "failed", "output": errors})
+    assert status == 200
+    try:
+        open_page(browser, emulator, "functions")
+        banner = find(browser, "#function-build .build-failed")
+        assert "The last build failed" in banner.text and errors in banner.text, banner.text
+        row = find(browser, '[data-param="MAX_SCORE"]')
+        assert [cell.text for cell in row.find_elements(By.CSS_SELECTOR, "td")] == ["MAX_SCORE", "int", "1000000"]
+        browser.save_screenshot(str(SHOTS / "functions-build-failed.png"))
+    finally:
+        emulator.request("PUT", f"/emulator/v1/projects/{PROJECT}/build", {"state": "deployed"})
+    open_page(browser, emulator, "functions")
+    find(browser, '[data-param="MAX_SCORE"]')
+    assert not browser.find_elements(By.CSS_SELECTOR, "#function-build .build-failed")
+
+
 def test_every_page_renders_without_javascript_errors_and_is_keyboard_navigable(app, emulator, browser):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys

@@ -302,6 +302,19 @@ def test_a_save_deploys_the_new_code_without_losing_an_event(package, watched):
     assert len(written) > 40
 
 
+def test_a_burst_of_saves_makes_one_build(package, watched):
+    source = package / "Sources" / "Loop" / "Loop.swift"
+    working = source.read_text()
+    builds = watched.log.read_text().count("› building ")
+    for number in range(5):
+        source.write_text(working.replace('response.send("', f'response.send("burst{number} " + "'))
+        time.sleep(0.02)
+    wait_for(lambda: get(url(watched, "hello"))[1].startswith("burst4 "), what="the last save's code")
+    assert watched.log.read_text().count("› building ") == builds + 1
+    source.write_text(working)
+    wait_for(lambda: not get(url(watched, "hello"))[1].startswith("burst"), what="the code before the burst")
+
+
 def test_a_build_error_keeps_the_old_code_serving_and_is_shown_once(package, watched):
     source = package / "Sources" / "Loop" / "Loop.swift"
     working = source.read_text()

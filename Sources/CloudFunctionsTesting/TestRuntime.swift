@@ -51,14 +51,16 @@ public struct TestRuntime: Sendable {
         }
     }
 
-    /// Builds the loop for the registry's functions.
+    /// Builds the loop for the registry's functions, whose handlers read their params and
+    /// declared secrets from `environment`, as a deploy would give them.
     ///
     /// - Throws: `RegistryError` when the registry has problems.
     public init(
         _ functions: FunctionRegistry,
         project: String = "demo-project",
         clock: ManualClock = ManualClock(),
-        configuration: EventBus.Configuration = EventBus.Configuration()
+        configuration: EventBus.Configuration = EventBus.Configuration(),
+        environment: [String: String] = [:]
     ) throws(RegistryError) {
         let messaging = RecordingMessaging(project: project)
         let deliveries = RecordingObserver()
@@ -68,6 +70,7 @@ public struct TestRuntime: Sendable {
             clock: clock,
             configuration: configuration,
             observer: deliveries,
+            environment: environment,
             logger: Logger(label: "cloud-functions.test")
         )
         self.clock = clock

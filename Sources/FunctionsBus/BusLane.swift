@@ -26,13 +26,13 @@ final class BusLane: Sendable {
 
     init(
         name: String, trigger: EventTrigger, handle: @escaping @Sendable (CloudEvent, EventContext) async throws -> Void,
-        options: FunctionOptions, admin: AdminClients, logger: Logger
+        options: FunctionOptions, admin: AdminClients, paramValues: ParamValues, logger: Logger
     ) {
         self.trigger = trigger
         self.handle = handle
         self.limits = DeliveryStateMachine.Limits(options)
         self.state = Mutex(LaneStateMachine(concurrency: options.concurrency, limits: limits))
         self.invocations = EventContext.Invocations(functionName: name, trigger: trigger, admin: admin, logger: logger,
-            paramValues: ParamValues(secrets: options.secrets, functionName: name))
+            paramValues: paramValues)
     }
 }

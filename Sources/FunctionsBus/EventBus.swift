@@ -88,6 +88,8 @@ public final class EventBus: Service, Sendable {
     ///   - clock: the time source.
     ///   - configuration: settings of the bus.
     ///   - observer: told about every finished attempt.
+    ///   - environment: where handlers read their params and declared secrets (by default the
+    ///     process's environment).
     ///   - logger: the logger handlers' loggers derive from.
     /// - Throws: `RegistryError` when the registry has problems.
     public init(
@@ -96,6 +98,7 @@ public final class EventBus: Service, Sendable {
         clock: any BusClock = SystemClock(),
         configuration: Configuration = Configuration(),
         observer: (any DeliveryObserver)? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
         logger: Logger = Logger(label: "cloud-functions")
     ) throws(RegistryError) {
         try functions.validate()
@@ -103,7 +106,8 @@ public final class EventBus: Service, Sendable {
         let lanes = functions.functions.compactMap { name, function -> BusLane? in
             guard let trigger = function.eventTrigger, case .event(let handle) = function.handler else { return nil }
             return BusLane(
-                name: name, trigger: trigger, handle: handle, options: function.options, admin: admin, logger: logger
+                name: name, trigger: trigger, handle: handle, options: function.options, admin: admin,
+                paramValues: ParamValues(environment: environment, for: function, named: name), logger: logger
             )
         }
         self.lanes = lanes

@@ -127,4 +127,20 @@ struct ParamTests {
         let missing = try Self.functions().wrap("onConfig")
         await #expect(throws: ParamError.self) { try await missing(TemplateVersion(versionNumber: 1)) }
     }
+
+    @Test("TestRuntime gives its handlers the environment a deploy would")
+    func testRuntime() async throws {
+        let topic = Param.string("TOPIC")
+        var functions = FunctionRegistry()
+        functions.declare(topic)
+        functions["announce"] = RemoteConfig.onUpdate { _, context in
+            _ = try await context.messaging.send(Message(.topic(try context.value(topic)), data: ["key": try context.value(Self.otherKey)]))
+        }.options(.secrets(Self.otherKey))
+        let runtime = try TestRuntime(functions, environment: ["TOPIC": "NEWS", "OTHER_KEY": "k"])
+        try await runtime.withRunning {
+            #expect(await runtime.deliver(.remoteConfigUpdated(.example(), project: runtime.project)) == ["announce"])
+            #expect(runtime.messaging.sentMessages.map(\.target) == [.topic("NEWS")])
+            #expect(runtime.messaging.sentMessages.first?.data == ["key": "k"])
+        }
+    }
 }

@@ -56,6 +56,7 @@ def measure(cli, configuration, edits, folder):
             assert emulator.poll() is None, log.read_text()
             time.sleep(0.05)
         first = time.monotonic() - started
+        assert "built in" in log.read_text(), "the first build was not deployed:\n" + log.read_text()
         times = []
         for number in range(1, edits + 1):
             expected = f"edit {number}"
@@ -63,6 +64,7 @@ def measure(cli, configuration, edits, folder):
             saved = time.monotonic()
             while not answer(url).startswith(expected):
                 assert emulator.poll() is None, log.read_text()
+                assert time.monotonic() - saved < 600, "the edit was not deployed:\n" + log.read_text()[-3000:]
                 time.sleep(0.02)
             times.append(time.monotonic() - saved)
             print(f"  {configuration} edit {number}: {times[-1]:.2f} s", flush=True)

@@ -245,8 +245,43 @@ struct Deploy: AsyncParsableCommand {
     /// Builds `product`, the compiler's output streaming to standard error, and asks the built
     /// executable for its manifest.
     func build(_ package: URL, product productName: String) throws -> (binary: URL, manifest: JSONValue) {
-        try Self.run("swift", buildArguments(package) + ["--product", productName], echo: true)
+        var arguments = buildArguments(package) + ["--product", productName]
+        var (exitStatus, output) = try Self.runStreaming("swift", arguments)
+        if exitStatus != 0, Self.isStalePlan(output) {
+            status(Self.stalePlanNote)
+            arguments.append("--disable-build-manifest-caching")
+            (exitStatus, output) = try Self.runStreaming("swift", arguments)
+        }
+        guard exitStatus == 0 else { throw CLIError("swift \(arguments.joined(separator: " ")) failed (exit \(exitStatus))") }
         return try built(package, product: productName)
+    }
+
+    /// Whether a failed build's output says the build folder's cached plan was made for another
+    /// package (SwiftPM keeps one per folder: a `--scratch-path` shared with another package
+    /// can hold the other's), which planning again mends.
+    static func isStalePlan(_ output: String) -> Bool {
+        output.contains("No target named") && output.contains("in build description")
+    }
+
+    static let stalePlanNote = "the build folder's cached plan is another package's: planning the build again"
+
+    /// Runs a command whose standard output and error go to standard error as they come, and
+    /// are kept: its exit status and what it wrote.
+    static func runStreaming(_ command: String, _ arguments: [String]) throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [command] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        var kept = Data()
+        while case let data = output.fileHandleForReading.availableData, !data.isEmpty {
+            try? FileHandle.standardError.write(contentsOf: data)
+            kept.append(data)
+        }
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: kept, as: UTF8.self))
     }
 
     /// The built executable of `product` and the manifest it writes.
@@ -511,32 +546,31 @@ struct Deploy: AsyncParsableCommand {
         return executables[0]
     }
 
+    /// Runs a command and returns its standard output.
+    ///
+    /// - Throws: ``CLIError`` with what it wrote to standard error when it fails.
     @discardableResult
-    static func run(_ command: String, _ arguments: [String], environment: [String: String] = [:], echo: Bool = false)
-        throws -> String
-    {
+    static func run(_ command: String, _ arguments: [String], environment: [String: String] = [:]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [command] + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         let output = Pipe()
-        process.standardOutput = echo ? FileHandle.standardError : output
+        process.standardOutput = output
         let errors = Pipe()
-        process.standardError = echo ? FileHandle.standardError : errors
+        process.standardError = errors
         try process.run()
         // Both outputs are read at once: one read after the other, a command that fills the
         // second pipe while the first is read would wait forever.
         let errorData = Mutex(Data())
         let errorsRead = DispatchGroup()
-        if !echo {
-            errorsRead.enter()
-            DispatchQueue.global().async {
-                let data = errors.fileHandleForReading.readDataToEndOfFile()
-                errorData.withLock { $0 = data }
-                errorsRead.leave()
-            }
+        errorsRead.enter()
+        DispatchQueue.global().async {
+            let data = errors.fileHandleForReading.readDataToEndOfFile()
+            errorData.withLock { $0 = data }
+            errorsRead.leave()
         }
-        let data = echo ? Data() : output.fileHandleForReading.readDataToEndOfFile()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
         errorsRead.wait()
         let errorText = String(decoding: errorData.withLock { $0 }, as: UTF8.self)
         process.waitUntilExit()

@@ -35,7 +35,8 @@ struct PackageWatcher: Service {
         var seen = Self.snapshot(of: package)
         var lastErrors: String?
         var product = deploy.product
-        await cycle(product: &product, api: api, lastErrors: &lastErrors)
+        var deployed = false
+        await cycle(product: &product, api: api, lastErrors: &lastErrors, deployed: &deployed)
         status("watching \(deploy.source) for changes (Ctrl-C stops)")
         while !Task.isCancelled {
             try await Task.sleep(for: Self.pollInterval)
@@ -46,13 +47,15 @@ struct PackageWatcher: Service {
                 try await Task.sleep(for: Self.quietPeriod)
                 now = Self.snapshot(of: package)
             } while now != seen
-            await cycle(product: &product, api: api, lastErrors: &lastErrors)
+            await cycle(product: &product, api: api, lastErrors: &lastErrors, deployed: &deployed)
         }
     }
 
     /// Builds and deploys once; failures are reported, never thrown.
-    private func cycle(product: inout String?, api: EmulatorAPI, lastErrors: inout String?) async {
+    private func cycle(product: inout String?, api: EmulatorAPI, lastErrors: inout String?, deployed: inout Bool) async {
         let started = ContinuousClock.now
+        // What serves while this build is not deployed.
+        let serving = deployed ? "the previous deployment keeps serving" : "nothing of the package is deployed yet"
         await report(["state": "building"], to: api)
         do {
             if product == nil {
@@ -64,7 +67,13 @@ struct PackageWatcher: Service {
             }
             guard let product else { return }
             status("building \(deploy.source) (\(product), \(deploy.configuration))…")
-            let (exitStatus, output) = try await Self.run("swift", deploy.buildArguments(package) + ["--product", product])
+            var arguments = deploy.buildArguments(package) + ["--product", product]
+            var (exitStatus, output) = try await Self.run("swift", arguments)
+            if exitStatus != 0, Deploy.isStalePlan(output) {
+                status(Deploy.stalePlanNote)
+                arguments.append("--disable-build-manifest-caching")
+                (exitStatus, output) = try await Self.run("swift", arguments)
+            }
             guard exitStatus == 0 else { throw BuildFailure(output: output) }
             let (deploy, package) = (deploy, package)
             let built = try await Self.offloaded { try deploy.built(package, product: product) }
@@ -74,6 +83,7 @@ struct PackageWatcher: Service {
             let lines = try await deploy.deployToEmulator(binary: built.binary, manifest: built.manifest, parsed: parsed,
                 environment: environment, package: package, api: api)
             lastErrors = nil
+            deployed = true
             await report(["state": "deployed"], to: api)
             status(lines.first ?? "deployed")
             status("built in \(Self.seconds(buildTime)), deployed in \(Self.seconds(ContinuousClock.now - deployStarted))")
@@ -82,16 +92,16 @@ struct PackageWatcher: Service {
         } catch let failure as BuildFailure {
             let errors = failure.errors
             if errors == lastErrors {
-                status("the build still fails with the same errors; the previous deployment keeps serving")
+                status("the build still fails with the same errors; \(serving)")
             } else {
-                status("the build failed; the previous deployment keeps serving:")
+                status("the build failed; \(serving):")
                 try? FileHandle.standardError.write(contentsOf: Data((errors + "\n").utf8))
             }
             lastErrors = errors
             await report(["state": "failed", "output": .string(errors)], to: api)
         } catch {
             // A deploy the emulator refused, a param without a value: one line, and the old deployment serves.
-            status("not deployed: \(error); the previous deployment keeps serving")
+            status("not deployed: \(error); \(serving)")
             lastErrors = nil
             await report(["state": "failed", "output": .string("\(error)")], to: api)
         }

@@ -265,23 +265,32 @@ struct Deploy: AsyncParsableCommand {
 
     static let stalePlanNote = "the build folder's cached plan is another package's: planning the build again"
 
-    /// Runs a command whose standard output and error go to standard error as they come, and
-    /// are kept: its exit status and what it wrote.
-    static func runStreaming(_ command: String, _ arguments: [String]) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [command] + arguments
+    /// Runs a command whose standard output and error are read together, each piece handed to
+    /// `echo` as it comes: its exit status and all it wrote. `process` gets the process before
+    /// it starts (to terminate it).
+    static func runMerged(
+        _ command: String, _ arguments: [String], process: (Process) -> Void = { _ in }, echo: (Data) -> Void = { _ in }
+    ) throws -> (Int32, String) {
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        child.arguments = [command] + arguments
         let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
+        child.standardOutput = output
+        child.standardError = output
+        process(child)
+        try child.run()
         var kept = Data()
         while case let data = output.fileHandleForReading.availableData, !data.isEmpty {
-            try? FileHandle.standardError.write(contentsOf: data)
+            echo(data)
             kept.append(data)
         }
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: kept, as: UTF8.self))
+        child.waitUntilExit()
+        return (child.terminationStatus, String(decoding: kept, as: UTF8.self))
+    }
+
+    /// ``runMerged(_:_:process:echo:)`` with the output going to standard error as it comes.
+    static func runStreaming(_ command: String, _ arguments: [String]) throws -> (Int32, String) {
+        try runMerged(command, arguments, echo: { try? FileHandle.standardError.write(contentsOf: $0) })
     }
 
     /// The built executable of `product` and the manifest it writes.

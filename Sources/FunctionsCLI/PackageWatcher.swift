@@ -141,21 +141,15 @@ struct PackageWatcher: Service {
     /// Runs a command (a build of minutes) with its standard output and error read together:
     /// its exit status and what it wrote. Cancelling the task terminates it.
     static func run(_ command: String, _ arguments: [String]) async throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [command] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
+        let running = Mutex<Process?>(nil)
         let result = try await withTaskCancellationHandler {
             try await offloaded {
-                try process.run()
-                let data = output.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+                try Deploy.runMerged(command, arguments, process: { process in running.withLock { $0 = process } })
             }
         } onCancel: {
-            if process.isRunning { process.terminate() }
+            running.withLock { process in
+                if let process, process.isRunning { process.terminate() }
+            }
         }
         try Task.checkCancellation()
         return result

@@ -98,7 +98,7 @@ public final class EventBus: Service, Sendable {
         clock: any BusClock = SystemClock(),
         configuration: Configuration = Configuration(),
         observer: (any DeliveryObserver)? = nil,
-        environment: [String: String] = ProcessInfo.processInfo.environment,
+        environment: [String: String] = ParamValues.processEnvironment,
         logger: Logger = Logger(label: "cloud-functions")
     ) throws(RegistryError) {
         try functions.validate()

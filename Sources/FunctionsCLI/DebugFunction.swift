@@ -39,10 +39,7 @@ struct DebugFunction: AsyncParsableCommand {
         if let project = connection.project { arguments += ["--project", project] }
         let deploy = try Deploy.parse(arguments)
         let package = try deploy.packageFolder()
-        let description = try Deploy.describe(package, scratch: deploy.scratchArguments)
-        let productName = try product ?? Deploy.executableProduct(in: description, package: package)
-        status("building \(source) (\(productName), debug)…")
-        let built = try deploy.build(package, product: productName)
+        let built = try await deploy.build(package, product: deploy.productName(package))
         let (parsed, environment) = try deploy.prepared(built.manifest, package: package)
         guard parsed.endpoints[name] != nil else {
             throw CLIError("no function named '\(name)' in \(source); it has: " + parsed.endpoints.keys.sorted().joined(separator: ", "))

@@ -186,8 +186,7 @@ struct Deploy: AsyncParsableCommand {
                 throw CLIError("cannot read the manifest \(given): \(error)")
             }
         } else {
-            status("building \(source) (\(productName), \(configuration))…")
-            let built = try build(package, product: productName)
+            let built = try await build(package, product: productName)
             binary = built.binary
             manifest = built.manifest
         }
@@ -244,26 +243,31 @@ struct Deploy: AsyncParsableCommand {
 
     /// Builds `product`, the compiler's output streaming to standard error, and asks the built
     /// executable for its manifest.
-    func build(_ package: URL, product productName: String) throws -> (binary: URL, manifest: JSONValue) {
-        var arguments = buildArguments(package) + ["--product", productName]
-        var (exitStatus, output) = try Self.runStreaming("swift", arguments)
-        if exitStatus != 0, Self.isStalePlan(output) {
-            status(Self.stalePlanNote)
-            arguments.append("--disable-build-manifest-caching")
-            (exitStatus, output) = try Self.runStreaming("swift", arguments)
-        }
+    func build(_ package: URL, product productName: String) async throws -> (binary: URL, manifest: JSONValue) {
+        status("building \(source) (\(productName), \(configuration))…")
+        let arguments = buildArguments(package) + ["--product", productName]
+        let (exitStatus, _) = try await Self.buildPlanningAgainIfStale(arguments) { try Self.runStreaming("swift", $0) }
         guard exitStatus == 0 else { throw CLIError("swift \(arguments.joined(separator: " ")) failed (exit \(exitStatus))") }
         return try built(package, product: productName)
     }
 
-    /// Whether a failed build's output says the build folder's cached plan was made for another
-    /// package (SwiftPM keeps one per folder: a `--scratch-path` shared with another package
-    /// can hold the other's), which planning again mends.
-    static func isStalePlan(_ output: String) -> Bool {
-        output.contains("No target named") && output.contains("in build description")
+    /// Runs `swift` with the build `arguments` through `run`: its exit status and output. When
+    /// the build folder's cached plan was made for another package (SwiftPM keeps one per
+    /// folder: a `--scratch-path` shared with another package can hold the other's), the build
+    /// is planned again once.
+    static func buildPlanningAgainIfStale(
+        _ arguments: [String], _ run: ([String]) async throws -> (Int32, String)
+    ) async throws -> (Int32, String) {
+        let first = try await run(arguments)
+        guard first.0 != 0, first.1.contains("No target named"), first.1.contains("in build description") else { return first }
+        status("the build folder's cached plan is another package's: planning the build again")
+        return try await run(arguments + ["--disable-build-manifest-caching"])
     }
 
-    static let stalePlanNote = "the build folder's cached plan is another package's: planning the build again"
+    /// The executable product to build: `--product`, else the package's only executable.
+    func productName(_ package: URL) throws -> String {
+        try product ?? Self.executableProduct(in: Self.describe(package, scratch: scratchArguments), package: package)
+    }
 
     /// Runs a command whose standard output and error are read together, each piece handed to
     /// `echo` as it comes: its exit status and all it wrote. `process` gets the process before

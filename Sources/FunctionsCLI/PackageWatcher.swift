@@ -61,19 +61,12 @@ struct PackageWatcher: Service {
             if product == nil {
                 // Package.swift may be broken now and mended later: asked again until it answers.
                 let (deploy, package) = (deploy, package)
-                product = try await Self.offloaded {
-                    try Deploy.executableProduct(in: Deploy.describe(package, scratch: deploy.scratchArguments), package: package)
-                }
+                product = try await Self.offloaded { try deploy.productName(package) }
             }
             guard let product else { return }
             status("building \(deploy.source) (\(product), \(deploy.configuration))…")
-            var arguments = deploy.buildArguments(package) + ["--product", product]
-            var (exitStatus, output) = try await Self.run("swift", arguments)
-            if exitStatus != 0, Deploy.isStalePlan(output) {
-                status(Deploy.stalePlanNote)
-                arguments.append("--disable-build-manifest-caching")
-                (exitStatus, output) = try await Self.run("swift", arguments)
-            }
+            let (exitStatus, output) = try await Deploy.buildPlanningAgainIfStale(
+                deploy.buildArguments(package) + ["--product", product]) { try await Self.run("swift", $0) }
             guard exitStatus == 0 else { throw BuildFailure(output: output) }
             let (deploy, package) = (deploy, package)
             let built = try await Self.offloaded { try deploy.built(package, product: product) }

@@ -39,11 +39,6 @@ extension FunctionsWorker {
         return response(await function.respond(to: incoming, context: context))
     }
 
-    /// How long one invocation of `function` may run: its timeout, or a year when debugging.
-    func timeout(of function: CloudFunction) -> Duration {
-        runsWithoutTimeout ? .seconds(365 * 86_400) : function.options.timeout
-    }
-
     /// The URL a blocking call was addressed to, which its token must name (Cloud Run ends TLS
     /// in front of the service: the caller addressed https); other functions need none.
     private static func receivedAt(_ request: Request, by function: CloudFunction) -> String? {

@@ -58,6 +58,11 @@ public struct FunctionsWorker: Sendable {
     /// Admits events until shutdown begins.
     let gate = ShutdownGate()
 
+    /// How long one invocation of `function` may run: its timeout, or a year when debugging.
+    func timeout(of function: CloudFunction) -> Duration {
+        runsWithoutTimeout ? .seconds(365 * 86_400) : function.options.timeout
+    }
+
     /// Creates a worker for a registry.
     ///
     /// - Throws: `RegistryError` when the registry has problems.

@@ -11,9 +11,13 @@ public struct ParamValues: Sendable {
     let secrets: [String]
     let functionName: String
 
+    /// The process's environment, read once: a context is made for every invocation, and reading
+    /// it each time would copy every variable.
+    public static let processEnvironment = ProcessInfo.processInfo.environment
+
     /// Values from `environment`, for the function `functionName`, which declared `secrets`.
     public init(
-        environment: [String: String] = ProcessInfo.processInfo.environment, secrets: [String] = [],
+        environment: [String: String] = processEnvironment, secrets: [String] = [],
         functionName: String = ""
     ) {
         self.environment = environment
@@ -22,7 +26,7 @@ public struct ParamValues: Sendable {
     }
 
     /// The values `function`, registered as `name`, may read from `environment`.
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment, for function: CloudFunction, named name: String) {
+    public init(environment: [String: String] = processEnvironment, for function: CloudFunction, named name: String) {
         self.init(environment: environment, secrets: function.options.secrets, functionName: name)
     }
 

@@ -146,7 +146,10 @@ public final class DeploymentManager: Service, Sendable {
                 throw RegistryError(problems: [.init(function: debug, code: .unknownFunction,
                     message: "no function named '\(debug)' is deployed, so none can be debugged")])
             }
+            // One instance, waited for as long as the platform allows a function of its kind.
             manifest.endpoints[debug]?.timeoutSeconds = Int(trigger.maximumTimeout.seconds)
+            manifest.endpoints[debug]?.minInstances = 1
+            manifest.endpoints[debug]?.maxInstances = 1
         }
         // Deploying nothing would replace every deployed function with none.
         if let only, only.isEmpty {
@@ -170,9 +173,8 @@ public final class DeploymentManager: Service, Sendable {
             pools[name] = FunctionInstances(
                 function: name,
                 concurrency: options.concurrency,
-                minimum: name == debug ? 1 : options.minInstances ?? 0,
-                maximum: name == debug ? 1
-                    : options.maxInstances ?? FunctionInstances.defaultMaximum(concurrency: options.concurrency),
+                minimum: options.minInstances ?? 0,
+                maximum: options.maxInstances ?? FunctionInstances.defaultMaximum(concurrency: options.concurrency),
                 idleTimeout: idleTimeout,
                 logger: logger,
                 tasks: tasks,

@@ -54,12 +54,12 @@ extension CloudEvent {
         return bytes
     }
 
-    /// A batch of events in the JSON format, each with one more extension attribute (a
-    /// delivery's `attempt`, say) of its own.
+    /// A batch of events in the JSON format, each with extension attributes of its own (a
+    /// delivery's `attempt`, say).
     package static func encodeBatch(
-        jsonFormat events: [(event: CloudEvent, value: CloudEventAttributeValue)], adding name: String
+        jsonFormat events: [(event: CloudEvent, adding: [(name: String, value: CloudEventAttributeValue)])]
     ) -> Data {
-        batch(events, data: \.event.data) { item, bytes in item.event.appendJSONFormat(to: &bytes, adding: name, item.value) }
+        batch(events, data: \.event.data) { item, bytes in item.event.appendJSONFormat(to: &bytes, adding: item.adding) }
     }
 
     /// A batch of events in the JSON format.
@@ -82,21 +82,25 @@ extension CloudEvent {
         return Data(bytes)
     }
 
-    /// Appends the event in the JSON format with one more extension attribute, such as a
+    /// Appends the event in the JSON format with more extension attributes, such as a
     /// delivery's `attempt`: written before the others into a kept encoding
-    /// (``keepJSONFormat()``) when the event has no attribute of that name, so the event is
+    /// (``keepJSONFormat()``) when the event has no attribute of those names, so the event is
     /// not encoded again.
-    package func appendJSONFormat(to bytes: inout [UInt8], adding name: String, _ value: CloudEventAttributeValue) {
-        guard let kept = keptJSONFormat, extensions[name] == nil else {
+    package func appendJSONFormat(
+        to bytes: inout [UInt8], adding members: [(name: String, value: CloudEventAttributeValue)]
+    ) {
+        guard let kept = keptJSONFormat, !members.contains(where: { extensions[$0.name] != nil }) else {
             var event = self
-            event.extensions[name] = value
+            for (name, value) in members { event.extensions[name] = value }
             event.appendJSONFormat(to: &bytes)
             return
         }
         // A kept encoding is an object: `{` and then its members.
         bytes.append(UInt8(ascii: "{"))
-        CloudEvent.appendMember(name, value, to: &bytes)
-        bytes.append(UInt8(ascii: ","))
+        for (name, value) in members {
+            CloudEvent.appendMember(name, value, to: &bytes)
+            bytes.append(UInt8(ascii: ","))
+        }
         bytes.append(contentsOf: kept.dropFirst())
     }
 

@@ -1,6 +1,7 @@
 import CloudEvents
 import CloudFunctions
 import Foundation
+import Tracing
 
 /// `context.database` for a functions binary: the Realtime Database REST API
 /// (`{base}/{path}.json`), of a database instance at Google or of an emulator (which names the
@@ -100,6 +101,18 @@ public struct HTTPDatabaseClient: DatabaseClient {
 
     public func delete(_ path: String) async throws {
         try await send("DELETE", path, silent: true)
+    }
+
+    /// A transaction is a span of its own when the process traces, with its reads and writes
+    /// (AsyncHTTPClient's spans) inside it.
+    public func withinTransaction<T: Sendable>(at path: String, _ body: () async throws -> T) async throws -> T {
+        guard HTTPExchange.traces else { return try await body() }
+        return try await withSpan("database transaction", ofKind: .client) { span in
+            span.attributes["db.system.name"] = "firebase_realtime_database"
+            span.attributes["db.operation.name"] = "transaction"
+            span.attributes["db.collection.name"] = path
+            return try await body()
+        }
     }
 
     public func getVersioned(_ path: String) async throws -> VersionedValue {

@@ -47,9 +47,13 @@ public enum HTTPExchange {
         configuration.redirectConfiguration = .disallow
         // Spans only for a tracer the process bootstrapped: the default no-op tracer would still
         // cost a span and its attributes on every call.
-        if InstrumentationSystem.tracer is NoOpTracer { configuration.tracing.tracer = nil }
+        if !traces { configuration.tracing.tracer = nil }
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }
+
+    /// Whether the process bootstrapped a tracer: read once, on first use, which comes after the
+    /// bootstrap.
+    public static let traces = !(InstrumentationSystem.tracer is NoOpTracer)
 
     /// The most connections kept to one host and port: requests beyond them wait for one.
     public static let connectionsPerPeer = 1_000

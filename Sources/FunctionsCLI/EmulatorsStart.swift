@@ -62,6 +62,13 @@ struct EmulatorsStart: AsyncParsableCommand {
         help: "The most events posted to a function's worker in one request; 1 posts each alone, in binary mode, as Eventarc does.")
     var deliveryBatch = EmulatorServer.Configuration.defaultDeliveryBatch
 
+    @Option(help: "Send the traces the emulator keeps (its own spans and its workers') to this OTLP/HTTP endpoint, e.g. http://127.0.0.1:4318, in the JSON encoding.")
+    var otlp: String?
+
+    @Flag(name: .customLong("no-worker-traces"),
+        help: "Do not have the deployed workers export their spans (the console's traces then show the emulator's side only).")
+    var noWorkerTraces = false
+
     @Flag(help: "Start Google's Firestore emulator with this one (it starts anyway for Firestore triggers).")
     var firestore = false
 
@@ -88,6 +95,13 @@ struct EmulatorsStart: AsyncParsableCommand {
         help: "How many of the newest events the event log keeps once they are done; events not done are always kept.")
     var eventLogSize = Emulator.defaultEventLogSize
 
+    /// An OTLP endpoint: an http or https URL with a host.
+    static func otlpEndpoint(_ text: String) -> URL? {
+        guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil
+        else { return nil }
+        return url
+    }
+
     func validate() throws {
         if let port, !(0...65535).contains(port) { throw ValidationError("--port must be between 0 and 65535") }
         if let fetchLimit, Self.parseFetchLimit(fetchLimit) == nil {
@@ -99,6 +113,9 @@ struct EmulatorsStart: AsyncParsableCommand {
             throw ValidationError("--instance-idle-timeout must be between 0.1 and 86400 seconds")
         }
         guard (1...1000).contains(deliveryBatch) else { throw ValidationError("--delivery-batch must be between 1 and 1000") }
+        if let otlp, Self.otlpEndpoint(otlp) == nil {
+            throw ValidationError("--otlp must be an http:// or https:// URL, e.g. http://127.0.0.1:4318, not '\(otlp)'")
+        }
         guard (1...100_000_000).contains(eventLogSize) else {
             throw ValidationError("--event-log-size must be between 1 and 100000000")
         }
@@ -146,6 +163,8 @@ struct EmulatorsStart: AsyncParsableCommand {
         var configuration = EmulatorServer.Configuration(host: host, port: port, maxBodySize: maxBodySize)
         configuration.instanceIdleTimeout = .milliseconds(Int64((instanceIdleTimeout * 1000).rounded()))
         configuration.deliveryBatch = deliveryBatch
+        configuration.otlpEndpoint = otlp.flatMap(Self.otlpEndpoint)
+        configuration.tracesWorkers = !noWorkerTraces
         configuration.startsFirestore = firestore || file?.startsFirestore == true
         configuration.startsPubSub = pubsub || file?.startsPubSub == true
         let server = EmulatorServer(emulator: emulator, configuration: configuration, logger: logger)

@@ -48,7 +48,7 @@ public struct CloudLoggingLogHandler: LogHandler {
         var fields: [String: JSONValue] = [:]
         var merged = mergedMetadata(with: event.metadata)
         if case .string(let traceparent)? = merged.removeValue(forKey: "traceparent"),
-            let trace = TraceContext(traceparent)
+            let trace = TraceParent(traceparent)
         {
             if let project { fields["logging.googleapis.com/trace"] = .string("projects/\(project)/traces/\(trace.traceID)") }
             fields["logging.googleapis.com/spanId"] = .string(trace.spanID)
@@ -83,32 +83,5 @@ public struct CloudLoggingLogHandler: LogHandler {
     /// one reads the output any more) is dropped: logging never stops the worker.
     public static let standardOutput: Sink = { line in
         output.withLock { _ in try? FileHandle.standardOutput.write(contentsOf: Data(line.utf8)) }
-    }
-}
-
-/// The parts of a W3C `traceparent` header (`00-{32 hex trace id}-{16 hex span id}-{2 hex flags}`).
-struct TraceContext: Equatable {
-    let traceID: String
-    let spanID: String
-    let sampled: Bool
-
-    /// Reads a `traceparent` value; `nil` when it is not well-formed or its ids are all zero.
-    init?(_ text: String) {
-        let parts = text.trimmingCharacters(in: .whitespaces).split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count >= 4, parts[0].count == 2, parts[0] != "ff", parts[1].count == 32, parts[2].count == 16,
-            parts[3].count == 2, parts[0] != "00" || parts.count == 4,
-            parts.prefix(4).allSatisfy({ $0.allSatisfy(\.isLowercaseHexDigit) }),
-            parts[1].contains(where: { $0 != "0" }), parts[2].contains(where: { $0 != "0" }),
-            let flags = UInt8(parts[3], radix: 16)
-        else { return nil }
-        traceID = String(parts[1])
-        spanID = String(parts[2])
-        sampled = flags & 1 == 1
-    }
-}
-
-extension Character {
-    fileprivate var isLowercaseHexDigit: Bool {
-        ("0"..."9").contains(self) || ("a"..."f").contains(self)
     }
 }

@@ -3,6 +3,7 @@ import FirebaseHTTP
 import Foundation
 import Logging
 import ProcessSupport
+import ServiceLifecycle
 
 /// An author's functions binary: register the functions, and `main` does the rest.
 ///
@@ -76,6 +77,15 @@ extension FunctionsApp {
         }
         var functions = FunctionRegistry()
         register(&functions)
+        var telemetry: [any Service] = []
+        if configuration.manifestOutputPath == nil {
+            do {
+                telemetry = try WorkerTelemetry.bootstrap(environment: environment,
+                    serviceName: configuration.target ?? environment["K_SERVICE"] ?? "functions")
+            } catch {
+                stop(error)
+            }
+        }
         // Writing the manifest calls no service: the Admin settings are not read then.
         var admin = AdminClients()
         if configuration.manifestOutputPath == nil {
@@ -85,7 +95,8 @@ extension FunctionsApp {
                 stop(error)
             }
         }
-        exit(await FunctionsWorker.main(functions: functions, admin: admin, configuration: configuration))
+        exit(await FunctionsWorker.main(functions: functions, admin: admin, configuration: configuration,
+            services: telemetry))
     }
 }
 
@@ -118,10 +129,12 @@ extension FunctionsWorker {
     }
 
     /// The entry point of a functions binary, given its configuration; returns the exit status.
+    /// `services` (the exporters of ``WorkerTelemetry``) run alongside the server and stop after it.
     public static func main(
         functions: FunctionRegistry,
         admin: AdminClients = AdminClients(),
         configuration: WorkerConfiguration,
+        services: [any Service] = [],
         standardOutput: @escaping @Sendable (String) -> Void = { try? FileHandle.standardOutput.write(contentsOf: Data($0.utf8)) },
         standardError: @escaping @Sendable (String) -> Void = { try? FileHandle.standardError.write(contentsOf: Data($0.utf8)) }
     ) async -> Int32 {
@@ -161,7 +174,7 @@ extension FunctionsWorker {
             let host = configuration.host
             try await worker.run(host: host, port: configuration.port,
                 stopWhenStandardInputCloses: configuration.stopsWhenStandardInputCloses,
-                shutdownGracePeriod: configuration.shutdownGracePeriod) { port in
+                shutdownGracePeriod: configuration.shutdownGracePeriod, services: services) { port in
                 standardOutput("ready: http://\(HostPort(host: host, port: port))\n")
             }
             return 0

@@ -19,7 +19,7 @@ extension FunctionsWorker {
     /// answer: `{"index":0,"status":200}`, or with a `"message"`, the status a single event's
     /// answer would have had (200 not run, 400 refused, 500 failed). A body that is not a batch
     /// of events is 400, and none runs.
-    func batchResponse(body: Data, function: CloudFunction, name: String, trigger: EventTrigger, traceparent: String?)
+    func batchResponse(body: Data, function: CloudFunction, name: String, trigger: EventTrigger, delivery: Delivery)
         -> Response
     {
         let events: [CloudEvent]
@@ -44,7 +44,7 @@ extension FunctionsWorker {
                     let attempt = event.extensions["attempt"].flatMap { Int($0.canonicalString) } ?? 1
                     group.addTask {
                         let outcome = await run(event, function: function, name: name, trigger: trigger, attempt: attempt,
-                            traceparent: traceparent)
+                            delivery: delivery)
                         ready.add(Self.batchAnswerLine(index: index, outcome))
                     }
                 }

@@ -6,6 +6,8 @@ import Hummingbird
 import Logging
 import NIOCore
 import NIOFoundationEssentialsCompat
+import CoreMetrics
+import Tracing
 
 extension FunctionsWorker {
     /// Why an invocation did not succeed, as the HTTP answer says it.
@@ -22,8 +24,12 @@ extension FunctionsWorker {
     /// Set to `true` on the 200 answer to an event the function's trigger excludes, which is not run.
     public static let skippedHeader = HTTPField.Name("X-Functions-Skipped")!
 
-    /// The W3C Trace Context header, read when the event has no `traceparent` extension.
+    /// The W3C Trace Context header: the delivery's span, which the invocation's span continues.
     static let traceparentHeader = HTTPField.Name("traceparent")!
+    /// Its companion, the vendors' trace state.
+    static let tracestateHeader = HTTPField.Name("tracestate")!
+    /// Cloud Trace's header, read when there is no `traceparent`.
+    static let cloudTraceHeader = HTTPField.Name("X-Cloud-Trace-Context")!
 
     /// Runs `name` once for the event in `request` and answers as ``FunctionsWorker`` describes.
     ///
@@ -58,7 +64,7 @@ extension FunctionsWorker {
         let headers = EventHeaders(request.headers)
         if let contentType = headers.contentType, CloudEvent.isBatchMediaType(contentType) {
             return batchResponse(body: Data(buffer: body), function: function, name: name, trigger: trigger,
-                traceparent: headers.traceparent)
+                delivery: headers.delivery)
         }
         let event: CloudEvent
         if !headers.isCloudEvent, let fired = Self.firing(for: trigger, headers: request.headers, event: nil) {
@@ -75,7 +81,7 @@ extension FunctionsWorker {
         }
         let attempt = headers.attempt.flatMap(Int.init) ?? 1
         switch await run(event, function: function, name: name, trigger: trigger, attempt: attempt,
-            traceparent: headers.traceparent)
+            delivery: headers.delivery)
         {
         case .ran:
             // 200, as the Functions Framework answers: brokers take 200 and 202 as delivered.
@@ -95,6 +101,30 @@ extension FunctionsWorker {
         }
     }
 
+    /// The trace context of an event's delivery, from the request's headers.
+    struct Delivery: Sendable {
+        /// The name of the extension the emulator gives each event of a batch: the span of its
+        /// delivery attempt, which the request's `traceparent` header carries for a lone event.
+        static let batchExtension = "deliverytraceparent"
+
+        var traceparent: String?
+        var tracestate: String?
+        var cloudTraceContext: String?
+
+        /// The span an invocation of `event` continues: the batch entry's delivery span, the
+        /// request's `traceparent`, Cloud Trace's header, or the span that created the event.
+        func parent(of event: CloudEvent) -> (traceParent: TraceParent, traceState: String?)? {
+            if case .string(let text)? = event.extensions[Self.batchExtension], let parent = TraceParent(text) {
+                return (parent, nil)
+            }
+            if let parent = traceparent.flatMap({ TraceParent($0) }) { return (parent, tracestate) }
+            if let parent = cloudTraceContext.flatMap(TraceParent.init(cloudTraceContext:)) { return (parent, nil) }
+            guard let parent = event.traceParent else { return nil }
+            if case .string(let state)? = event.extensions["tracestate"] { return (parent, state) }
+            return (parent, nil)
+        }
+    }
+
     /// What became of one event.
     enum Outcome: Sendable {
         /// The handler returned (200, with no body).
@@ -105,6 +135,16 @@ extension FunctionsWorker {
         case refused(String)
         /// The handler threw or timed out (500); brokers retry.
         case failed(String)
+
+        /// The outcome as metrics and spans name it.
+        var name: String {
+            switch self {
+            case .ran: "ok"
+            case .skipped: "skipped"
+            case .refused: "refused"
+            case .failed: "failed"
+            }
+        }
 
         /// The HTTP status a single event's answer has.
         var status: Int {
@@ -117,14 +157,70 @@ extension FunctionsWorker {
         }
     }
 
-    /// Runs `function` once for `event`, unless the event is not for it.
+    /// Runs `function` once for `event`, unless the event is not for it, in a span of its own
+    /// when tracing: a child of the delivery's span (``Delivery``), else of the span that created
+    /// the event (its `traceparent` extension). Its metrics count the outcome.
     func run(
         _ event: CloudEvent,
         function: CloudFunction,
         name: String,
         trigger: EventTrigger,
         attempt: Int,
-        traceparent: String?
+        delivery: Delivery
+    ) async -> Outcome {
+        let metrics = metrics[name]
+        metrics?.inFlight.increment()
+        let start = ContinuousClock.now
+        defer {
+            metrics?.inFlight.decrement()
+            metrics?.duration.record(duration: ContinuousClock.now - start)
+        }
+        let parent = delivery.parent(of: event)
+        let outcome: Outcome
+        if tracesInvocations {
+            var context = ServiceContext.topLevel
+            if let parent {
+                InstrumentationSystem.instrument.extract(
+                    ["traceparent": parent.traceParent.description, "tracestate": parent.traceState ?? ""],
+                    into: &context, using: TraceHeaders())
+            }
+            outcome = await withSpan(name, context: context, ofKind: .consumer) { (span: any Span) async -> Outcome in
+                span.attributes["faas.name"] = name
+                span.attributes["faas.trigger"] = "pubsub"
+                span.attributes["cloudevents.event_id"] = event.id
+                span.attributes["cloudevents.event_type"] = event.type
+                span.attributes["cloudevents.event_source"] = event.source
+                span.attributes["functions.attempt"] = attempt
+                var headers: [String: String] = [:]
+                InstrumentationSystem.instrument.inject(span.context, into: &headers, using: TraceHeaders())
+                let outcome = await runHandler(event, function: function, name: name, trigger: trigger, attempt: attempt,
+                    trace: headers["traceparent"].flatMap({ TraceParent($0) }) ?? parent?.traceParent)
+                span.attributes["functions.outcome"] = outcome.name
+                if case .failed(let reason) = outcome { span.setStatus(SpanStatus(code: .error, message: reason)) }
+                if case .refused(let reason) = outcome { span.setStatus(SpanStatus(code: .error, message: reason)) }
+                return outcome
+            }
+        } else {
+            outcome = await runHandler(event, function: function, name: name, trigger: trigger, attempt: attempt,
+                trace: parent?.traceParent)
+        }
+        switch outcome {
+        case .ran: metrics?.ran.increment()
+        case .skipped: metrics?.skipped.increment()
+        case .refused: metrics?.refused.increment()
+        case .failed: metrics?.failed.increment()
+        }
+        return outcome
+    }
+
+    /// Runs the handler; `trace` is the span its log lines name.
+    private func runHandler(
+        _ event: CloudEvent,
+        function: CloudFunction,
+        name: String,
+        trigger: EventTrigger,
+        attempt: Int,
+        trace: TraceParent?
     ) async -> Outcome {
         guard event.type == trigger.eventType else {
             return .refused("the function '\(name)' handles '\(trigger.eventType)' events, not '\(event.type)'")
@@ -135,9 +231,7 @@ extension FunctionsWorker {
         if let reason = trigger.mismatch(event) { return .skipped("not run: " + reason) }
         let deadline = clock.now.addingTimeInterval(timeout(of: function).seconds)
         var logger = logger
-        if let traceparent = event.extensions["traceparent"].map({ "\($0)" }) ?? traceparent {
-            logger[metadataKey: "traceparent"] = "\(traceparent)"
-        }
+        if let trace { logger[metadataKey: "traceparent"] = "\(trace)" }
         let context = EventContext(
             functionName: name,
             event: event,
@@ -202,8 +296,8 @@ extension FunctionsWorker {
         var contentType: String?
         /// ``FunctionsWorker/attemptHeader``.
         var attempt: String?
-        /// ``FunctionsWorker/traceparentHeader``.
-        var traceparent: String?
+        /// The delivery's trace context.
+        var delivery = Delivery()
         /// Whether the request carries a CloudEvent (`ce-` headers or a CloudEvents content
         /// type) rather than a legacy background event.
         var isCloudEvent: Bool
@@ -217,7 +311,9 @@ extension FunctionsWorker {
                     // A `ce-` header like any other: it makes the request a CloudEvent.
                     attempt = Self.joined(attempt, field.value)
                     hasAttributes = true
-                case FunctionsWorker.traceparentHeader: traceparent = Self.joined(traceparent, field.value)
+                case FunctionsWorker.traceparentHeader: delivery.traceparent = field.value
+                case FunctionsWorker.tracestateHeader: delivery.tracestate = Self.joined(delivery.tracestate, field.value)
+                case FunctionsWorker.cloudTraceHeader: delivery.cloudTraceContext = field.value
                 default:
                     if !hasAttributes, field.name.canonicalName.utf8.starts(with: "ce-".utf8) { hasAttributes = true }
                 }

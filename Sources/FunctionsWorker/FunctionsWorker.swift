@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import Logging
 import ServiceLifecycle
+import Tracing
 import UnixSignals
 
 /// The HTTP side of an author's functions binary, speaking the protocol Cloud Run, Eventarc
@@ -32,7 +33,7 @@ import UnixSignals
 /// Shutdown (SIGTERM, SIGINT, `/__/quitquitquit`, or standard input closing when asked) is
 /// graceful the way Cloud Run and Knative expect: events that arrive from then on are answered
 /// 503 (which brokers retry, elsewhere), the handlers already running get up to the grace
-/// period to finish and are answered as usual, and then the server stops and ``run(host:port:stopWhenStandardInputCloses:shutdownGracePeriod:onReady:)``
+/// period to finish and are answered as usual, and then the server stops and ``run(host:port:stopWhenStandardInputCloses:shutdownGracePeriod:services:onReady:)``
 /// returns. Handlers still running after the grace period are cancelled.
 ///
 /// Handlers reach Firebase through ``admin``: by default none is available (calls throw);
@@ -55,6 +56,10 @@ public struct FunctionsWorker: Sendable {
     /// breakpoint): their deadline is a year away.
     public var runsWithoutTimeout = false
     let logger: Logger
+    /// Whether invocations make spans: a tracer was bootstrapped (``WorkerTelemetry``).
+    let tracesInvocations: Bool
+    /// Each event function's invocation metrics.
+    let metrics: [String: InvocationMetrics]
     /// Admits events until shutdown begins.
     let gate = ShutdownGate()
 
@@ -84,6 +89,9 @@ public struct FunctionsWorker: Sendable {
         self.clock = clock
         self.maxBodySize = maxBodySize
         self.logger = logger
+        tracesInvocations = !(InstrumentationSystem.tracer is NoOpTracer)
+        metrics = Dictionary(uniqueKeysWithValues: functions.names.filter { functions[$0]?.eventTrigger != nil }
+            .map { ($0, InvocationMetrics(function: $0)) })
     }
 
     /// The router, for serving or for socketless tests; `quit` is called by `/__/quitquitquit`.
@@ -154,12 +162,15 @@ public struct FunctionsWorker: Sendable {
     ///   - stopWhenStandardInputCloses: also shut down when standard input reaches end of file:
     ///     the emulator starts workers with a pipe there, which closes when it dies.
     ///   - shutdownGracePeriod: how long running handlers may take to finish once shutdown begins.
+    ///   - services: services that run alongside the server, started before it and stopped after
+    ///     it (the telemetry exporters, which then send what is left).
     ///   - onReady: gets the port once the server accepts connections.
     public func run(
         host: String = "127.0.0.1",
         port: Int = 0,
         stopWhenStandardInputCloses: Bool = false,
         shutdownGracePeriod: Duration = .seconds(10),
+        services extra: [any Service] = [],
         onReady: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
         let (quitSignal, quitContinuation) = AsyncStream.makeStream(of: Void.self)
@@ -182,7 +193,7 @@ public struct FunctionsWorker: Sendable {
             onServerRunning: { channel in await onReady(channel.localAddress?.port ?? 0) },
             logger: logger
         )
-        var configuration = ServiceGroupConfiguration(services: [app], logger: logger)
+        var configuration = ServiceGroupConfiguration(services: extra + [app], logger: logger)
         // Past the grace period the server is shut down while handlers still run: they are
         // cancelled, and if they ignore it the group stops waiting for them a second later.
         configuration.maximumGracefulShutdownDuration = .seconds(1)

@@ -112,15 +112,19 @@ struct CloudEventJSONFormatTests {
         let copy = event
         #expect(copy.jsonFormat() == Data(kept))
         let replayed = CloudEvent(id: "2", source: "/s", type: "t", extensions: ["attempt": 7])
-        let batch = CloudEvent.encodeBatch(jsonFormat: [(event, .integer(3)), (replayed, .integer(4))], adding: "attempt")
+        let batch = CloudEvent.encodeBatch(jsonFormat: [
+            (event, [("attempt", .integer(3)), ("deliverytraceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")]),
+            (replayed, [("attempt", .integer(4))]),
+        ])
         var expected = [event, replayed]
         expected[0].extensions["attempt"] = 3
+        expected[0].extensions["deliverytraceparent"] = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
         expected[1].extensions["attempt"] = 4
         #expect(try CloudEvent.decodeBatch(jsonFormat: batch) == expected)
         event.subject = "changed"
         #expect(try CloudEvent(jsonFormat: event.jsonFormat()).subject == "changed")
         #expect(try CloudEvent(jsonFormat: copy.jsonFormat()).subject == nil)
-        let again = CloudEvent.encodeBatch(jsonFormat: [(event, .integer(1))], adding: "attempt")
+        let again = CloudEvent.encodeBatch(jsonFormat: [(event, [("attempt", .integer(1))])])
         #expect(try CloudEvent.decodeBatch(jsonFormat: again).first?.subject == "changed")
     }
 

@@ -132,19 +132,24 @@ struct RemoteConfigServiceTests {
         #expect(try fixture.store.pendingEvents().isEmpty)
     }
 
-    @Test("emits remoteConfig.v1.updated in the publish transaction with the version as data")
+    @Test("emits remoteConfig.v1.updated in the publish transaction with the version as data, in the publish's trace")
     func events() async throws {
         let fixture = try Fixture()
-        let published = try await fixture.service.publish(
-            Fixture.template(description: "d"), ifMatch: "*",
-            user: RemoteConfigUser(name: "Ada", email: "a@b.com", imageUrl: "https://example.com/a.png"),
-            origin: .console)
+        let request = TraceParent.newTrace()
+        let published = try await TraceScope.$current.withValue(request) {
+            try await fixture.service.publish(
+                Fixture.template(description: "d"), ifMatch: "*",
+                user: RemoteConfigUser(name: "Ada", email: "a@b.com", imageUrl: "https://example.com/a.png"),
+                origin: .console)
+        }
         let event = try #require(fixture.emitted.events.first)
         #expect(fixture.emitted.events.count == 1)
         #expect(event.type == "google.firebase.remoteconfig.remoteConfig.v1.updated")
         #expect(event.source == "//firebaseremoteconfig.googleapis.com/projects/demo-project")
         #expect(event.subject == nil)
-        #expect(event.extensions.isEmpty)
+        // The CloudEvents distributed-tracing extension names the span of the write, and nothing else is added.
+        #expect(event.extensions.keys.sorted() == ["traceparent"])
+        #expect(event.traceParent == request)
         #expect(event.time == published.template.version?.updateTime)
         #expect(event.dataContentType == "application/json")
         let data = try JSONValue(parsing: try #require(event.data))

@@ -24,6 +24,9 @@ public protocol DatabaseClient: Sendable {
     /// The client to use while handling `event`: lets the backend tell writes made by
     /// functions apart (to stop runaway trigger loops). The default is the client itself.
     func handling(_ event: CloudEvent) -> any DatabaseClient
+    /// Runs the reads and writes of one transaction at `path`, which a backend may mark as one
+    /// unit (a span, say). The default runs `body` as it is.
+    func withinTransaction<T: Sendable>(at path: String, _ body: () async throws -> T) async throws -> T
 }
 
 /// A database value with the ETag it had when it was read.
@@ -42,6 +45,10 @@ public struct VersionedValue: Sendable, Hashable {
 
 extension DatabaseClient {
     public func handling(_ event: CloudEvent) -> any DatabaseClient { self }
+
+    public func withinTransaction<T: Sendable>(at path: String, _ body: () async throws -> T) async throws -> T {
+        try await body()
+    }
 
     /// A reference to a path.
     public func ref(_ path: String = "") -> DatabaseReference {
@@ -119,15 +126,17 @@ public struct DatabaseReference: Sendable {
         _ update: (JSONValue) throws -> JSONValue?
     ) async throws -> DataSnapshot? {
         let path = try checkedPath()
-        var current = try await client.getVersioned(path)
-        for _ in 0..<maxAttempts {
-            guard let value = try update(current.value) else { return nil }
-            guard let newer = try await client.set(path, value, ifMatch: current.etag) else {
-                return DataSnapshot(value, path: path)
+        return try await client.withinTransaction(at: path) {
+            var current = try await client.getVersioned(path)
+            for _ in 0..<maxAttempts {
+                guard let value = try update(current.value) else { return nil }
+                guard let newer = try await client.set(path, value, ifMatch: current.etag) else {
+                    return DataSnapshot(value, path: path)
+                }
+                current = newer
             }
-            current = newer
+            throw DatabaseTransactionError(path: path, attempts: maxAttempts)
         }
-        throw DatabaseTransactionError(path: path, attempts: maxAttempts)
     }
 }
 

@@ -36,6 +36,8 @@ final class DeliveryBatcher: Sendable {
         let id: Int
         let event: CloudEvent
         let attempt: Int
+        /// The delivery attempt's span, which the worker's invocation continues.
+        let trace: TraceParent?
         let deadline: Date
     }
 
@@ -85,21 +87,27 @@ final class DeliveryBatcher: Sendable {
     ///
     /// - Throws: AsyncHTTPClient's error when the worker does not answer (refused, reset, past
     ///   the deadline); `CancellationError` when the calling task is cancelled first.
-    func send(_ event: CloudEvent, attempt: Int, deadline: Date, to base: URL) async throws -> Answer {
-        guard maximumBatch > 1 else {
-            return try await postAlone(event, attempt: attempt, deadline: deadline, to: base)
-        }
-        return try await answer(to: enqueue(event, attempt: attempt, deadline: deadline, to: base))
+    func send(_ event: CloudEvent, attempt: Int, trace: TraceParent? = nil, deadline: Date, to base: URL)
+        async throws -> Answer
+    {
+        let pending = Pending(id: 0, event: event, attempt: attempt, trace: trace, deadline: deadline)
+        guard maximumBatch > 1 else { return try await postAlone(pending, to: base) }
+        return try await answer(to: enqueue(pending, to: base))
     }
 
     /// Queues `event` for the worker at `base` and returns its id, whose answer
     /// ``answer(to:)`` waits for.
     func enqueue(_ event: CloudEvent, attempt: Int, deadline: Date, to base: URL) -> Int {
+        enqueue(Pending(id: 0, event: event, attempt: attempt, trace: nil, deadline: deadline), to: base)
+    }
+
+    private func enqueue(_ pending: Pending, to base: URL) -> Int {
         let (id, startsSender) = state.withLock { state -> (Int, Bool) in
             let id = state.nextID
             state.nextID += 1
             state.entries[id] = .queued
-            state.queues[base, default: []].append(Pending(id: id, event: event, attempt: attempt, deadline: deadline))
+            state.queues[base, default: []].append(Pending(id: id, event: pending.event, attempt: pending.attempt,
+                trace: pending.trace, deadline: pending.deadline))
             return (id, state.sending.insert(base).inserted)
         }
         if startsSender { Task { await self.postQueue(of: base) } }
@@ -158,8 +166,12 @@ final class DeliveryBatcher: Sendable {
     /// after its answer began (or when it failed); the answer's lines are read by a task of
     /// their own.
     private func post(_ batch: [Pending], to base: URL) async {
-        let body = CloudEvent.encodeBatch(
-            jsonFormat: batch.map { (event: $0.event, value: .integer($0.attempt)) }, adding: "attempt")
+        // Each event's attempt and the span of its delivery (a lone event's travel as headers).
+        let body = CloudEvent.encodeBatch(jsonFormat: batch.map { pending in
+            var members: [(name: String, value: CloudEventAttributeValue)] = [("attempt", .integer(pending.attempt))]
+            if let trace = pending.trace { members.append(("deliverytraceparent", .string(trace.description))) }
+            return (pending.event, members)
+        })
         do {
             let response = try await HTTPExchange.stream("POST", base.appendingPathComponent(function),
                 headers: [("Content-Type", CloudEvent.jsonBatchMediaType)], body: body,
@@ -174,7 +186,7 @@ final class DeliveryBatcher: Sendable {
                 return
             }
             // Not a worker that takes batches (or not this one): one by one.
-            for pending in batch { Task { await self.postAlone(pending, to: base) } }
+            for pending in batch { Task { await self.postAloneAnswering(pending, to: base) } }
         } catch {
             for pending in batch { resume(pending.id, with: .failure(error)) }
         }
@@ -231,21 +243,22 @@ final class DeliveryBatcher: Sendable {
     }
 
     /// Posts one queued event in binary mode.
-    private func postAlone(_ pending: Pending, to base: URL) async {
+    private func postAloneAnswering(_ pending: Pending, to base: URL) async {
         do {
-            let answer = try await postAlone(pending.event, attempt: pending.attempt, deadline: pending.deadline, to: base)
+            let answer = try await postAlone(pending, to: base)
             resume(pending.id, with: .success(answer))
         } catch {
             resume(pending.id, with: .failure(error))
         }
     }
 
-    /// Posts one event in binary mode, as Eventarc does.
-    private func postAlone(_ event: CloudEvent, attempt: Int, deadline: Date, to base: URL) async throws -> Answer {
-        let message = event.binaryHTTPMessage()
-        let headers = message.headers.map { ($0.name, $0.value) } + [("ce-attempt", String(attempt))]
+    /// Posts one event in binary mode, as Eventarc does: its delivery's span in `traceparent`.
+    private func postAlone(_ pending: Pending, to base: URL) async throws -> Answer {
+        let message = pending.event.binaryHTTPMessage()
+        var headers = message.headers.map { ($0.name, $0.value) } + [("ce-attempt", String(pending.attempt))]
+        if let trace = pending.trace { headers.append(("traceparent", trace.description)) }
         let response = try await HTTPExchange.send("POST", base.appendingPathComponent(function), headers: headers,
-            body: message.body, timeout: timeout(until: deadline))
+            body: message.body, timeout: timeout(until: pending.deadline))
         return Answer(status: response.status, message: Self.message(response.body),
             skipped: response.headers["x-functions-skipped"] == "true")
     }

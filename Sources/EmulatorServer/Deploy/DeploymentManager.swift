@@ -64,6 +64,12 @@ public final class DeploymentManager: Service, Sendable {
     let idleTimeout: Duration
     /// The most events posted to a worker in one request.
     let deliveryBatch: Int
+    /// Makes each delivery attempt's span.
+    let tracer: EmulatorTracer
+    /// Counts each delivery attempt.
+    let metrics: EmulatorMetrics
+    /// Whether workers export their spans to this emulator.
+    let tracesWorkers: Bool
     let logger: Logger
     /// What the workers wrote, by function, for the console and `functions logs`.
     public let logs = FunctionLogs()
@@ -78,9 +84,12 @@ public final class DeploymentManager: Service, Sendable {
 
     init(
         emulator: Emulator, baseURL: @escaping @Sendable () -> URL?, startTimeout: Duration, idleTimeout: Duration,
-        deliveryBatch: Int, logger: Logger
+        deliveryBatch: Int, tracer: EmulatorTracer, metrics: EmulatorMetrics, tracesWorkers: Bool, logger: Logger
     ) {
         self.deliveryBatch = deliveryBatch
+        self.tracer = tracer
+        self.metrics = metrics
+        self.tracesWorkers = tracesWorkers
         self.emulator = emulator
         self.baseURL = baseURL
         self.startTimeout = startTimeout
@@ -182,7 +191,7 @@ public final class DeploymentManager: Service, Sendable {
             ) { [self, variables] in supervisor(binary: binary, function: name, variables: variables) }
         }
         var (functions, requests, skipped) = try HTTPDelivery.registry(manifest: manifest, instances: pools,
-            clock: emulator.clock)
+            clock: emulator.clock, tracer: tracer, metrics: metrics)
         if let only {
             let unknown = only.filter { functions[$0] == nil && requests[$0] == nil }
             functions = try functions.only(only.filter { functions[$0] != nil })
@@ -282,6 +291,7 @@ public final class DeploymentManager: Service, Sendable {
         // The platform's variables win over the package's (which may not use reserved names).
         var environment = variables.merging(workerEnvironment()) { _, platform in platform }
         environment["FUNCTION_TARGET"] = function
+        if environment["OTEL_TRACES_EXPORTER"] != nil { environment["OTEL_SERVICE_NAME"] = function }
         return WorkerSupervisor(binary: binary, environment: environment, startTimeout: startTimeout,
             logger: logger, tasks: tasks,
             onProcessChange: { pid, running async in
@@ -357,6 +367,16 @@ public final class DeploymentManager: Service, Sendable {
                 "databaseURL": .string("http://\(address)/?ns=\(emulator.defaultDatabaseInstance)"),
             ]
             environment["FIREBASE_CONFIG"] = config.serialized(sortedKeys: true)
+            if tracesWorkers {
+                // Spans to this emulator's receiver, soon after they end, in the JSON encoding
+                // it reads; the worker's metrics and logs stay with it.
+                environment["OTEL_TRACES_EXPORTER"] = "otlp"
+                environment["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] = "http://\(address)" + TraceRoutes.receiverPath
+                environment["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"] = "http/json"
+                environment["OTEL_BSP_SCHEDULE_DELAY"] = "100"
+                environment["OTEL_METRICS_EXPORTER"] = "none"
+                environment["OTEL_LOGS_EXPORTER"] = "none"
+            }
         }
         return environment
     }

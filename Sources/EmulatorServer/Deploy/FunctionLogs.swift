@@ -27,6 +27,10 @@ public final class FunctionLogs: Sendable {
         public let eventID: String?
         /// The line's other metadata (the author's, the attempt number of a retry).
         public let labels: [String: JSONValue]
+        /// The trace and span the line was written in (Cloud Logging's
+        /// `logging.googleapis.com/trace` and `spanId`), when the worker says.
+        public let traceID: String?
+        public let spanID: String?
         /// The severity's place in ``FunctionLogs/severities``.
         let rank: Int
 
@@ -38,6 +42,8 @@ public final class FunctionLogs: Sendable {
             ]
             if let eventID { object["eventId"] = .string(eventID) }
             if !labels.isEmpty { object["labels"] = .object(labels) }
+            if let traceID { object["traceId"] = .string(traceID) }
+            if let spanID { object["spanId"] = .string(spanID) }
             return .object(object)
         }
     }
@@ -71,6 +77,8 @@ public final class FunctionLogs: Sendable {
         var message = line
         var eventID: String?
         var labels: [String: JSONValue] = [:]
+        var traceID: String?
+        var spanID: String?
         if line.first == "{", case .object(let fields)? = try? JSONValue(parsing: line) {
             for (key, value) in fields {
                 switch key {
@@ -79,6 +87,9 @@ public final class FunctionLogs: Sendable {
                 case "message": message = value.stringValue ?? value.serialized()
                 case "event.id": eventID = value.stringValue
                 case "function", "logger", "event.type": break
+                // `projects/P/traces/ID`, or the id alone when the worker knows no project.
+                case "logging.googleapis.com/trace": traceID = value.stringValue?.split(separator: "/").last.map(String.init)
+                case "logging.googleapis.com/spanId": spanID = value.stringValue
                 default: if !key.hasPrefix("logging.googleapis.com/") { labels[key] = value }
                 }
             }
@@ -86,7 +97,7 @@ public final class FunctionLogs: Sendable {
         return state.withLock { state in
             let entry = Entry(sequence: state.nextSequence, time: time ?? RFC3339Timestamp.string(from: Date()),
                 severity: severity.rawValue, function: function, message: message, eventID: eventID, labels: labels,
-                rank: severity.rank)
+                traceID: traceID, spanID: spanID, rank: severity.rank)
             state.nextSequence += 1
             if state.entries.count < capacity {
                 state.entries.append(entry)
@@ -112,6 +123,14 @@ public final class FunctionLogs: Sendable {
                 if matches(entry) { found.append(entry) }
             }
             return found.reversed()
+        }
+    }
+
+    /// The kept lines written in a trace, oldest first.
+    public func entries(inTrace traceID: String) -> [Entry] {
+        state.withLock { state in
+            let count = state.entries.count
+            return (0..<count).map { state.entries[(state.oldest + $0) % count] }.filter { $0.traceID == traceID }
         }
     }
 

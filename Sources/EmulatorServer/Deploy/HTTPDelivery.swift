@@ -1,5 +1,6 @@
 import CloudEvents
 import CloudFunctions
+import CoreMetrics
 import FirebaseEmulator
 import FirebaseHTTP
 import Foundation
@@ -21,7 +22,9 @@ enum HTTPDelivery {
     static func registry(
         manifest: FunctionsManifest,
         instances: [String: FunctionInstances],
-        clock: any BusClock
+        clock: any BusClock,
+        tracer: EmulatorTracer,
+        metrics: EmulatorMetrics
     ) throws -> (functions: FunctionRegistry, requests: [String: FunctionTrigger], skipped: [String]) {
         var functions = FunctionRegistry()
         var requests: [String: FunctionTrigger] = [:]
@@ -47,12 +50,56 @@ enum HTTPDelivery {
             guard let pool = instances[name] else { continue }
             var options = endpoint.functionOptions
             options.concurrency = min(1000, pool.concurrency * pool.maximum)
+            let measured = metrics.delivery(of: name)
             try functions.register(name, CloudFunction(trigger: trigger, options: options) { event, context in
-                try await deliver(event, to: name, attempt: context.attempt, deadline: context.deadline, clock: clock,
-                    via: pool)
+                try await deliverInSpan(event, to: name, attempt: context.attempt, deadline: context.deadline,
+                    clock: clock, via: pool, tracer: tracer, metrics: measured)
             })
         }
         return (functions, requests, skipped)
+    }
+
+    /// ``deliver(_:to:attempt:trace:deadline:clock:via:reaching:)`` as a span of the event's trace
+    /// (a child of the span that created it), with the attempt, the function, the event and the
+    /// instance, and how it ended; the worker's invocation is its child. Its metrics count it.
+    static func deliverInSpan(
+        _ event: CloudEvent,
+        to function: String,
+        attempt: Int,
+        deadline: Date,
+        clock: any BusClock,
+        via instances: FunctionInstances,
+        tracer: EmulatorTracer,
+        metrics: EmulatorMetrics.FunctionDelivery
+    ) async throws {
+        metrics.inFlight.increment()
+        if attempt > 1 { metrics.retries.increment() }
+        let start = ContinuousClock.now
+        defer {
+            metrics.inFlight.decrement()
+            let (seconds, attoseconds) = (ContinuousClock.now - start).components
+            metrics.duration.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        }
+        let attributes: [String: JSONValue] = [
+            "faas.name": .string(function), "functions.attempt": .number(Double(attempt)),
+            "cloudevents.event_id": .string(event.id), "cloudevents.event_type": .string(event.type),
+            "cloudevents.event_source": .string(event.source),
+        ]
+        try await tracer.withSpan("deliver \(function)", kind: .producer, parent: event.traceParent,
+            attributes: attributes)
+        { span in
+            do {
+                let skipped = try await deliver(event, to: function, attempt: attempt, trace: span.context,
+                    deadline: deadline, clock: clock, via: instances) { span[attribute: "functions.instance"] = .string($0) }
+                span[attribute: "functions.outcome"] = .string(skipped == nil ? "ok" : "skipped")
+                (skipped == nil ? metrics.ok : metrics.skipped).increment()
+            } catch {
+                let cancelled = error is CancellationError || Task.isCancelled
+                span[attribute: "functions.outcome"] = .string(cancelled ? "cancelled" : "failed")
+                (cancelled ? metrics.cancelled : metrics.failed).increment()
+                throw error
+            }
+        }
     }
 
     /// Posts an event to an instance of the function with room for it (see ``FunctionInstances``),
@@ -66,17 +113,21 @@ enum HTTPDelivery {
         _ event: CloudEvent,
         to function: String,
         attempt: Int,
+        trace: TraceParent? = nil,
         deadline: Date,
         clock: any BusClock,
-        via instances: FunctionInstances
+        via instances: FunctionInstances,
+        reaching: (String) -> Void = { _ in }
     ) async throws -> String? {
         let supervisor = try await instances.acquire()
         defer { instances.release(supervisor) }
         while true {
             let base = try await supervisor.baseURL(until: deadline, clock: clock)
+            reaching(base.absoluteString)
             let failure: any Error
             do {
-                let answer = try await instances.deliveries.send(event, attempt: attempt, deadline: deadline, to: base)
+                let answer = try await instances.deliveries.send(event, attempt: attempt, trace: trace, deadline: deadline,
+                    to: base)
                 if (200..<300).contains(answer.status) {
                     return answer.skipped ? answer.message : nil
                 }

@@ -30,11 +30,16 @@ extension EmulatorServer {
                 .init(service: application(onReady: onReady)),
                 // Shut down on its own (``Emulator/shutdown()``), it takes the group with it.
                 .init(service: emulator, successTerminationBehavior: .gracefullyShutdownGroup),
-            ] + services.map { .init(service: $0) },
+            ] + exporters.map { .init(service: $0) } + services.map { .init(service: $0) },
             gracefulShutdownSignals: signals,
             cancellationSignals: [],
             logger: logger
         ))
+    }
+
+    /// The span exporter, when an OTLP endpoint is configured.
+    private var exporters: [any Service] {
+        configuration.otlpEndpoint.map { [OTLPExporter(endpoint: $0, store: traces, logger: logger)] } ?? []
     }
 
     /// Serves until SIGTERM or SIGINT, then shuts down in order (see ``serviceGroup(signals:with:onReady:)``).

@@ -42,6 +42,14 @@ public struct EmulatorServer: Sendable {
         public var startsFirestore = false
         public var startsPubSub = false
 
+        /// Where the emulator sends the spans it keeps (its own and its workers'), over OTLP/HTTP
+        /// in the JSON encoding; `nil` keeps them for the console only.
+        public var otlpEndpoint: URL?
+
+        /// Whether the deployed workers export their spans to the emulator (on unless turned
+        /// off; the worker benchmark compares both).
+        public var tracesWorkers = true
+
         /// Where Java, the Google Cloud CLI and the `*_EMULATOR_HOST` variables are looked up.
         public var environment = ProcessInfo.processInfo.environment
 
@@ -61,6 +69,12 @@ public struct EmulatorServer: Sendable {
     public let deployments: DeploymentManager
     /// Google's Firestore and Pub/Sub emulators.
     package let google: GoogleEmulators
+    /// The recent traces: the emulator's spans and its workers'.
+    public let traces: TraceStore
+    /// Makes the emulator's own spans.
+    let tracer: EmulatorTracer
+    /// The metrics `GET /metrics` renders.
+    public let metrics = EmulatorMetrics()
     let logger: Logger
     private let listening: ListeningAddress
     /// The web pages that may change the emulator: its console, wherever it is opened from.
@@ -78,9 +92,13 @@ public struct EmulatorServer: Sendable {
             guard let port = listening.url?.port else { return [] }
             return ["http://127.0.0.1:\(port)", "http://localhost:\(port)", "http://[::1]:\(port)"]
         })
+        let traces = TraceStore(exports: configuration.otlpEndpoint != nil)
+        self.traces = traces
+        self.tracer = EmulatorTracer(store: traces)
         self.deployments = DeploymentManager(emulator: emulator, baseURL: { listening.url },
             startTimeout: configuration.workerStartTimeout, idleTimeout: configuration.instanceIdleTimeout,
-            deliveryBatch: configuration.deliveryBatch, logger: logger)
+            deliveryBatch: configuration.deliveryBatch, tracer: tracer, metrics: metrics,
+            tracesWorkers: configuration.tracesWorkers, logger: logger)
         let google = GoogleEmulators(emulator: emulator, environment: configuration.environment, logger: logger) {
             listening.url.flatMap { url in url.port.map { "\(url.host ?? "127.0.0.1"):\($0)" } }
         }
@@ -114,6 +132,7 @@ public struct EmulatorServer: Sendable {
     /// The router with every route, for serving or for socketless tests.
     public func router() -> Router<EmulatorRequestContext> {
         let router = Router(context: EmulatorRequestContext.self)
+        router.add(middleware: TracingMiddleware(tracer: tracer))
         router.add(middleware: ServiceErrorMiddleware())
         // Function URLs are public, as in production: the functions check their callers themselves.
         router.add(middleware: FunctionRequestMiddleware(server: self))
@@ -130,6 +149,8 @@ public struct EmulatorServer: Sendable {
         ConsoleRoutes(server: self).add(to: router)
         GoogleEmulatorRoutes(server: self).add(to: router)
         TaskQueueRoutes(server: self).add(to: router)
+        TraceRoutes(server: self).add(to: router)
+        MetricsRoutes(server: self).add(to: router)
         return router
     }
 

@@ -90,9 +90,10 @@ extension EmulatorStore {
         _ body: @escaping @Sendable (inout StoreTransaction) throws -> T
     ) async throws -> (T, [OutboxEntry]) {
         let turn = Turn<(T, [OutboxEntry])>()
+        let trace = TraceScope.current
         let write = QueuedWrite(
             run: { db in
-                var transaction = StoreTransaction(db: db, isGrouped: true)
+                var transaction = StoreTransaction(db: db, isGrouped: true, trace: trace)
                 do {
                     let value = try EmulatorStore.inSavepoint(db) { try body(&transaction) }
                     let result = (value, transaction.emitted)

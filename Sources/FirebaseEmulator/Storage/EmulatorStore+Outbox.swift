@@ -146,6 +146,11 @@ extension EmulatorStore {
         try read { db in try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM outbox") ?? 0 }
     }
 
+    /// How many events are not yet done.
+    public func pendingEventCount() throws -> Int {
+        try read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox WHERE done_at IS NULL") ?? 0 }
+    }
+
     /// Events not yet done, oldest first, after `sequence`.
     public func pendingEvents(after sequence: Int64 = 0, limit: Int = 1000) throws -> [OutboxEntry] {
         try read { db in

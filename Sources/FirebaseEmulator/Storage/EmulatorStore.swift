@@ -66,8 +66,9 @@ public final class EmulatorStore: Sendable {
     package func write<T: Sendable>(
         _ body: @escaping @Sendable (inout StoreTransaction) throws -> T
     ) async throws -> (T, [OutboxEntry]) {
-        try await writeUncancelled { db in
-            var transaction = StoreTransaction(db: db)
+        let trace = TraceScope.current
+        return try await writeUncancelled { db in
+            var transaction = StoreTransaction(db: db, trace: trace)
             let value = try body(&transaction)
             return (value, transaction.emitted)
         }
@@ -100,9 +101,13 @@ package struct StoreTransaction {
     private(set) var commitHooks: [@Sendable () -> Void] = []
     private(set) var rollbackHooks: [@Sendable () -> Void] = []
 
-    init(db: GRDB.Database, isGrouped: Bool = false) {
+    /// The span the write was asked in, which the events it emits carry.
+    private let trace: TraceParent?
+
+    init(db: GRDB.Database, isGrouped: Bool = false, trace: TraceParent? = nil) {
         self.db = db
         self.isGrouped = isGrouped
+        self.trace = trace
     }
 
     /// Runs `onCommit` once this write has committed, or `onRollback` if it is undone, on the
@@ -119,11 +124,14 @@ package struct StoreTransaction {
         }
     }
 
-    /// Adds an event to the outbox, in this transaction.
+    /// Adds an event to the outbox, in this transaction. An event without a `traceparent` gets
+    /// the span of the write (``TraceScope``), or a trace of its own, so that its deliveries
+    /// share one trace.
     public mutating func emit(_ event: CloudEvent) throws {
         let now = Date()
         // The event keeps its encoding, which its deliveries to workers send again.
         var event = event
+        if event.traceParent == nil { event.traceParent = trace ?? TraceParent.newTrace() }
         let json = Data(event.keepJSONFormat())
         try db.cachedStatement(
             sql: """

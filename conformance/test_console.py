@@ -411,6 +411,23 @@ def test_a_failed_delivery_is_found_on_the_events_page_and_replayed(browser, tmp
         outcomes = [row.get_attribute("data-attempt") for row in browser.find_elements(By.CSS_SELECTOR, "#event-log tr[data-attempt]")]
         assert outcomes == ["failed", "succeeded"], outcomes
         assert "first attempt of" in detail and " ms" in detail, detail
+        # The event's trace on one timeline: the publish, under it both attempts (the first failed),
+        # under each the worker's invocation, and the failed one's log line under it.
+        def trace_rows(d):
+            rows = d.find_elements(By.CSS_SELECTOR, "#event-log .trace tr[data-span], #event-log .trace tr[data-log-span]")
+            return [(row.get_attribute("class") or "", row.text) for row in rows]
+        rows = wait(browser, lambda d: (lambda rows: rows if sum("configUpdated" in text.split("\n")[0]
+                                                                 and "deliver" not in text for _, text in rows) == 2 else None)(trace_rows(d)),
+                    timeout=30)
+        names = [text.split("\n")[0] for _, text in rows]
+        assert names[0].startswith(f"PUT /v1/projects/{PROJECT}/remoteConfig"), names
+        # The replay starts its attempts afresh: both are attempt 1, the first failed, the replay not.
+        deliveries = [(kind, text) for kind, text in rows if text.startswith("deliver configUpdated attempt 1")]
+        assert ["span-failed" in kind for kind, _ in deliveries] == [True, False], rows
+        logs = [text for kind, text in rows if kind == "span-log"]
+        assert any("function failed" in text for text in logs), rows
+        browser.execute_script("document.querySelector('#event-log .trace').scrollIntoView()")
+        browser.save_screenshot(str(SHOTS / "events-trace.png"))
         browser.save_screenshot(str(SHOTS / "events.png"))
         # The Functions page now counts two attempts for the event: one failed, one succeeded.
         open_page(browser, own, "functions")

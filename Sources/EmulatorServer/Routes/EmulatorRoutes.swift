@@ -171,6 +171,8 @@ struct EmulatorRoutes {
             "time": event.time.map { .string(RFC3339Timestamp.string(from: $0)) } ?? .null,
             "done": .bool(entry.done),
             "recoveries": .number(Double(entry.recoveries)),
+            // The trace its write and deliveries belong to (GET .../traces/{traceId}).
+            "traceId": event.traceParent.map { .string($0.traceID) } ?? .null,
             "deliveries": .array(entry.deliveries.map { delivery in
                 [
                     "function": .string(delivery.function),

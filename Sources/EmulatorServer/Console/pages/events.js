@@ -1,7 +1,9 @@
-// Events: the event log newest first, filterable; each event's data and deliveries; dead
-// letters with Replay; and a form that sends a test event to a function.
+// Events: the event log newest first, filterable; each event's data, deliveries and trace (the
+// write that caused it, each attempt, the function's invocations, log lines and Admin calls on
+// one timeline); dead letters with Replay; and a form that sends a test event to a function.
 import { call, get, emulatorPath } from '../api.js';
 import { h, replace, section, table, json, errorNote, time, matchesText, options } from '../dom.js';
+import { traceView } from './trace.js';
 
 export default {
   id: 'events',
@@ -32,6 +34,20 @@ export default {
           h('label', { for: 'filter-text' }, 'Text'), filters.text),
         logBox),
       section('Send a test event', triggerBox));
+
+    // A trace's timeline, kept while its event stays open so that redraws do not fetch it again
+    // unless the event changed.
+    const traces = new Map();
+    function traceBox(traceId) {
+      const known = traces.get(traceId);
+      if (known) return known;
+      const box = h('div', { class: 'trace', 'data-trace': traceId }, h('p', { class: 'hint' }, 'Loading the trace…'));
+      traces.set(traceId, box);
+      get(`${emulatorPath}/traces/${traceId}`)
+        .then((trace) => replace(box, traceView(trace)))
+        .catch((error) => replace(box, errorNote(error)));
+      return box;
+    }
 
     function statusOf(delivery) {
       return delivery.status.startsWith('dead-letter') ? 'dead' : delivery.status;
@@ -70,7 +86,8 @@ export default {
                   h('td', {}, `${attempt.durationMs} ms`), h('td', { class: attempt.outcome === 'failed' ? 'error-text' : 'ok' }, attempt.outcome),
                   h('td', {}, attempt.error ?? '')))),
                 { empty: 'No attempt has ended yet.' })),
-              h('div', {}, h('h3', {}, 'Event'), json({ id: event.id, type: event.type, source: event.source, subject: event.subject, time: event.time, recoveries: event.recoveries }))))));
+              h('div', {}, h('h3', {}, 'Event'), json({ id: event.id, type: event.type, source: event.source, subject: event.subject, time: event.time, recoveries: event.recoveries, traceId: event.traceId }))),
+            event.traceId ? h('div', {}, h('h3', {}, 'Trace'), traceBox(event.traceId)) : null)));
         }
       }
       replace(logBox, table(['Time', 'Id', 'Type', 'Subject', 'Deliveries', 'State'], rows,
@@ -121,6 +138,7 @@ export default {
       if (areas.includes('events')) {
         const log = await get(`${emulatorPath}/events?limit=500`);
         events = log.events.slice().reverse();
+        traces.clear();
         options(filters.type, new Set(events.map((event) => event.type)), 'any type');
         options(filters.function, new Set(events.flatMap((event) => event.deliveries.map((delivery) => delivery.function))), 'any function');
         drawLog();

@@ -41,6 +41,10 @@ struct Tally: FunctionsApp {
                 }
                 try await context.database.ref("tally").transaction { current in .number((current.numberValue ?? 0) + 1) }
             }
+        functions["hello"] = Https.onRequest { _, response, context in
+            context.logger.info("saying hello")
+            response.send("hello")
+        }
     }
 }
 '''
@@ -204,6 +208,34 @@ def test_one_write_makes_one_trace_through_retry_invocations_and_transaction(tra
     assert [e["spanId"] for e in view["logs"] if e["message"].startswith("counting vote")] == [first["spanId"], second["spanId"]]
     status, listing, _ = traced.request("GET", "/emulator/v1/projects/loop-demo/traces?limit=50")
     assert any(t["traceId"] == trace and t["name"] == "PUT /votes/v1.json" and t["errors"] >= 2 for t in listing["traces"])
+
+
+def test_a_request_function_continues_the_callers_trace(traced):
+    """A client that traces sends its traceparent; the emulator's span of the request and the
+    worker's span of the function continue that trace, and the function's log line names it."""
+    import urllib.request
+
+    trace, caller = "ab" * 16, "cd" * 8
+    request = urllib.request.Request(f"{traced.base}/loop-demo/us-central1/hello", data=b"{}", method="POST",
+                                     headers={"traceparent": f"00-{trace}-{caller}-01", "Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=60) as response:
+        assert response.read() == b"hello"
+    spans = spans_until(lambda spans: any(s["traceId"] == trace and s["name"] == "hello" for s in spans))
+    ours = [s for s in spans if s["traceId"] == trace]
+    served = [s for s in ours if s["service"] == "emulator"]
+    assert [(s["name"], s["kind"], s["parentSpanId"]) for s in served] == \
+        [("POST /loop-demo/us-central1/hello", SERVER, caller)]
+    hello = [s for s in ours if s["name"] == "hello"]
+    assert len(hello) == 1 and hello[0]["kind"] == SERVER and hello[0]["parentSpanId"] == served[0]["spanId"]
+    assert attribute(hello[0], "http.response.status_code") == "200"
+    deadline = time.monotonic() + 30
+    while True:
+        _, body, _ = traced.request("GET", "/emulator/v1/projects/loop-demo/logs?function=hello")
+        lines = [e for e in body["entries"] if e["message"] == "saying hello"]
+        if lines or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    assert [(e["traceId"], e["spanId"]) for e in lines] == [(trace, hello[0]["spanId"])]
 
 
 def test_metrics_parse_as_prometheus_text_and_count_the_attempts(traced):

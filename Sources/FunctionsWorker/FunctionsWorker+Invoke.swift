@@ -111,15 +111,16 @@ extension FunctionsWorker {
         var tracestate: String?
         var cloudTraceContext: String?
 
-        /// The span an invocation of `event` continues: the batch entry's delivery span, the
-        /// request's `traceparent`, Cloud Trace's header, or the span that created the event.
-        func parent(of event: CloudEvent) -> (traceParent: TraceParent, traceState: String?)? {
-            if case .string(let text)? = event.extensions[Self.batchExtension], let parent = TraceParent(text) {
+        /// The span an invocation of `event` (or of a request function, without one) continues:
+        /// the batch entry's delivery span, the request's `traceparent`, Cloud Trace's header, or
+        /// the span that created the event.
+        func parent(of event: CloudEvent?) -> (traceParent: TraceParent, traceState: String?)? {
+            if case .string(let text)? = event?.extensions[Self.batchExtension], let parent = TraceParent(text) {
                 return (parent, nil)
             }
             if let parent = traceparent.flatMap({ TraceParent($0) }) { return (parent, tracestate) }
             if let parent = cloudTraceContext.flatMap(TraceParent.init(cloudTraceContext:)) { return (parent, nil) }
-            guard let parent = event.traceParent else { return nil }
+            guard let event, let parent = event.traceParent else { return nil }
             if case .string(let state)? = event.extensions["tracestate"] { return (parent, state) }
             return (parent, nil)
         }

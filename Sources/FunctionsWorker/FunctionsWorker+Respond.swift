@@ -1,9 +1,11 @@
+import CloudEvents
 import CloudFunctions
 import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
 import NIOFoundationEssentialsCompat
+import Tracing
 
 extension FunctionsWorker {
     /// Hands a request to an HTTPS, callable or blocking function and sends its answer back,
@@ -25,6 +27,39 @@ extension FunctionsWorker {
             headerFields: request.headers,
             body: Data(buffer: body)
         )
+        let headers = EventHeaders(request.headers)
+        let receivedAt = Self.receivedAt(request, by: function)
+        guard tracesInvocations else {
+            return response(await respond(incoming, function: function, name: name, receivedAt: receivedAt,
+                trace: headers.delivery.parent(of: nil)?.traceParent))
+        }
+        var parent = ServiceContext.topLevel
+        if let delivery = headers.delivery.parent(of: nil) {
+            InstrumentationSystem.instrument.extract(
+                ["traceparent": delivery.traceParent.description, "tracestate": delivery.traceState ?? ""],
+                into: &parent, using: TraceHeaders())
+        }
+        let answer = await withSpan(name, context: parent, ofKind: .server) { (span: any Span) async -> HTTPSResponse in
+            span.attributes["faas.name"] = name
+            span.attributes["faas.trigger"] = "http"
+            span.attributes["http.request.method"] = request.method.rawValue
+            var carrier: [String: String] = [:]
+            InstrumentationSystem.instrument.inject(span.context, into: &carrier, using: TraceHeaders())
+            let answer = await respond(incoming, function: function, name: name, receivedAt: receivedAt,
+                trace: carrier["traceparent"].flatMap { TraceParent($0) })
+            span.attributes["http.response.status_code"] = answer.status.code
+            if answer.status.code >= 500 { span.setStatus(SpanStatus(code: .error, message: "HTTP \(answer.status.code)")) }
+            return answer
+        }
+        return response(answer)
+    }
+
+    /// Runs a request function's handler; `trace` is the span its log lines name.
+    private func respond(
+        _ incoming: HTTPSRequest, function: CloudFunction, name: String, receivedAt: String?, trace: TraceParent?
+    ) async -> HTTPSResponse {
+        var logger = logger
+        if let trace { logger[metadataKey: "traceparent"] = "\(trace)" }
         let context = RequestContext(
             functionName: name,
             deadline: clock.now.addingTimeInterval(timeout(of: function).seconds),
@@ -32,11 +67,11 @@ extension FunctionsWorker {
             admin: admin,
             tokens: tokens,
             region: function.options.deploymentRegion,
-            receivedAt: Self.receivedAt(request, by: function),
+            receivedAt: receivedAt,
             paramValues: ParamValues(for: function, named: name),
             logger: logger
         )
-        return response(await function.respond(to: incoming, context: context))
+        return await function.respond(to: incoming, context: context)
     }
 
     /// The URL a blocking call was addressed to, which its token must name (Cloud Run ends TLS

@@ -1,3 +1,4 @@
+import CloudEvents
 import CloudFunctions
 import FirebaseEmulator
 import FirebaseHTTP
@@ -15,6 +16,14 @@ enum RequestForwarding {
         "connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-connection", "host",
         "content-length",
     ]
+
+    /// The W3C Trace Context fields, replaced by the emulator's span when it has one.
+    static let traceFields: Set<String> = ["traceparent", "tracestate"]
+
+    /// The `traceparent` header of a span, if any.
+    static func traceHeaders(_ trace: TraceParent?) -> [(String, String)] {
+        trace.map { [("traceparent", $0.description)] } ?? []
+    }
 
     /// Forwards `request` (with `body`) to `/{name}{path}` on an instance from `pool`.
     ///
@@ -36,8 +45,11 @@ enum RequestForwarding {
             let base = try await supervisor.baseURL(until: clock.now.addingTimeInterval(timeout.seconds), clock: clock)
             var target = base.appendingPathComponent(name).absoluteString + (path == "/" ? "" : path)
             if let query = request.uri.query { target += "?" + query }
-            let headers = request.headers.filter { !unforwarded.contains($0.name.canonicalName) }
-                .map { ($0.name.canonicalName, $0.value) }
+            // The caller's trace goes on through the emulator's span of the request, when it has one.
+            let current = TraceScope.current
+            let headers = request.headers
+                .filter { !unforwarded.contains($0.name.canonicalName) && (current == nil || !traceFields.contains($0.name.canonicalName)) }
+                .map { ($0.name.canonicalName, $0.value) } + traceHeaders(current)
             answer = try await HTTPExchange.stream(request.method.rawValue, URL(string: target)!, headers: headers,
                 body: body, timeout: timeout + .seconds(5))
         } catch {
@@ -98,8 +110,8 @@ enum RequestForwarding {
         let supervisor = try await pool.acquire()
         defer { pool.release(supervisor) }
         let base = try await supervisor.baseURL(until: clock.now.addingTimeInterval(timeout.seconds), clock: clock)
-        return try await HTTPExchange.send("POST", base.appendingPathComponent(name), headers: headers, body: body,
-            timeout: timeout)
+        return try await HTTPExchange.send("POST", base.appendingPathComponent(name),
+            headers: headers + traceHeaders(TraceScope.current), body: body, timeout: timeout)
     }
 }
 

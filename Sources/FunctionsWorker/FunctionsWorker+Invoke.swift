@@ -111,18 +111,34 @@ extension FunctionsWorker {
         var tracestate: String?
         var cloudTraceContext: String?
 
+        /// The context an invocation continues, as it came (parsed only by a tracer, or by a
+        /// log handler when a line is written).
+        struct Parent: Sendable {
+            var traceparent: String
+            var tracestate: String?
+
+            /// The context as the process's tracer reads it.
+            var serviceContext: ServiceContext {
+                var context = ServiceContext.topLevel
+                var carrier = ["traceparent": traceparent]
+                if let tracestate { carrier["tracestate"] = tracestate }
+                InstrumentationSystem.instrument.extract(carrier, into: &context, using: TraceHeaders())
+                return context
+            }
+        }
+
         /// The span an invocation of `event` (or of a request function, without one) continues:
         /// the batch entry's delivery span, the request's `traceparent`, Cloud Trace's header, or
         /// the span that created the event.
-        func parent(of event: CloudEvent?) -> (traceParent: TraceParent, traceState: String?)? {
-            if case .string(let text)? = event?.extensions[Self.batchExtension], let parent = TraceParent(text) {
-                return (parent, nil)
+        func parent(of event: CloudEvent?) -> Parent? {
+            if case .string(let text)? = event?.extensions[Self.batchExtension] { return Parent(traceparent: text) }
+            if let traceparent { return Parent(traceparent: traceparent, tracestate: tracestate) }
+            if let cloud = cloudTraceContext.flatMap({ TraceParent(cloudTraceContext: $0) }) {
+                return Parent(traceparent: cloud.description)
             }
-            if let parent = traceparent.flatMap({ TraceParent($0) }) { return (parent, tracestate) }
-            if let parent = cloudTraceContext.flatMap(TraceParent.init(cloudTraceContext:)) { return (parent, nil) }
-            guard let event, let parent = event.traceParent else { return nil }
-            if case .string(let state)? = event.extensions["tracestate"] { return (parent, state) }
-            return (parent, nil)
+            guard let event, case .string(let text)? = event.extensions["traceparent"] else { return nil }
+            if case .string(let state)? = event.extensions["tracestate"] { return Parent(traceparent: text, tracestate: state) }
+            return Parent(traceparent: text)
         }
     }
 
@@ -160,7 +176,9 @@ extension FunctionsWorker {
 
     /// Runs `function` once for `event`, unless the event is not for it, in a span of its own
     /// when tracing: a child of the delivery's span (``Delivery``), else of the span that created
-    /// the event (its `traceparent` extension). Its metrics count the outcome.
+    /// the event (its `traceparent` extension). Its metrics, when recorded, count the outcome.
+    ///
+    /// Without a tracer the context is not even parsed: the log lines name it as it came.
     func run(
         _ event: CloudEvent,
         function: CloudFunction,
@@ -169,49 +187,65 @@ extension FunctionsWorker {
         attempt: Int,
         delivery: Delivery
     ) async -> Outcome {
-        let metrics = metrics[name]
-        metrics?.inFlight.increment()
-        let start = ContinuousClock.now
-        defer {
-            metrics?.inFlight.decrement()
-            metrics?.duration.record(duration: ContinuousClock.now - start)
-        }
         let parent = delivery.parent(of: event)
-        let outcome: Outcome
-        if tracesInvocations {
-            var context = ServiceContext.topLevel
-            if let parent {
-                InstrumentationSystem.instrument.extract(
-                    ["traceparent": parent.traceParent.description, "tracestate": parent.traceState ?? ""],
-                    into: &context, using: TraceHeaders())
-            }
-            outcome = await withSpan(name, context: context, ofKind: .consumer) { (span: any Span) async -> Outcome in
-                span.attributes["faas.name"] = name
-                span.attributes["faas.trigger"] = "pubsub"
-                span.attributes["cloudevents.event_id"] = event.id
-                span.attributes["cloudevents.event_type"] = event.type
-                span.attributes["cloudevents.event_source"] = event.source
-                span.attributes["functions.attempt"] = attempt
-                var headers: [String: String] = [:]
-                InstrumentationSystem.instrument.inject(span.context, into: &headers, using: TraceHeaders())
-                let outcome = await runHandler(event, function: function, name: name, trigger: trigger, attempt: attempt,
-                    trace: headers["traceparent"].flatMap({ TraceParent($0) }) ?? parent?.traceParent)
-                span.attributes["functions.outcome"] = outcome.name
-                if case .failed(let reason) = outcome { span.setStatus(SpanStatus(code: .error, message: reason)) }
-                if case .refused(let reason) = outcome { span.setStatus(SpanStatus(code: .error, message: reason)) }
-                return outcome
-            }
-        } else {
-            outcome = await runHandler(event, function: function, name: name, trigger: trigger, attempt: attempt,
-                trace: parent?.traceParent)
+        guard let metrics = metrics[name] else {
+            return await traced(event, function: function, name: name, trigger: trigger, attempt: attempt, parent: parent)
         }
+        metrics.inFlight.increment()
+        let start = ContinuousClock.now
+        let outcome = await traced(event, function: function, name: name, trigger: trigger, attempt: attempt,
+            parent: parent)
+        metrics.inFlight.decrement()
+        metrics.duration.record(duration: ContinuousClock.now - start)
         switch outcome {
-        case .ran: metrics?.ran.increment()
-        case .skipped: metrics?.skipped.increment()
-        case .refused: metrics?.refused.increment()
-        case .failed: metrics?.failed.increment()
+        case .ran: metrics.ran.increment()
+        case .skipped: metrics.skipped.increment()
+        case .refused: metrics.refused.increment()
+        case .failed: metrics.failed.increment()
         }
         return outcome
+    }
+
+    /// Runs the handler in a span of its own when tracing.
+    private func traced(
+        _ event: CloudEvent,
+        function: CloudFunction,
+        name: String,
+        trigger: EventTrigger,
+        attempt: Int,
+        parent: Delivery.Parent?
+    ) async -> Outcome {
+        guard tracesInvocations else {
+            return await runHandler(event, function: function, name: name, trigger: trigger, attempt: attempt,
+                trace: parent?.traceparent)
+        }
+        return await withSpan(name, context: parent?.serviceContext ?? .topLevel, ofKind: .consumer) {
+            (span: any Span) async -> Outcome in
+            // An unsampled span is neither recorded nor named by the log lines, which keep the parent's.
+            guard span.isRecording else {
+                return await runHandler(event, function: function, name: name, trigger: trigger, attempt: attempt,
+                    trace: parent?.traceparent)
+            }
+            span.attributes["faas.name"] = name
+            span.attributes["faas.trigger"] = "pubsub"
+            span.attributes["cloudevents.event_id"] = event.id
+            span.attributes["cloudevents.event_type"] = event.type
+            span.attributes["cloudevents.event_source"] = event.source
+            span.attributes["functions.attempt"] = attempt
+            let outcome = await runHandler(event, function: function, name: name, trigger: trigger, attempt: attempt,
+                trace: Self.traceparent(of: span) ?? parent?.traceparent)
+            span.attributes["functions.outcome"] = outcome.name
+            if case .failed(let reason) = outcome { span.setStatus(SpanStatus(code: .error, message: reason)) }
+            if case .refused(let reason) = outcome { span.setStatus(SpanStatus(code: .error, message: reason)) }
+            return outcome
+        }
+    }
+
+    /// A span's `traceparent`, as the process's tracer writes it.
+    static func traceparent(of span: any Span) -> String? {
+        var headers: [String: String] = [:]
+        InstrumentationSystem.instrument.inject(span.context, into: &headers, using: TraceHeaders())
+        return headers["traceparent"]
     }
 
     /// Runs the handler; `trace` is the span its log lines name.
@@ -221,7 +255,7 @@ extension FunctionsWorker {
         name: String,
         trigger: EventTrigger,
         attempt: Int,
-        trace: TraceParent?
+        trace: String?
     ) async -> Outcome {
         guard event.type == trigger.eventType else {
             return .refused("the function '\(name)' handles '\(trigger.eventType)' events, not '\(event.type)'")
@@ -232,7 +266,7 @@ extension FunctionsWorker {
         if let reason = trigger.mismatch(event) { return .skipped("not run: " + reason) }
         let deadline = clock.now.addingTimeInterval(timeout(of: function).seconds)
         var logger = logger
-        if let trace { logger[metadataKey: "traceparent"] = "\(trace)" }
+        if let trace { logger[metadataKey: "traceparent"] = .string(trace) }
         let context = EventContext(
             functionName: name,
             event: event,

@@ -27,26 +27,23 @@ extension FunctionsWorker {
             headerFields: request.headers,
             body: Data(buffer: body)
         )
-        let headers = EventHeaders(request.headers)
+        let parent = EventHeaders(request.headers).delivery.parent(of: nil)
         let receivedAt = Self.receivedAt(request, by: function)
         guard tracesInvocations else {
             return response(await respond(incoming, function: function, name: name, receivedAt: receivedAt,
-                trace: headers.delivery.parent(of: nil)?.traceParent))
+                trace: parent?.traceparent))
         }
-        var parent = ServiceContext.topLevel
-        if let delivery = headers.delivery.parent(of: nil) {
-            InstrumentationSystem.instrument.extract(
-                ["traceparent": delivery.traceParent.description, "tracestate": delivery.traceState ?? ""],
-                into: &parent, using: TraceHeaders())
-        }
-        let answer = await withSpan(name, context: parent, ofKind: .server) { (span: any Span) async -> HTTPSResponse in
+        let answer = await withSpan(name, context: parent?.serviceContext ?? .topLevel, ofKind: .server) {
+            (span: any Span) async -> HTTPSResponse in
+            guard span.isRecording else {
+                return await respond(incoming, function: function, name: name, receivedAt: receivedAt,
+                    trace: parent?.traceparent)
+            }
             span.attributes["faas.name"] = name
             span.attributes["faas.trigger"] = "http"
             span.attributes["http.request.method"] = request.method.rawValue
-            var carrier: [String: String] = [:]
-            InstrumentationSystem.instrument.inject(span.context, into: &carrier, using: TraceHeaders())
             let answer = await respond(incoming, function: function, name: name, receivedAt: receivedAt,
-                trace: carrier["traceparent"].flatMap { TraceParent($0) })
+                trace: Self.traceparent(of: span) ?? parent?.traceparent)
             span.attributes["http.response.status_code"] = answer.status.code
             if answer.status.code >= 500 { span.setStatus(SpanStatus(code: .error, message: "HTTP \(answer.status.code)")) }
             return answer
@@ -56,10 +53,10 @@ extension FunctionsWorker {
 
     /// Runs a request function's handler; `trace` is the span its log lines name.
     private func respond(
-        _ incoming: HTTPSRequest, function: CloudFunction, name: String, receivedAt: String?, trace: TraceParent?
+        _ incoming: HTTPSRequest, function: CloudFunction, name: String, receivedAt: String?, trace: String?
     ) async -> HTTPSResponse {
         var logger = logger
-        if let trace { logger[metadataKey: "traceparent"] = "\(trace)" }
+        if let trace { logger[metadataKey: "traceparent"] = .string(trace) }
         let context = RequestContext(
             functionName: name,
             deadline: clock.now.addingTimeInterval(timeout(of: function).seconds),

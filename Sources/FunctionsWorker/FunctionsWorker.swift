@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import Logging
 import ServiceLifecycle
+import CoreMetrics
 import Tracing
 import UnixSignals
 
@@ -90,8 +91,10 @@ public struct FunctionsWorker: Sendable {
         self.maxBodySize = maxBodySize
         self.logger = logger
         tracesInvocations = !(InstrumentationSystem.tracer is NoOpTracer)
-        metrics = Dictionary(uniqueKeysWithValues: functions.names.filter { functions[$0]?.eventTrigger != nil }
-            .map { ($0, InvocationMetrics(function: $0)) })
+        // None without a metrics backend: an invocation then reads no clock and counts nothing.
+        metrics = MetricsSystem.factory is NOOPMetricsHandler ? [:]
+            : Dictionary(uniqueKeysWithValues: functions.names.filter { functions[$0]?.eventTrigger != nil }
+                .map { ($0, InvocationMetrics(function: $0)) })
     }
 
     /// The router, for serving or for socketless tests; `quit` is called by `/__/quitquitquit`.

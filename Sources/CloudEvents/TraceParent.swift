@@ -32,7 +32,8 @@ public struct TraceParent: Hashable, Sendable, CustomStringConvertible {
     public init?(cloudTraceContext text: String) {
         let main = text.split(separator: ";", maxSplits: 1)
         let ids = main.first?.split(separator: "/", maxSplits: 1) ?? []
-        guard ids.count == 2, ids[0].count == 32, ids[0].allSatisfy(\.isHexDigit), ids[0].contains(where: { $0 != "0" }),
+        guard ids.count == 2, ids[0].count == 32, ids[0].lowercased().allSatisfy(\.isLowercaseHexDigit),
+            ids[0].contains(where: { $0 != "0" }),
             let span = UInt64(ids[1]), span != 0
         else { return nil }
         let options = main.count == 2 ? main[1].trimmingCharacters(in: .whitespaces) : ""
@@ -69,11 +70,6 @@ public struct TraceParent: Hashable, Sendable, CustomStringConvertible {
 
     /// The `traceparent` value.
     public var description: String { "00-\(traceID)-\(spanID)-0\(sampled ? 1 : 0)" }
-
-    /// The value as Cloud Trace's `X-Cloud-Trace-Context` header writes it.
-    public var cloudTraceContext: String {
-        "\(traceID)/\(UInt64(spanID, radix: 16) ?? 0);o=\(sampled ? 1 : 0)"
-    }
 
     /// 16 lowercase hexadecimal digits.
     private static func hex(_ value: UInt64) -> String {

@@ -1,6 +1,7 @@
 import CloudFunctions
 import Foundation
 import Synchronization
+import Tracing
 
 /// Coalesces the database reads of a functions binary's concurrent handlers into fewer HTTP
 /// requests to the emulator.
@@ -18,11 +19,15 @@ final class DatabaseReadBatcher: Sendable {
     /// One read and who waits for it, answered once: by its result, or by its cancellation.
     private final class Waiter: Sendable {
         let read: Read
+        /// The trace the read was made in (when the process traces): a read sent alone goes in
+        /// it, not in the trace of whichever handler's task sends it.
+        let context: ServiceContext?
         private let state = Mutex<(continuation: CheckedContinuation<VersionedValue, any Error>?, answered: Bool)>(
             (nil, false))
 
         init(read: Read) {
             self.read = read
+            context = HTTPExchange.traces ? ServiceContext.current : nil
         }
 
         /// Sets who waits; resumed at once when the read was cancelled before.
@@ -147,7 +152,11 @@ final class DatabaseReadBatcher: Sendable {
                 continue
             }
             do {
-                let results = try await batch(waiters.map(\.read))
+                // Reads of many handlers' traces: the batch belongs to none of them.
+                let reads = waiters.map(\.read)
+                let results = try await ServiceContext.withValue(HTTPExchange.traces ? .topLevel : nil) {
+                    try await batch(reads)
+                }
                 if results.count == waiters.count {
                     for (waiter, result) in zip(waiters, results) { waiter.resume(with: result.mapError { $0 }) }
                     continue
@@ -165,7 +174,12 @@ final class DatabaseReadBatcher: Sendable {
     private func sendAlone(_ waiters: [Waiter]) async {
         await withTaskGroup(of: Void.self) { group in
             for waiter in waiters {
-                group.addTask { waiter.resume(with: await Result { try await self.single(waiter.read) }) }
+                group.addTask {
+                    let result = await ServiceContext.withValue(waiter.context) {
+                        await Result { try await self.single(waiter.read) }
+                    }
+                    waiter.resume(with: result)
+                }
             }
         }
     }

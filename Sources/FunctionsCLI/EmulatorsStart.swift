@@ -65,6 +65,10 @@ struct EmulatorsStart: AsyncParsableCommand {
     @Option(help: "Send the traces the emulator keeps (its own spans and its workers') to this OTLP/HTTP endpoint, e.g. http://127.0.0.1:4318, in the JSON encoding.")
     var otlp: String?
 
+    @Option(name: .customLong("traces-per-second"),
+        help: "The most traces the emulator starts recording per second, in bursts of as many (a caller's traceparent decides for its own); 0 records none it starts.")
+    var tracesPerSecond = 100.0
+
     @Flag(name: .customLong("no-worker-traces"),
         help: "Do not have the deployed workers export their spans (the console's traces then show the emulator's side only).")
     var noWorkerTraces = false
@@ -113,6 +117,9 @@ struct EmulatorsStart: AsyncParsableCommand {
             throw ValidationError("--instance-idle-timeout must be between 0.1 and 86400 seconds")
         }
         guard (1...1000).contains(deliveryBatch) else { throw ValidationError("--delivery-batch must be between 1 and 1000") }
+        guard tracesPerSecond.isFinite, (0...1_000_000).contains(tracesPerSecond) else {
+            throw ValidationError("--traces-per-second must be between 0 and 1000000")
+        }
         if let otlp, Self.otlpEndpoint(otlp) == nil {
             throw ValidationError("--otlp must be an http:// or https:// URL, e.g. http://127.0.0.1:4318, not '\(otlp)'")
         }
@@ -165,6 +172,7 @@ struct EmulatorsStart: AsyncParsableCommand {
         configuration.deliveryBatch = deliveryBatch
         configuration.otlpEndpoint = otlp.flatMap(Self.otlpEndpoint)
         configuration.tracesWorkers = !noWorkerTraces
+        configuration.tracesPerSecond = tracesPerSecond
         configuration.startsFirestore = firestore || file?.startsFirestore == true
         configuration.startsPubSub = pubsub || file?.startsPubSub == true
         let server = EmulatorServer(emulator: emulator, configuration: configuration, logger: logger)

@@ -188,6 +188,9 @@ extension FunctionsWorker {
         delivery: Delivery
     ) async -> Outcome {
         let parent = delivery.parent(of: event)
+        // The batch's delivery context is the transport's, not the event's: handlers never see it.
+        var event = event
+        if event.extensions[Delivery.batchExtension] != nil { event.extensions[Delivery.batchExtension] = nil }
         guard let metrics = metrics[name] else {
             return await traced(event, function: function, name: name, trigger: trigger, attempt: attempt, parent: parent)
         }
@@ -196,7 +199,7 @@ extension FunctionsWorker {
         let outcome = await traced(event, function: function, name: name, trigger: trigger, attempt: attempt,
             parent: parent)
         metrics.inFlight.decrement()
-        metrics.duration.record(duration: ContinuousClock.now - start)
+        metrics.duration.recordNanoseconds(Int64((ContinuousClock.now - start) / .nanoseconds(1)))
         switch outcome {
         case .ran: metrics.ran.increment()
         case .skipped: metrics.skipped.increment()
@@ -227,7 +230,7 @@ extension FunctionsWorker {
                     trace: parent?.traceparent)
             }
             span.attributes["faas.name"] = name
-            span.attributes["faas.trigger"] = "pubsub"
+            span.attributes["faas.trigger"] = Self.faasTrigger(of: trigger)
             span.attributes["cloudevents.event_id"] = event.id
             span.attributes["cloudevents.event_type"] = event.type
             span.attributes["cloudevents.event_source"] = event.source
@@ -239,6 +242,16 @@ extension FunctionsWorker {
             if case .refused(let reason) = outcome { span.setStatus(SpanStatus(code: .error, message: reason)) }
             return outcome
         }
+    }
+
+    /// OpenTelemetry's `faas.trigger` of an event function: `datasource` for database and
+    /// Firestore triggers, `timer` for schedules, `pubsub` for Pub/Sub, else `other`.
+    static func faasTrigger(of trigger: EventTrigger) -> String {
+        let type = trigger.eventType
+        if type.contains(".database.") || type.contains(".firestore.") { return "datasource" }
+        if type.contains("scheduler") { return "timer" }
+        if type.contains(".pubsub.") { return "pubsub" }
+        return "other"
     }
 
     /// A span's `traceparent`, as the process's tracer writes it.

@@ -81,11 +81,3 @@ struct InvocationMetrics: Sendable {
         inFlight = Meter(label: "functions_worker_invocations_in_flight", dimensions: [("function", function)])
     }
 }
-
-extension Metrics.Timer {
-    /// Records a duration.
-    func record(duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-    }
-}

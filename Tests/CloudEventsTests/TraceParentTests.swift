@@ -31,13 +31,12 @@ struct TraceParentTests {
         #expect(TraceParent("01-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01-what-comes-next")?.spanID == "b7ad6b7169203331")
     }
 
-    @Test("Cloud Trace's X-Cloud-Trace-Context: a decimal span id, o=1 for sampled, both ways")
+    @Test("Cloud Trace's X-Cloud-Trace-Context: a decimal span id, o=1 for sampled")
     func cloudTrace() throws {
         let parent = try #require(TraceParent(cloudTraceContext: "105445AA7843BC8BF206B12000100000/12345;o=1"))
         #expect(parent.traceID == "105445aa7843bc8bf206b12000100000")
         #expect(parent.spanID == "0000000000003039")
         #expect(parent.sampled)
-        #expect(parent.cloudTraceContext == "105445aa7843bc8bf206b12000100000/12345;o=1")
         #expect(TraceParent(cloudTraceContext: "105445aa7843bc8bf206b12000100000/1")?.sampled == false)
         #expect(TraceParent(cloudTraceContext: "105445aa7843bc8bf206b12000100000/0;o=1") == nil)
         #expect(TraceParent(cloudTraceContext: "not-a-trace/1;o=1") == nil)

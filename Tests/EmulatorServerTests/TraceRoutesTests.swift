@@ -1,6 +1,6 @@
 import CloudEvents
 import CloudFunctions
-import EmulatorServer
+@testable import EmulatorServer
 import FirebaseEmulator
 import Foundation
 import HTTPTypes
@@ -106,6 +106,76 @@ struct TraceRoutesTests {
             try await client.execute(uri: "/emulator/v1/projects/demo/traces/ffffffffffffffffffffffffffffffff", method: .get,
                 headers: Self.owner) { #expect($0.status == .notFound) }
         }
+    }
+
+    @Test("beyond the rate a trace is not recorded, and its events carry it unsampled; a caller's unsampled trace is kept so")
+    func sampling() async throws {
+        var configuration = EmulatorServer.Configuration()
+        configuration.tracesPerSecond = 0
+        let server = EmulatorServer(emulator: try Emulator(project: "demo", directory: nil), configuration: configuration)
+        try await Application(router: server.router()).test(.router) { client in
+            try await Self.publish(client)
+            try await Self.publish(client, traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00")
+        }
+        #expect(server.traces.recentTraceIds(limit: 10).isEmpty)
+        let events = try server.emulator.store.pendingEvents().map(\.event)
+        #expect(events.count == 2)
+        #expect(events.allSatisfy { $0.traceParent?.sampled == false })
+        #expect(events.last?.traceParent?.traceID == "0af7651916cd43dd8448eb211c80319c")
+    }
+
+    @Test("an event committed outside a request gets one trace for all its attempts, with one span for its creation")
+    func eventWithoutRequest() throws {
+        let tracer = EmulatorTracer(store: TraceStore())
+        let event = CloudEvent(id: "e1", source: "//firestore.googleapis.com/projects/demo", type: "t")
+        let first = tracer.parent(of: event)
+        #expect(tracer.parent(of: event) == first)
+        #expect(tracer.parent(of: CloudEvent(id: "e2", source: event.source, type: "t")).traceID != first.traceID)
+        let spans = tracer.store.trace(first.traceID)
+        #expect(spans.map(\.spanId) == [first.spanID])
+        #expect(spans.first?.name == "event t" && spans.first?.parentSpanId == nil)
+    }
+
+    @Test("a client's 4xx is not a failed span; a 5xx or a thrown error is")
+    func clientErrors() async throws {
+        let server = EmulatorServer(emulator: try Emulator(project: "demo", directory: nil))
+        try await Application(router: server.router()).test(.router) { client in
+            var headers = Self.owner
+            headers[.ifMatch] = "*"
+            try await client.execute(uri: "/v1/projects/demo/remoteConfig", method: .put, headers: headers,
+                body: ByteBuffer(string: "not json")) { #expect($0.status == .badRequest) }
+            try await client.execute(uri: "/no/such/route", method: .post, headers: Self.owner) { #expect($0.status == .notFound) }
+        }
+        let spans = server.traces.recentTraceIds(limit: 10).flatMap { server.traces.trace($0) }
+        #expect(spans.count == 2)
+        #expect(spans.allSatisfy { $0.error == nil })
+        #expect(Set(spans.compactMap { $0.attributes["http.response.status_code"]?.numberValue }) == [400, 404])
+    }
+
+    @Test("the receiver refuses ids of all zeros or not in ASCII hexadecimal", arguments: [
+        "00000000000000000000000000000000", "０af7651916cd43dd8448eb211c80319", "AAAAAAAAAAAAAAAAAAAAAA==",
+    ])
+    func badIds(_ traceId: String) async throws {
+        let server = EmulatorServer(emulator: try Emulator(project: "demo", directory: nil))
+        let export = #"{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"\#(traceId)","spanId":"b7ad6b7169203331","name":"n","startTimeUnixNano":"1","endTimeUnixNano":"2"}]}]}]}"#
+        try await Application(router: server.router()).test(.router) { client in
+            try await client.execute(uri: "/emulator/v1/otlp/v1/traces", method: .post,
+                headers: [.contentType: "application/json"], body: ByteBuffer(string: export)) { #expect($0.status == .badRequest) }
+        }
+        #expect(server.traces.recentTraceIds(limit: 10).isEmpty)
+    }
+
+    @Test("the store keeps about its byte budget, the oldest traces going first")
+    func byteBudget() {
+        let store = TraceStore(byteLimit: 10_000)
+        for index in 0..<20 {
+            store.add([RecordedSpan(traceId: String(format: "%032x", index + 1), spanId: "00000000000000aa", parentSpanId: nil,
+                name: String(repeating: "n", count: 1_000), kind: .internal, service: "emulator", startTimeUnixNano: 1,
+                endTimeUnixNano: 2)])
+        }
+        let kept = store.recentTraceIds(limit: 100)
+        #expect(kept.count < 10 && kept.count > 5)
+        #expect(kept.first == String(format: "%032x", 20))
     }
 
     @Test("the store keeps the newest traces up to its limit")

@@ -87,7 +87,7 @@ public final class FunctionLogs: Sendable {
                 case "message": message = value.stringValue ?? value.serialized()
                 case "event.id": eventID = value.stringValue
                 case "function", "logger", "event.type": break
-                // `projects/P/traces/ID`, or the id alone when the worker knows no project.
+                // `projects/P/traces/ID`.
                 case "logging.googleapis.com/trace": traceID = value.stringValue?.split(separator: "/").last.map(String.init)
                 case "logging.googleapis.com/spanId": spanID = value.stringValue
                 default: if !key.hasPrefix("logging.googleapis.com/") { labels[key] = value }

@@ -52,7 +52,7 @@ enum HTTPDelivery {
             options.concurrency = min(1000, pool.concurrency * pool.maximum)
             let measured = metrics.delivery(of: name)
             try functions.register(name, CloudFunction(trigger: trigger, options: options) { event, context in
-                try await deliverInSpan(event, to: name, attempt: context.attempt, deadline: context.deadline,
+                _ = try await deliverInSpan(event, to: name, attempt: context.attempt, deadline: context.deadline,
                     clock: clock, via: pool, tracer: tracer, metrics: measured)
             })
         }
@@ -71,28 +71,27 @@ enum HTTPDelivery {
         via instances: FunctionInstances,
         tracer: EmulatorTracer,
         metrics: EmulatorMetrics.FunctionDelivery
-    ) async throws {
+    ) async throws -> String? {
         metrics.inFlight.increment()
         if attempt > 1 { metrics.retries.increment() }
         let start = ContinuousClock.now
         defer {
             metrics.inFlight.decrement()
-            let (seconds, attoseconds) = (ContinuousClock.now - start).components
-            metrics.duration.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+            metrics.duration.recordNanoseconds(Int64((ContinuousClock.now - start) / .nanoseconds(1)))
         }
-        let attributes: [String: JSONValue] = [
-            "faas.name": .string(function), "functions.attempt": .number(Double(attempt)),
-            "cloudevents.event_id": .string(event.id), "cloudevents.event_type": .string(event.type),
-            "cloudevents.event_source": .string(event.source),
-        ]
-        try await tracer.withSpan("deliver \(function)", kind: .producer, parent: event.traceParent,
-            attributes: attributes)
+        return try await tracer.withSpan("deliver \(function)", kind: .producer, parent: tracer.parent(of: event),
+            attributes: [
+                "faas.name": .string(function), "functions.attempt": .number(Double(attempt)),
+                "cloudevents.event_id": .string(event.id), "cloudevents.event_type": .string(event.type),
+                "cloudevents.event_source": .string(event.source),
+            ])
         { span in
             do {
                 let skipped = try await deliver(event, to: function, attempt: attempt, trace: span.context,
                     deadline: deadline, clock: clock, via: instances) { span[attribute: "functions.instance"] = .string($0) }
                 span[attribute: "functions.outcome"] = .string(skipped == nil ? "ok" : "skipped")
                 (skipped == nil ? metrics.ok : metrics.skipped).increment()
+                return skipped
             } catch {
                 let cancelled = error is CancellationError || Task.isCancelled
                 span[attribute: "functions.outcome"] = .string(cancelled ? "cancelled" : "failed")

@@ -17,8 +17,9 @@ enum RequestForwarding {
         "content-length",
     ]
 
-    /// The W3C Trace Context fields, replaced by the emulator's span when it has one.
-    static let traceFields: Set<String> = ["traceparent", "tracestate"]
+    /// The W3C Trace Context field replaced by the emulator's span when it has one (the
+    /// caller's `tracestate` goes on as it is, as the specification asks).
+    static let traceField = "traceparent"
 
     /// The `traceparent` header of a span, if any.
     static func traceHeaders(_ trace: TraceParent?) -> [(String, String)] {
@@ -48,7 +49,7 @@ enum RequestForwarding {
             // The caller's trace goes on through the emulator's span of the request, when it has one.
             let current = TraceScope.current
             let headers = request.headers
-                .filter { !unforwarded.contains($0.name.canonicalName) && (current == nil || !traceFields.contains($0.name.canonicalName)) }
+                .filter { !unforwarded.contains($0.name.canonicalName) && (current == nil || $0.name.canonicalName != traceField) }
                 .map { ($0.name.canonicalName, $0.value) } + traceHeaders(current)
             answer = try await HTTPExchange.stream(request.method.rawValue, URL(string: target)!, headers: headers,
                 body: body, timeout: timeout + .seconds(5))

@@ -170,8 +170,9 @@ struct DeployRoutes {
         ]
         do {
             let clock = server.emulator.clock
-            if let reason = try await HTTPDelivery.deliver(event, to: name, attempt: 1,
-                deadline: clock.now + timeout, clock: clock, via: pool)
+            if let reason = try await HTTPDelivery.deliverInSpan(event, to: name, attempt: 1,
+                deadline: clock.now + timeout, clock: clock, via: pool, tracer: server.tracer,
+                metrics: server.metrics.delivery(of: name))
             {
                 answer["status"] = "skipped"
                 answer["reason"] = .string(reason)

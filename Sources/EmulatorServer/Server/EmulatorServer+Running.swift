@@ -24,13 +24,14 @@ extension EmulatorServer {
         onReady: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> ServiceGroup {
         ServiceGroup(configuration: .init(
-            services: [
+            // The exporter first, so that it stops last, after what makes spans.
+            services: exporters.map { .init(service: $0) } + [
                 .init(service: google),
                 .init(service: deployments),
                 .init(service: application(onReady: onReady)),
                 // Shut down on its own (``Emulator/shutdown()``), it takes the group with it.
                 .init(service: emulator, successTerminationBehavior: .gracefullyShutdownGroup),
-            ] + exporters.map { .init(service: $0) } + services.map { .init(service: $0) },
+            ] + services.map { .init(service: $0) },
             gracefulShutdownSignals: signals,
             cancellationSignals: [],
             logger: logger

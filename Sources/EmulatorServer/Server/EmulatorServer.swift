@@ -50,6 +50,10 @@ public struct EmulatorServer: Sendable {
         /// off; the worker benchmark compares both).
         public var tracesWorkers = true
 
+        /// The most traces the emulator starts recording per second (a caller's `traceparent`
+        /// decides for its own); see ``EmulatorTracer``.
+        public var tracesPerSecond = 100.0
+
         /// Where Java, the Google Cloud CLI and the `*_EMULATOR_HOST` variables are looked up.
         public var environment = ProcessInfo.processInfo.environment
 
@@ -94,7 +98,7 @@ public struct EmulatorServer: Sendable {
         })
         let traces = TraceStore(exports: configuration.otlpEndpoint != nil)
         self.traces = traces
-        self.tracer = EmulatorTracer(store: traces)
+        self.tracer = EmulatorTracer(store: traces, tracesPerSecond: configuration.tracesPerSecond)
         self.deployments = DeploymentManager(emulator: emulator, baseURL: { listening.url },
             startTimeout: configuration.workerStartTimeout, idleTimeout: configuration.instanceIdleTimeout,
             deliveryBatch: configuration.deliveryBatch, tracer: tracer, metrics: metrics,

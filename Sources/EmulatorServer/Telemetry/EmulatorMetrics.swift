@@ -21,6 +21,8 @@ public final class EmulatorMetrics: Sendable {
     public let registry = PrometheusCollectorRegistry()
     private let factory: PrometheusMetricsFactory
     private let functions = Mutex<[String: FunctionDelivery]>([:])
+    /// The functions the scraped gauges were given for, so that one no longer deployed reads 0.
+    private let scraped = Mutex<Set<String>>([])
 
     public init() {
         var factory = PrometheusMetricsFactory(registry: registry)
@@ -65,6 +67,16 @@ public final class EmulatorMetrics: Sendable {
 
     /// The metrics in the Prometheus text format, with the gauges read now.
     func render(deadLetters: [String: Int], instances: [String: Int], outboxPending: Int) -> [UInt8] {
+        var deadLetters = deadLetters
+        var instances = instances
+        let gone = scraped.withLock { scraped in
+            defer { scraped = Set(instances.keys).union(deadLetters.keys) }
+            return scraped.subtracting(instances.keys).subtracting(deadLetters.keys)
+        }
+        for function in gone {
+            deadLetters[function] = 0
+            instances[function] = 0
+        }
         for (function, count) in deadLetters {
             CoreMetrics.Gauge(label: "functions_dead_letters", dimensions: [("function", function)], factory: factory).record(count)
         }

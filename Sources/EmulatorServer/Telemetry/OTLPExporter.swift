@@ -26,21 +26,25 @@ public struct OTLPExporter: Service {
             while !Task.isCancelled {
                 let (spans, dropped) = await store.takeQueued(limit: 512)
                 if dropped > 0 { logger.warning("otlp: \(dropped) spans dropped: \(endpoint) did not keep up") }
-                guard !spans.isEmpty else { continue }
-                do {
-                    let body = try JSONEncoder().encode(OTLPTraceData(spans))
-                    let answer = try await HTTPExchange.send("POST", endpoint,
-                        headers: [("Content-Type", "application/json")], body: body, timeout: .seconds(10))
-                    guard (200..<300).contains(answer.status) else {
-                        throw OTLPError(message: "answered \(answer.status)")
-                    }
-                    warned = false
-                } catch {
-                    // One warning until an export succeeds again.
-                    if !warned { logger.warning("otlp: \(spans.count) spans not exported to \(endpoint): \(error)") }
-                    warned = true
-                }
+                if !spans.isEmpty { await send(spans, warned: &warned) }
             }
+        }
+        // What is queued at shutdown goes too, without waiting for more.
+        var warned = false
+        while let spans = store.takeQueuedNow(limit: 512) { await send(spans, warned: &warned) }
+    }
+
+    private func send(_ spans: [RecordedSpan], warned: inout Bool) async {
+        do {
+            let body = try JSONEncoder().encode(OTLPTraceData(spans))
+            let answer = try await HTTPExchange.send("POST", endpoint,
+                headers: [("Content-Type", "application/json")], body: body, timeout: .seconds(10))
+            guard (200..<300).contains(answer.status) else { throw OTLPError(message: "answered \(answer.status)") }
+            warned = false
+        } catch {
+            // One warning until an export succeeds again.
+            if !warned { logger.warning("otlp: \(spans.count) spans not exported to \(endpoint): \(error)") }
+            warned = true
         }
     }
 }

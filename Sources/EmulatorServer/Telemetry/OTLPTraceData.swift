@@ -108,7 +108,13 @@ struct OTLPTraceData: Codable {
         }
     }
 
-    /// The spans of the export, with their ids in hexadecimal.
+    /// The longest name, attribute value or status message kept, in characters; longer ones are cut.
+    static let textLimit = 4096
+    /// The most attributes kept of a span.
+    static let attributeLimit = 128
+
+    /// The spans of the export, with their ids in hexadecimal, and their texts and attributes
+    /// cut to ``textLimit`` and ``attributeLimit``.
     ///
     /// - Throws: ``OTLPError`` for an id of the wrong size.
     func recordedSpans() throws(OTLPError) -> [RecordedSpan] {
@@ -122,11 +128,13 @@ struct OTLPTraceData: Codable {
                     spans.append(RecordedSpan(
                         traceId: try Self.hex(span.traceId, bytes: 16), spanId: try Self.hex(span.spanId, bytes: 8),
                         parentSpanId: try parent.map { id throws(OTLPError) in try Self.hex(id, bytes: 8) },
-                        name: span.name, kind: kinds[min(max(span.kind?.number ?? 1, 0), 5)], service: service,
+                        name: String(span.name.prefix(Self.textLimit)), kind: kinds[min(max(span.kind?.number ?? 1, 0), 5)], service: service,
                         startTimeUnixNano: UInt64(max(0, span.startTimeUnixNano.value)),
                         endTimeUnixNano: UInt64(max(0, span.endTimeUnixNano.value)),
-                        attributes: Dictionary((span.attributes ?? []).map { ($0.key, $0.value.json) }) { _, last in last },
-                        error: span.status?.code?.number == 2 ? (span.status?.message ?? "error") : nil))
+                        attributes: Dictionary((span.attributes ?? []).prefix(Self.attributeLimit).map {
+                            (String($0.key.prefix(Self.textLimit)), $0.value.json)
+                        }) { _, last in last },
+                        error: span.status?.code?.number == 2 ? String((span.status?.message ?? "error").prefix(Self.textLimit)) : nil))
                 }
             }
         }
@@ -150,13 +158,18 @@ struct OTLPTraceData: Codable {
         }
     }
 
-    /// An id in lowercase hexadecimal, from hexadecimal or base64.
+    /// An id in lowercase hexadecimal, from hexadecimal or base64; all zeros is no id.
     private static func hex(_ id: String, bytes: Int) throws(OTLPError) -> String {
-        if id.count == bytes * 2, id.allSatisfy(\.isHexDigit) { return id.lowercased() }
-        guard let data = Data(base64Encoded: id), data.count == bytes else {
-            throw OTLPError(message: "'\(id)' is not a \(bytes)-byte id in hexadecimal or base64")
+        let hex: String
+        if id.utf8.count == bytes * 2, id.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0 | 0x20) }) {
+            hex = id.lowercased()
+        } else if let data = Data(base64Encoded: id), data.count == bytes {
+            hex = data.map { String(format: "%02x", $0) }.joined()
+        } else {
+            throw OTLPError(message: "'\(id.prefix(64))' is not a \(bytes)-byte id in hexadecimal or base64")
         }
-        return data.map { String(format: "%02x", $0) }.joined()
+        guard hex.contains(where: { $0 != "0" }) else { throw OTLPError(message: "an id of all zeros is invalid") }
+        return hex
     }
 }
 
@@ -172,7 +185,7 @@ extension OTLPTraceData.AnyValue {
     }
 
     var json: JSONValue {
-        if let stringValue { return .string(stringValue) }
+        if let stringValue { return .string(String(stringValue.prefix(OTLPTraceData.textLimit))) }
         if let boolValue { return .bool(boolValue) }
         if let intValue { return .number(Double(intValue.value)) }
         if let doubleValue { return .number(doubleValue) }

@@ -42,6 +42,13 @@ public struct RecordedSpan: Sendable, Hashable, Codable {
         self.error = error
     }
 
+    /// About how many bytes the span takes in memory.
+    var approximateSize: Int {
+        attributes.reduce(200 + name.utf8.count + (error?.utf8.count ?? 0)) { total, attribute in
+            total + 40 + attribute.key.utf8.count + (attribute.value.stringValue?.utf8.count ?? 8)
+        }
+    }
+
     /// Nanoseconds since 1970 of a date.
     static func nanoseconds(_ date: Date) -> UInt64 {
         UInt64(max(0, date.timeIntervalSince1970 * 1_000_000_000))

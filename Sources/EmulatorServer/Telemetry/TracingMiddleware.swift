@@ -18,23 +18,26 @@ struct TracingMiddleware: RouterMiddleware {
         guard parent != nil || ![.get, .head, .options].contains(request.method),
             !path.hasPrefix("/emulator/"), !path.hasPrefix("/console")
         else { return try await next(request, context) }
-        let attributes: [String: JSONValue] = [
-            "http.request.method": .string(request.method.rawValue), "url.path": .string(path),
-        ]
-        return try await tracer.withSpan("\(request.method) \(path)", kind: .server, parent: parent,
-            attributes: attributes)
+        // Errors are caught inside the span and thrown after it: a 4xx is the client's, not a failure.
+        let result: Result<Response, any Error> = await tracer.withSpan("\(request.method) \(path)", kind: .server,
+            parent: parent,
+            attributes: ["http.request.method": .string(request.method.rawValue), "url.path": .string(path)])
         { span in
             do {
                 let response = try await next(request, context)
                 span[attribute: "http.response.status_code"] = .number(Double(response.status.code))
                 if response.status.code >= 500 { span.fail("HTTP \(response.status.code)") }
-                return response
+                return .success(response)
             } catch let error as any HTTPResponseError {
                 span[attribute: "http.response.status_code"] = .number(Double(error.status.code))
                 if error.status.code >= 500 { span.fail("\(error)") }
-                throw error
+                return .failure(error)
+            } catch {
+                span.fail("\(error)")
+                return .failure(error)
             }
         }
+        return try result.get()
     }
 }
 

@@ -125,13 +125,12 @@ package struct StoreTransaction {
     }
 
     /// Adds an event to the outbox, in this transaction. An event without a `traceparent` gets
-    /// the span of the write (``TraceScope``), or a trace of its own, so that its deliveries
-    /// share one trace.
+    /// the span of the write (``TraceScope``), when there is one.
     public mutating func emit(_ event: CloudEvent) throws {
         let now = Date()
         // The event keeps its encoding, which its deliveries to workers send again.
         var event = event
-        if event.traceParent == nil { event.traceParent = trace ?? TraceParent.newTrace() }
+        if let trace, event.traceParent == nil { event.traceParent = trace }
         let json = Data(event.keepJSONFormat())
         try db.cachedStatement(
             sql: """

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A W3C Trace Context `traceparent` value, `00-{trace id}-{span id}-{flags}`: what the
 /// `traceparent` HTTP header and the CloudEvents distributed-tracing extension carry.
@@ -17,14 +18,29 @@ public struct TraceParent: Hashable, Sendable, CustomStringConvertible {
     /// Reads a `traceparent` value; `nil` when it is not well-formed or an id is all zeros.
     /// Versions above `00` are read for their first four fields, as the specification asks.
     public init?(_ text: String) {
-        let parts = text.trimmingCharacters(in: .whitespaces).split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count >= 4, parts[0].count == 2, parts[0] != "ff", parts[1].count == 32, parts[2].count == 16,
-            parts[3].count == 2, parts[0] != "00" || parts.count == 4,
-            parts.prefix(4).allSatisfy({ $0.allSatisfy(\.isLowercaseHexDigit) }),
-            parts[1].contains(where: { $0 != "0" }), parts[2].contains(where: { $0 != "0" }),
-            let flags = UInt8(parts[3], radix: 16)
+        // Read as bytes, once: every request and event that carries one is read.
+        var bytes = Array(text.utf8)[...]
+        while bytes.first == 0x20 || bytes.first == 0x09 { bytes = bytes.dropFirst() }
+        while bytes.last == 0x20 || bytes.last == 0x09 { bytes = bytes.dropLast() }
+        let start = bytes.startIndex
+        // `vv-` 32 `-` 16 `-ff`, then for a later version `-...` or nothing.
+        guard bytes.count >= 55, bytes[start + 2] == 0x2d, bytes[start + 35] == 0x2d, bytes[start + 52] == 0x2d,
+            bytes[start..<start + 2].allSatisfy(Self.isLowercaseHex), bytes[start + 36..<start + 52].allSatisfy(Self.isLowercaseHex),
+            bytes[start + 3..<start + 35].allSatisfy(Self.isLowercaseHex), bytes[start + 53..<start + 55].allSatisfy(Self.isLowercaseHex)
         else { return nil }
-        self.init(traceID: String(parts[1]), spanID: String(parts[2]), sampled: flags & 1 == 1)
+        let version = bytes[start..<start + 2]
+        guard !version.elementsEqual("ff".utf8),
+            bytes.count == 55 || (!version.elementsEqual("00".utf8) && bytes[start + 55] == 0x2d),
+            bytes[start + 3..<start + 35].contains(where: { $0 != 0x30 }),
+            bytes[start + 36..<start + 52].contains(where: { $0 != 0x30 }),
+            let flags = UInt8(String(decoding: bytes[start + 53..<start + 55], as: UTF8.self), radix: 16)
+        else { return nil }
+        self.init(traceID: String(decoding: bytes[start + 3..<start + 35], as: UTF8.self),
+            spanID: String(decoding: bytes[start + 36..<start + 52], as: UTF8.self), sampled: flags & 1 == 1)
+    }
+
+    private static func isLowercaseHex(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte)
     }
 
     /// Reads Cloud Trace's `X-Cloud-Trace-Context` header, `TRACE_ID/SPAN_ID;o=OPTIONS`, whose
@@ -49,10 +65,7 @@ public struct TraceParent: Hashable, Sendable, CustomStringConvertible {
 
     /// The first span of a new trace, with random ids.
     public static func newTrace(sampled: Bool = true) -> TraceParent {
-        var generator = SystemRandomNumberGenerator()
-        var high: UInt64 = 0
-        repeat { high = generator.next() } while high == 0
-        return TraceParent(traceID: hex(high) + hex(generator.next()), spanID: newSpanID(), sampled: sampled)
+        TraceParent(traceID: newSpanID() + hex(IDGenerator.next()), spanID: newSpanID(), sampled: sampled)
     }
 
     /// A new span of this trace (a child of this one), with a random id.
@@ -62,9 +75,8 @@ public struct TraceParent: Hashable, Sendable, CustomStringConvertible {
 
     /// A random span id.
     public static func newSpanID() -> String {
-        var generator = SystemRandomNumberGenerator()
         var id: UInt64 = 0
-        repeat { id = generator.next() } while id == 0
+        repeat { id = IDGenerator.next() } while id == 0
         return hex(id)
     }
 
@@ -96,5 +108,21 @@ extension CloudEvent {
 extension Character {
     fileprivate var isLowercaseHexDigit: Bool {
         ("0"..."9").contains(self) || ("a"..."f").contains(self)
+    }
+}
+
+/// Random ids without a system call each: SplitMix64, seeded once from the system's generator.
+/// (The system generator asks the kernel for every number, and every span needs one.)
+private enum IDGenerator {
+    private static let state = Mutex(UInt64.random(in: .min ... .max))
+
+    static func next() -> UInt64 {
+        var z = state.withLock { state in
+            state &+= 0x9e37_79b9_7f4a_7c15
+            return state
+        }
+        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+        return z ^ (z >> 31)
     }
 }

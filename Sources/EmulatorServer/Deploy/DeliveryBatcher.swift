@@ -169,7 +169,11 @@ final class DeliveryBatcher: Sendable {
         // Each event's attempt and the span of its delivery (a lone event's travel as headers).
         let body = CloudEvent.encodeBatch(jsonFormat: batch.map { pending in
             var members: [(name: String, value: CloudEventAttributeValue)] = [("attempt", .integer(pending.attempt))]
-            if let trace = pending.trace { members.append(("deliverytraceparent", .string(trace.description))) }
+            // Only a sampled trace's: for an unsampled one the worker makes no span, and the event's
+            // own traceparent names the trace as well.
+            if let trace = pending.trace, trace.sampled {
+                members.append(("deliverytraceparent", .string(trace.description)))
+            }
             return (pending.event, members)
         })
         do {

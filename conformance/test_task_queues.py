@@ -108,7 +108,9 @@ def test_the_queue_dispatches_no_faster_than_its_rate_limit(emulator, queue):
     wait(emulator)
     times = sorted(time(task(emulator, task_id)["firstAttempt"]["dispatchTime"]) for task_id in ids)
     # 50 a second: one every 20 ms (one more in a second for the timestamps' millisecond rounding).
-    assert times[-1] - times[0] >= 59 / 50 - 0.01, times[-1] - times[0]
+    # The dispatches keep their slots, so a first dispatch woken late on a loaded machine sits
+    # closer to the second: the span may be short by up to one interval, never the windows.
+    assert times[-1] - times[0] >= 58 / 50 - 0.01, times[-1] - times[0]
     assert max(sum(1 for t in times if start <= t < start + 1) for start in times) <= 51
 
 

@@ -15,7 +15,7 @@ struct TracingMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: EmulatorResponder) async throws -> Response {
         let parent = request.headers[.traceparent].flatMap { TraceParent($0) }
         let path = request.uri.path
-        guard parent != nil || ![.get, .head, .options].contains(request.method),
+        guard parent != nil || Self.changes(request.method),
             !path.hasPrefix("/emulator/"), !path.hasPrefix("/console")
         else { return try await next(request, context) }
         // Errors are caught inside the span and thrown after it: a 4xx is the client's, not a failure.
@@ -38,6 +38,15 @@ struct TracingMiddleware: RouterMiddleware {
             }
         }
         return try result.get()
+    }
+
+    /// Whether a request of this method may change something: asked of every request, so no
+    /// array of the others is made each time.
+    private static func changes(_ method: HTTPRequest.Method) -> Bool {
+        switch method {
+        case .get, .head, .options: false
+        default: true
+        }
     }
 }
 

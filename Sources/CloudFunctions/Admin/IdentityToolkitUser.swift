@@ -42,7 +42,10 @@ public struct IdentityToolkitUser: Sendable, Hashable, Codable {
     public var passwordHash: String?
     public var salt: String?
     public var passwordUpdatedAt: Double?
+    /// Whether the user has signed in with an e-mail link.
+    public var emailLinkSignin: Bool?
     public var tenantId: String?
+
 
     /// Creates a user with only its id.
     public init(localId: String) {

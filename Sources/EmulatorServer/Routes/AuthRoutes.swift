@@ -3,6 +3,7 @@ import FirebaseEmulator
 import Foundation
 import HTTPTypes
 import Hummingbird
+import ProcessSupport
 
 /// Authentication as the Firebase Auth emulator serves it: Identity Toolkit under
 /// `/identitytoolkit.googleapis.com/v1/...`, token refresh under `/securetoken.googleapis.com/v1/token`,
@@ -43,6 +44,17 @@ struct AuthRoutes {
             post(group, "accounts:lookup") { request, body in try lookup(request, body) }
             post(group, "accounts:update") { request, body in try await update(request, body) }
             post(group, "accounts:delete") { request, body in try await delete(request, body) }
+            post(group, "accounts:sendOobCode") { request, body in try await sendOobCode(request, body) }
+            post(group, "accounts:resetPassword") { request, body in
+                if !request.isAdmin { try requireAPIKey(request) }
+                return try await resetPassword(code: body["oobCode"]?.stringValue,
+                    newPassword: body["newPassword"]?.stringValue)
+            }
+            post(group, "accounts:signInWithEmailLink") { request, body in
+                if !request.isAdmin { try requireAPIKey(request) }
+                return try await signInWithEmailLink(email: body["email"]?.stringValue,
+                    code: body["oobCode"]?.stringValue, idToken: body["idToken"]?.stringValue)
+            }
         }
         post(admin, "accounts:batchCreate") { _, body in try await service.importUsers(body).json }
         post(admin, "accounts:batchDelete") { _, body in
@@ -92,6 +104,14 @@ struct AuthRoutes {
             return Response.json(["imported": .number(Double(outcome.imported.count)),
                 "errors": .array(outcome.failures.map(\.json))])
         }
+        // The codes the emulator would have mailed, for tests and the console to read.
+        emulator.get("oobCodes") { _, _ in
+            try await authResponse { .object(["oobCodes": .array(try service.oobCodes().map(\.json))]) }
+        }
+        owner.delete("oobCodes") { _, _ in
+            try await service.deleteOobCodes()
+            return Response.json([:])
+        }
         emulator.get("config") { _, _ in Response.json(service.emulatorConfig.json) }
         owner.patch("config") { request, _ in
             var request = request
@@ -128,6 +148,15 @@ struct AuthRoutes {
     }
 
     private func update(_ request: Request, _ body: JSONValue) async throws -> JSONValue {
+        if let code = body["oobCode"] {
+            // A verification or e-mail change code, which needs no ID token (the mail's link is enough).
+            if !request.isAdmin { try requireAPIKey(request) }
+            let (user, used) = try await service.applyOobCode(code.stringValue ?? "")
+            var answer = user.userInfoJSON(includePasswordHash: false).objectValue ?? [:]
+            answer["kind"] = "identitytoolkit#SetAccountInfoResponse"
+            answer["newEmail"] = used.newEmail.map(JSONValue.string)
+            return .object(answer)
+        }
         let change = try decode(AuthUpdateRequest.self, body, field: nil)
         var user: AuthUser
         var session: AuthSession?
@@ -157,7 +186,58 @@ struct AuthRoutes {
         return ["kind": "identitytoolkit#DeleteAccountResponse"]
     }
 
+    /// Makes a code: with `returnOobLink` (administrators), answers it and its link; otherwise
+    /// "mails" it, which here means logging the link and keeping the code for `GET …/oobCodes`.
+    private func sendOobCode(_ request: Request, _ body: JSONValue) async throws -> JSONValue {
+        let privileged = request.isAdmin
+        if !privileged { try requireAPIKey(request) }
+        let ask = try decode(AuthOobCodeRequest.self, body, field: nil)
+        let (email, code) = try await service.sendOobCode(ask, privileged: privileged, linkBase: linkBase(request))
+        var answer: [String: JSONValue] = ["kind": "identitytoolkit#GetOobConfirmationCodeResponse", "email": .string(email)]
+        if let code {
+            if ask.returnOobLink == true {
+                answer["oobCode"] = .string(code.code)
+                answer["oobLink"] = .string(code.link)
+            } else {
+                server.logger.info("e-mail action \(code.kind.rawValue) for \(code.email): \(code.link)")
+            }
+        }
+        return .object(answer)
+    }
+
+    /// Checks a code (no `newPassword`), or sets the new password with a reset code.
+    private func resetPassword(code: String?, newPassword: String?) async throws -> JSONValue {
+        let used: AuthOobCode
+        if let newPassword, !newPassword.isEmpty {
+            used = try await service.resetPassword(code: code, newPassword: newPassword)
+        } else {
+            used = try service.checkOobCode(code)
+        }
+        var answer: [String: JSONValue] = ["kind": "identitytoolkit#ResetPasswordResponse",
+            "requestType": .string(used.kind.rawValue)]
+        if used.kind != .emailSignIn { answer["email"] = .string(used.email) }
+        answer["newEmail"] = used.newEmail.map(JSONValue.string)
+        return .object(answer)
+    }
+
+    private func signInWithEmailLink(email: String?, code: String?, idToken: String?) async throws -> JSONValue {
+        let (user, session, isNewUser) = try await service.signInWithEmailLink(email: email, code: code, idToken: idToken)
+        return [
+            "kind": "identitytoolkit#EmailLinkSigninResponse", "localId": .string(user.localId),
+            "email": .string(user.email ?? ""), "isNewUser": .bool(isNewUser), "idToken": .string(session.idToken),
+            "refreshToken": .string(session.refreshToken), "expiresIn": .string(session.expiresIn),
+        ]
+    }
+
+    /// Where links to this emulator point: the address the caller reached it at.
+    func linkBase(_ request: Request) -> String {
+        if let authority = request.head.authority, !authority.isEmpty { return "http://\(authority)" }
+        let address = server.emulatorAddresses()["auth"]
+        return address.map { "http://\($0.host.contains(":") ? "[\($0.host)]" : $0.host):\($0.port)" } ?? "http://127.0.0.1"
+    }
+
     // MARK: Plumbing
+
 
     /// A POST route whose JSON body becomes the JSON answer, with Identity Toolkit errors.
     private func post(

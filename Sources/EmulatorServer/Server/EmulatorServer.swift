@@ -149,6 +149,7 @@ public struct EmulatorServer: Sendable {
         EmulatorDeadLetterRoutes(server: self).add(to: router)
         DeployRoutes(server: self).add(to: router)
         AuthRoutes(server: self).add(to: router)
+        AuthActionRoutes(server: self).add(to: router)
         DatabaseRoutes(server: self).add(to: router)
         ConsoleRoutes(server: self).add(to: router)
         GoogleEmulatorRoutes(server: self).add(to: router)

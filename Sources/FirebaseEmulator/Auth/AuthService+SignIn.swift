@@ -1,5 +1,7 @@
 import CloudFunctions
 import Foundation
+import GRDB
+
 
 extension AuthService {
     /// Signs a user in with email and password (`accounts:signInWithPassword`), verifying the bcrypt hash
@@ -35,17 +37,24 @@ extension AuthService {
     ///
     /// - Throws: what ``recordSignIn(_:provider:changes:sessionClaims:check:)`` throws, and
     ///   `BLOCKING_FUNCTION_ERROR_RESPONSE : ((…))`.
+    ///
+    /// - Parameters:
+    ///   - signInMethod: what the functions are told the method is (`provider` when `nil`).
+    ///   - update: changes the user as stored, in the sign-in's transaction.
     func signInRunningBlocking(
         _ found: AuthUser,
         provider: String,
+        signInMethod: String? = nil,
         claims: [String: JSONValue] = [:],
-        check: @escaping @Sendable (AuthUser?) throws -> Void = { _ in }
+        check: @escaping @Sendable (AuthUser?) throws -> Void = { _ in },
+        update: @escaping @Sendable (inout AuthUser, GRDB.Database) throws -> Void = { _, _ in }
     ) async throws -> (AuthUser, AuthSession) {
         var candidate = found
         candidate.lastLoginAt = clock.now
-        let outcome = try await runBlockingFunctions([.beforeSignIn], on: candidate, signInMethod: provider)
+        let outcome = try await runBlockingFunctions([.beforeSignIn], on: candidate,
+            signInMethod: signInMethod ?? provider)
         return try await recordSignIn(found, provider: provider, changes: outcome.user,
-            sessionClaims: claims.merging(outcome.sessionClaims) { $1 }, check: check)
+            sessionClaims: claims.merging(outcome.sessionClaims) { $1 }, check: check, update: update)
     }
 
     /// The stored user whose password this is, and its hash.
@@ -87,15 +96,19 @@ extension AuthService {
     /// Records the sign-in of an existing user with the profile fields a blocking function
     /// changed in `changes`, and issues its tokens.
     ///
-    /// - Parameter check: checks the user as stored now, `nil` when deleted (it may have
-    ///   changed while the functions ran); throwing fails the sign-in.
-    /// - Throws: `USER_NOT_FOUND` when the user was deleted meanwhile, `USER_DISABLED`, or what `check` throws.
+    /// - Parameters:
+    ///   - check: checks the user as stored now, `nil` when deleted (it may have changed while
+    ///     the functions ran); throwing fails the sign-in.
+    ///   - update: changes the user as stored, in the same transaction; throwing fails the sign-in.
+    /// - Throws: `USER_NOT_FOUND` when the user was deleted meanwhile, `USER_DISABLED`, or what
+    ///   `check` or `update` throws.
     func recordSignIn(
         _ found: AuthUser,
         provider: String,
         changes: AuthUser,
         sessionClaims: [String: JSONValue],
-        check: @escaping @Sendable (AuthUser?) throws -> Void = { _ in }
+        check: @escaping @Sendable (AuthUser?) throws -> Void = { _ in },
+        update: @escaping @Sendable (inout AuthUser, GRDB.Database) throws -> Void = { _, _ in }
     ) async throws -> (AuthUser, AuthSession) {
         let now = clock.now
         let user = try await write { [self] transaction in
@@ -110,6 +123,7 @@ extension AuthService {
             user.disabled = changes.disabled
             user.lastLoginAt = now
             user.lastRefreshAt = now
+            try update(&user, transaction.db)
             try AuthUserStorage.save(transaction.db, project: project, user: user)
             return user
         }

@@ -40,19 +40,26 @@ extension AuthService {
     /// and `beforeUserSignedIn` run first on the new user, what they change is saved, and their
     /// session claims (over `claims`) go into its ID tokens; when either refuses, nothing is saved.
     ///
+    /// - Parameters:
+    ///   - signInMethod: what the functions are told the method is (`provider` when `nil`).
+    ///   - within: runs in the transaction that creates the user; throwing creates nothing.
     /// - Returns: the answer and the user as created.
     /// - Throws: `DUPLICATE_LOCAL_ID`, `EMAIL_EXISTS`, `PHONE_NUMBER_EXISTS` (before any function runs),
-    ///   `BLOCKING_FUNCTION_ERROR_RESPONSE : ((…))`, and `USER_DISABLED` for a user a function disabled.
+    ///   `BLOCKING_FUNCTION_ERROR_RESPONSE : ((…))`, `USER_DISABLED` for a user a function
+    ///   disabled, and what `within` throws.
     func createRunningBlocking(
         _ user: AuthUser,
         provider: String,
-        claims: [String: JSONValue] = [:]
+        signInMethod: String? = nil,
+        claims: [String: JSONValue] = [:],
+        within: @escaping @Sendable (GRDB.Database) throws -> Void = { _ in }
     ) async throws -> (response: AuthSignUpResponse, user: AuthUser) {
         // A taken email fails before any function runs.
         try read { db in try checkUnique(user, in: db) }
-        let outcome = try await runBlockingFunctions([.beforeCreate, .beforeSignIn], on: user, signInMethod: provider)
+        let outcome = try await runBlockingFunctions([.beforeCreate, .beforeSignIn], on: user,
+            signInMethod: signInMethod ?? provider)
         let response = try await commitSignUp(outcome.user, provider: provider,
-            sessionClaims: claims.merging(outcome.sessionClaims) { $1 })
+            sessionClaims: claims.merging(outcome.sessionClaims) { $1 }, within: within)
         if outcome.user.disabled { throw ServiceError(.invalidArgument, "USER_DISABLED") }
         return (response, outcome.user)
     }
@@ -151,14 +158,18 @@ extension AuthService {
         return response
     }
 
-    /// Saves a prepared user (emitting `user.created`) and, for a client sign-up, signs it in.
+    /// Saves a prepared user (emitting `user.created`) and, for a client sign-up, signs it in;
+    /// `within` runs first in the same transaction.
     private func commitSignUp(
         _ created: AuthUser,
         provider: String?,
-        sessionClaims: [String: JSONValue]
+        sessionClaims: [String: JSONValue],
+        within: @escaping @Sendable (GRDB.Database) throws -> Void = { _ in }
     ) async throws -> AuthSignUpResponse {
         try await write { [self] transaction in
+            try within(transaction.db)
             try checkUnique(created, in: transaction.db)
+
             try AuthUserStorage.save(transaction.db, project: project, user: created)
             try emitUserEvent(FirebaseEventType.authUserCreated, created, in: &transaction)
         }

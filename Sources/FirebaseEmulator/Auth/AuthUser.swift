@@ -37,6 +37,9 @@ public struct AuthUser: Sendable, Hashable, Codable {
     public var passwordHash: String?
     /// When the password was last set.
     public var passwordUpdatedAt: Date?
+    /// Whether the user has signed in with an e-mail link (`nil`: never). Such a user has the
+    /// `password` provider even without a password, as in the service.
+    package var emailLinkSignIn: Bool?
 
     /// Creates a user; `validSince` defaults to `createdAt`.
     package init(
@@ -86,7 +89,7 @@ public struct AuthUser: Sendable, Hashable, Codable {
     package var effectiveProviderData: [AuthProviderInfo] {
         var providers: [AuthProviderInfo] = []
         let listed = Set(providerData.map(\.providerId))
-        if let email, passwordHash != nil, !listed.contains("password") {
+        if let email, passwordHash != nil || emailLinkSignIn == true, !listed.contains("password") {
             providers.append(
                 AuthProviderInfo(
                     providerId: "password", rawId: email, email: email, displayName: displayName,
@@ -138,6 +141,8 @@ extension AuthUser {
         info.validSince = String(AuthTimestamp.seconds(validSince))
         if !customClaims.isEmpty { info.customAttributes = JSONValue.object(customClaims).serialized(sortedKeys: true) }
         info.providerUserInfo = effectiveProviderData.map(\.userInfo)
+        if emailLinkSignIn == true { info.emailLinkSignin = true }
+
         if includePasswordHash, let passwordHash {
             info.passwordHash = Data(passwordHash.utf8).base64EncodedString()
             info.passwordUpdatedAt = passwordUpdatedAt.map { Double(AuthTimestamp.milliseconds($0)) }

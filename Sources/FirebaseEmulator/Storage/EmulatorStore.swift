@@ -154,6 +154,7 @@ extension EmulatorStore {
         AuthUserStorage.schema,
         AnalyticsStorage.schema,
         DatabaseService.schema,
+        AuthOobCodeStorage.schema,
     ]
 }
 

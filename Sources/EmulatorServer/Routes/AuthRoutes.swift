@@ -199,7 +199,7 @@ struct AuthRoutes {
                 answer["oobCode"] = .string(code.code)
                 answer["oobLink"] = .string(code.link)
             } else {
-                server.logger.info("e-mail action \(code.kind.rawValue) for \(code.email): \(code.link)")
+                server.logger.notice("e-mail action \(code.kind.rawValue) for \(code.email): \(code.link)")
             }
         }
         return .object(answer)

@@ -354,6 +354,49 @@ def test_users_are_added_edited_and_imported_on_the_authentication_page(app, emu
     assert javascript_errors(browser) == []
 
 
+def test_mailed_codes_show_on_the_authentication_page_and_their_links_complete_the_action(app, emulator, browser):
+    import urllib.parse
+
+    from firebase_admin import auth
+    from selenium.webdriver.common.by import By
+
+    email = f"codes-{uuid.uuid4().hex[:6]}@example.com"
+    auth.create_user(email=email, password="secret1")
+    open_page(browser, emulator, "authentication")
+    # Asked for after the page opened: the list follows live.
+    link = auth.generate_password_reset_link(email)
+    code = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(link).query))["oobCode"]
+    row = f'tr[data-code="{code}"]'
+    wait(browser, lambda d: email in d.find_element(By.CSS_SELECTOR, row).text)
+    assert "password reset" in find(browser, row).text
+    assert find(browser, f"{row} a").get_attribute("href") == link
+    browser.save_screenshot(str(SHOTS / "authentication-codes.png"))
+
+    # The link's page: a form for the new password, which completes the reset.
+    browser.get(link)
+    type_into(browser, "#newPassword", "from-the-page")
+    click(browser, "button[type=submit]")
+    wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "p[role=status]").text
+         == "The password has been successfully updated.")
+    status, body, _ = emulator.request(
+        "POST", "/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=fake-api-key",
+        {"email": email, "password": "from-the-page", "returnSecureToken": True})
+    assert status == 200, body
+
+    # Used, it is gone from the list; "Clear all" ends the others.
+    open_page(browser, emulator, "authentication")
+    wait(browser, lambda d: not d.find_elements(By.CSS_SELECTOR, row))
+    other = auth.generate_email_verification_link(email)
+    other_code = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(other).query))["oobCode"]
+    find(browser, f'tr[data-code="{other_code}"]')
+    click(browser, "#oob-codes + .inline button")
+    wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#oob-codes .empty"))
+    status, body, _ = emulator.request("POST", "/identitytoolkit.googleapis.com/v1/accounts:update?key=fake-api-key",
+                                       {"oobCode": other_code})
+    assert status == 400 and body["error"]["message"] == "INVALID_OOB_CODE", body
+    assert javascript_errors(browser) == []
+
+
 def test_a_failed_delivery_is_found_on_the_events_page_and_replayed(browser, tmp_path):
     """On an emulator of its own, with the rehearsal worker's configUpdated deployed: a publish
     described "fail-first" fails its only attempt (retries are off) and becomes a dead letter."""

@@ -1,5 +1,6 @@
 // Authentication: users with search and paging; add, edit (custom claims included), disable and
-// delete; and the import of a Firebase or Parse export file.
+// delete; the e-mail action codes the emulator would have mailed, with their links; and the
+// import of a Firebase or Parse export file.
 import { call, project, emulatorPath } from '../api.js';
 import { h, replace, section, table, errorNote, time } from '../dom.js';
 
@@ -69,8 +70,16 @@ export default {
     } }, h('label', { for: 'import-file' }, 'Export file'), importFile, h('label', { for: 'import-format' }, 'format'), importFormat,
     h('button', { type: 'submit' }, 'Import'), importResult);
 
+    const codesBox = h('div', { id: 'oob-codes' });
+    const codesResult = h('span', { 'aria-live': 'polite' });
+    const clearCodes = h('button', { type: 'button', onclick: async () => {
+      try { await call('DELETE', `${emulatorPath}/oobCodes`); replace(codesResult); await drawCodes(); } catch (error) { replace(codesResult, errorNote(error)); }
+    } }, 'Clear all');
+
     replace(container,
       section('Users', searchForm, usersBox, pager, editBox),
+      section('E-mail actions', h('p', { class: 'hint' }, 'Password resets, verifications and sign-in links asked for and not yet used: the mails the emulator would have sent. A link opens the page that completes the action.'),
+        codesBox, h('div', { class: 'inline' }, clearCodes, codesResult)),
       section('Add a user', addForm),
       section('Import users', h('p', { class: 'hint' }, 'Imported users keep their uid and bcrypt password hash: they sign in with the password they had.'), importForm));
 
@@ -118,7 +127,22 @@ export default {
       ] : []);
     }
 
+    async function drawCodes() {
+      const { body } = await call('GET', `${emulatorPath}/oobCodes`);
+      const now = Date.now();
+      const kinds = { PASSWORD_RESET: 'password reset', VERIFY_EMAIL: 'verification', EMAIL_SIGNIN: 'sign-in link', VERIFY_AND_CHANGE_EMAIL: 'change of address' };
+      replace(codesBox, table(['E-mail', 'Action', 'Sent', 'Expires', 'Link'], body.oobCodes.slice().reverse().map((code) => {
+        const expired = Date.parse(code.expireTime) <= now;
+        return h('tr', { 'data-code': code.oobCode, class: expired ? 'muted' : '' },
+          h('td', {}, code.email, code.newEmail ? ` → ${code.newEmail}` : ''), h('td', {}, kinds[code.requestType] ?? code.requestType),
+          h('td', {}, time(code.createTime)), h('td', {}, expired ? h('span', { class: 'badge dead' }, 'expired') : time(code.expireTime)),
+          h('td', {}, h('a', { href: code.oobLink, target: '_blank', rel: 'noopener' }, 'Open')));
+      }), { empty: 'No codes: none was asked for, or all were used.' }));
+      clearCodes.disabled = body.oobCodes.length === 0;
+    }
+
     async function refresh() {
+      await drawCodes();
       if (found) {
         // A search shows the users found, as they are now.
         const ids = found.map((user) => user.localId);

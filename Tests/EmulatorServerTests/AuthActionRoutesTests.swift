@@ -41,18 +41,20 @@ struct AuthActionRoutesTests {
         return url.path + "?" + (url.query(percentEncoded: true) ?? "")
     }
 
-    static func emulator(_ clock: ManualClock = ManualClock(now: Date(timeIntervalSince1970: 1_800_000_000))) throws
-        -> (EmulatorServer, ManualClock)
-    {
-        (EmulatorServer(emulator: try Emulator(project: "demo", directory: nil, clock: clock)), clock)
+    /// Runs `body` against an emulator on a manual clock where ada@example.com has signed up.
+    static func withAda(_ body: @Sendable (any TestClientProtocol, ManualClock) async throws -> Void) async throws {
+        let clock = ManualClock(now: Date(timeIntervalSince1970: 1_800_000_000))
+        let server = EmulatorServer(emulator: try Emulator(project: "demo", directory: nil, clock: clock))
+        try await Application(router: server.router()).test(.router) { client in
+            _ = try await Self.call(client, "\(Self.v1)/accounts:signUp?key=k",
+                #"{"email": "ada@example.com", "password": "secret1"}"#, headers: [:])
+            try await body(client, clock)
+        }
     }
 
     @Test("the Admin SDKs get the link; a client's code is only listed; the list is cleared by the owner")
     func sendAndList() async throws {
-        let (server, clock) = try Self.emulator()
-        try await Application(router: server.router()).test(.router) { client in
-            _ = try await Self.call(client, "\(Self.v1)/accounts:signUp?key=k",
-                #"{"email": "ada@example.com", "password": "secret1"}"#, headers: [:])
+        try await Self.withAda { client, clock in
             let (status, admin) = try await Self.call(client, "\(Self.admin)/accounts:sendOobCode",
                 #"{"requestType": "PASSWORD_RESET", "email": "Ada@example.com", "returnOobLink": true}"#)
             #expect(status == .ok)
@@ -98,10 +100,7 @@ struct AuthActionRoutesTests {
 
     @Test("resetPassword, update with oobCode and signInWithEmailLink answer as the service; used and expired codes are refused")
     func restCalls() async throws {
-        let (server, clock) = try Self.emulator()
-        try await Application(router: server.router()).test(.router) { client in
-            _ = try await Self.call(client, "\(Self.v1)/accounts:signUp?key=k",
-                #"{"email": "ada@example.com", "password": "secret1"}"#, headers: [:])
+        try await Self.withAda { client, clock in
             func code(_ type: String, _ email: String = "ada@example.com") async throws -> String {
                 let (_, sent) = try await Self.call(client, "\(Self.admin)/accounts:sendOobCode",
                     #"{"requestType": "\#(type)", "email": "\#(email)", "returnOobLink": true}"#)
@@ -156,10 +155,7 @@ struct AuthActionRoutesTests {
 
     @Test("the action page: a reset form that posts back, a verification on opening, sign-in links handed to the app")
     func actionPage() async throws {
-        let (server, clock) = try Self.emulator()
-        try await Application(router: server.router()).test(.router) { client in
-            _ = try await Self.call(client, "\(Self.v1)/accounts:signUp?key=k",
-                #"{"email": "ada@example.com", "password": "secret1"}"#, headers: [:])
+        try await Self.withAda { client, clock in
             func link(_ type: String, _ email: String = "ada@example.com", settings: String = "") async throws -> String {
                 let (_, sent) = try await Self.call(client, "\(Self.admin)/accounts:sendOobCode",
                     #"{"requestType": "\#(type)", "email": "\#(email)", "returnOobLink": true\#(settings)}"#)

@@ -2,8 +2,9 @@ import Foundation
 
 /// The body of `accounts:sendOobCode`: the kind of code, whose it is (`email`, or a client's
 /// `idToken`), the new address of a change, and the `ActionCodeSettings` the Admin and client
-/// SDKs send. `returnOobLink` (administrators only) answers the link instead of "mailing" it.
-public struct AuthOobCodeRequest: Sendable, Hashable, Codable {
+/// SDKs send alongside (`continueUrl`, `canHandleCodeInApp`…, read into ``settings``).
+/// `returnOobLink` (administrators only) answers the link instead of "mailing" it.
+public struct AuthOobCodeRequest: Sendable, Hashable, Decodable {
     /// `PASSWORD_RESET`, `VERIFY_EMAIL`, `EMAIL_SIGNIN` or `VERIFY_AND_CHANGE_EMAIL`.
     public var requestType: String?
     public var email: String?
@@ -13,16 +14,7 @@ public struct AuthOobCodeRequest: Sendable, Hashable, Codable {
     public var newEmail: String?
     /// Answer the code and its link (administrators only), as the Admin SDKs' `generate_*_link` ask.
     public var returnOobLink: Bool?
-    public var continueUrl: String?
-    public var canHandleCodeInApp: Bool?
-    /// The Dynamic Links domain of older SDKs.
-    public var dynamicLinkDomain: String?
-    /// The Hosting domain of newer SDKs.
-    public var linkDomain: String?
-    public var iOSBundleId: String?
-    public var androidPackageName: String?
-    public var androidInstallApp: Bool?
-    public var androidMinimumVersion: String?
+    public var settings: AuthOobCode.Settings
 
     /// Creates a request.
     public init(
@@ -34,20 +26,24 @@ public struct AuthOobCodeRequest: Sendable, Hashable, Codable {
         self.idToken = idToken
         self.newEmail = newEmail
         self.returnOobLink = returnOobLink
-        continueUrl = settings.continueUrl
-        canHandleCodeInApp = settings.canHandleCodeInApp
-        linkDomain = settings.linkDomain
-        iOSBundleId = settings.iOSBundleId
-        androidPackageName = settings.androidPackageName
-        androidInstallApp = settings.androidInstallApp
-        androidMinimumVersion = settings.androidMinimumVersion
+        self.settings = settings
     }
 
-    /// The action code settings the request carries.
-    public var settings: AuthOobCode.Settings {
-        AuthOobCode.Settings(
-            continueUrl: continueUrl, canHandleCodeInApp: canHandleCodeInApp, linkDomain: linkDomain ?? dynamicLinkDomain,
-            iOSBundleId: iOSBundleId, androidPackageName: androidPackageName, androidInstallApp: androidInstallApp,
-            androidMinimumVersion: androidMinimumVersion)
+    private enum CodingKeys: String, CodingKey {
+        case requestType, email, idToken, newEmail, returnOobLink, dynamicLinkDomain
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        requestType = try container.decodeIfPresent(String.self, forKey: .requestType)
+        email = try container.decodeIfPresent(String.self, forKey: .email)
+        idToken = try container.decodeIfPresent(String.self, forKey: .idToken)
+        newEmail = try container.decodeIfPresent(String.self, forKey: .newEmail)
+        returnOobLink = try container.decodeIfPresent(Bool.self, forKey: .returnOobLink)
+        // The settings are members of the same object; older SDKs name the link domain differently.
+        settings = try AuthOobCode.Settings(from: decoder)
+        if settings.linkDomain == nil {
+            settings.linkDomain = try container.decodeIfPresent(String.self, forKey: .dynamicLinkDomain)
+        }
     }
 }

@@ -106,7 +106,15 @@ def test_listen(root):
         third = events.get(timeout=30)
         assert third.event_type == "patch" and third.path == "/" and third.data == {"c": 3, "a": None}
     finally:
-        registration.close()
+        # close() joins the listener's thread, which sees the stream closed only when it reads
+        # again: writes under the path wake it, rather than the next keep-alive 30 s later.
+        closer = threading.Thread(target=registration.close)
+        closer.start()
+        wakes = 0
+        while closer.is_alive():
+            wakes += 1
+            ref.child("wake").set(wakes)
+            closer.join(timeout=0.2)
 
 
 def test_invalid_keys_are_refused(root):

@@ -4,7 +4,7 @@ documents to Firestore, then started again on the same data directory and port.
 
 Its workers are killed with it. Google's two emulators run outside it here (FIRESTORE_EMULATOR_HOST, PUBSUB_EMULATOR_HOST), so
 that their data outlives each kill, as a team's long-running ones would. GOOGLE_CRASH_ROUNDS
-(default 6) rounds, CRASH_SEED (default 7) for the random moments.
+(default 3) rounds, CRASH_SEED (default 7) for the random moments.
 
 What must hold at the end:
 - every publish Pub/Sub acknowledged became its GameScore document, whenever the kills fell
@@ -32,7 +32,7 @@ import pytest
 from conftest import PROJECT, ROOT
 from test_crash import call, deploy_functions, kill, worker_pids_of
 
-ROUNDS = int(os.environ.get("GOOGLE_CRASH_ROUNDS", "6"))
+ROUNDS = int(os.environ.get("GOOGLE_CRASH_ROUNDS", "3"))
 SEED = int(os.environ.get("CRASH_SEED", "7"))
 OWNER = {"Authorization": "Bearer owner", "Content-Type": "application/json"}
 

@@ -252,15 +252,20 @@ package final class GoogleEmulator: Sendable {
 
     /// Runs `"$@"` and stops it when this process's pipe on standard input closes (the emulator
     /// ended, however), or on SIGTERM; exits with its status.
+    ///
+    /// No process id is signalled once it may be free for reuse: the watcher, having stopped
+    /// the child, stays (as `sleep`) until it is ended itself, longer than the emulator waits
+    /// before SIGKILL; and a `wait` cut short by a trapped signal is waited once more rather
+    /// than the reaped child probed with `kill -0`.
     static let watchdog = """
         exec 3<&0
         "$@" </dev/null &
         child=$!
         trap 'kill -TERM "$child" 2>/dev/null' TERM INT
-        ( read -r _ <&3; kill -TERM "$child" 2>/dev/null ) &
+        ( read -r _ <&3; kill -TERM "$child" 2>/dev/null; exec sleep 10 ) &
         watcher=$!
         wait "$child"; status=$?
-        while kill -0 "$child" 2>/dev/null; do wait "$child"; status=$?; done
+        if [ "$status" -gt 128 ]; then wait "$child"; again=$?; [ "$again" -ne 127 ] && status=$again; fi
         kill "$watcher" 2>/dev/null
         exit "$status"
         """

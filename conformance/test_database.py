@@ -112,6 +112,7 @@ def test_listen(root):
         closer.start()
         wakes = 0
         while closer.is_alive():
+            assert wakes < 150, "the listener's thread never ended"
             wakes += 1
             ref.child("wake").set(wakes)
             closer.join(timeout=0.2)

@@ -46,7 +46,6 @@ public struct IdentityToolkitUser: Sendable, Hashable, Codable {
     public var emailLinkSignin: Bool?
     public var tenantId: String?
 
-
     /// Creates a user with only its id.
     public init(localId: String) {
         self.localId = localId

@@ -251,21 +251,22 @@ package final class GoogleEmulator: Sendable {
     }
 
     /// Runs `"$@"` and stops it when this process's pipe on standard input closes (the emulator
-    /// ended, however), or on SIGTERM; exits with its status.
+    /// ended, however), or on SIGTERM or SIGINT; exits with its status.
     ///
-    /// No process id is signalled once it may be free for reuse: the watcher, having stopped
-    /// the child, stays (as `sleep`) until it is ended itself, longer than the emulator waits
-    /// before SIGKILL; and a `wait` cut short by a trapped signal is waited once more rather
-    /// than the reaped child probed with `kill -0`.
+    /// The watcher lives as long as the shell, so that ending it never signals a process id
+    /// free for reuse; a `wait` cut short by a trapped signal is waited again until the child
+    /// has ended; and the traps are cleared before the child's id may be reused.
     static let watchdog = """
         exec 3<&0
         "$@" </dev/null &
         child=$!
-        trap 'kill -TERM "$child" 2>/dev/null' TERM INT
-        ( read -r _ <&3; kill -TERM "$child" 2>/dev/null; exec sleep 10 ) &
+        interrupted=
+        trap 'interrupted=1; kill -TERM "$child" 2>/dev/null' TERM INT
+        ( read -r _ <&3; kill -TERM "$child" 2>/dev/null; while kill -0 $$ 2>/dev/null; do sleep 1; done ) &
         watcher=$!
         wait "$child"; status=$?
-        if [ "$status" -gt 128 ]; then wait "$child"; again=$?; [ "$again" -ne 127 ] && status=$again; fi
+        while [ -n "$interrupted" ]; do interrupted=; wait "$child"; again=$?; [ "$again" -ne 127 ] && status=$again; done
+        trap '' TERM INT
         kill "$watcher" 2>/dev/null
         exit "$status"
         """

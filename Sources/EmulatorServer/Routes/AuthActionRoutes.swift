@@ -52,19 +52,20 @@ struct AuthActionRoutes {
         guard let apiKey = fields["apiKey"], !apiKey.isEmpty else { return .failed("missing apiKey query parameter") }
         guard let code = fields["oobCode"], !code.isEmpty else { return .failed("missing oobCode query parameter") }
         let mode = fields["mode"] ?? ""
-        let continueUrl = fields["continueUrl"].flatMap { $0.isEmpty ? nil : $0 }
-        let linkFields = fields.filter { ["mode", "oobCode", "apiKey", "lang", "continueUrl", "tenantId"].contains($0.key) }
-        func finished(_ message: String, email: String?) -> Outcome {
-            continueUrl.map { .redirect($0) } ?? .done(message, email: email)
-        }
+        let linkFields = fields.filter { ["mode", "oobCode", "apiKey", "lang", "tenantId"].contains($0.key) }
         do {
             let stored = try service.checkOobCode(code)
+            // Where to go next is the code's own (checked when it was made), never the request's.
+            let continueUrl = stored.settings.continueUrl
+            func finished(_ message: String, email: String?) -> Outcome {
+                continueUrl.map { .redirect($0) } ?? .done(message, email: email)
+            }
             guard stored.kind.mode == mode else {
                 return .failed(mode.isEmpty || AuthOobCode.Kind.allCases.allSatisfy { $0.mode != mode }
                     ? "Invalid mode" : "This link is for another action.", code: "INVALID_OOB_CODE")
             }
-            if !submitted, let target = stored.settings.opensApp ? stored.settings.continueUrl : nil {
-                return .redirect(Self.url(target, adding: linkFields.filter { $0.key != "continueUrl" }))
+            if !submitted, let target = stored.settings.opensApp ? continueUrl : nil {
+                return .redirect(Self.url(target, adding: linkFields))
             }
             switch stored.kind {
             case .passwordReset:
@@ -80,11 +81,11 @@ struct AuthActionRoutes {
                     : "The email has been successfully changed.", email: user.email)
             case .emailSignIn:
                 if let continueUrl, !submitted {
-                    return .redirect(Self.url(continueUrl, adding: linkFields.filter { $0.key != "continueUrl" }))
+                    return .redirect(Self.url(continueUrl, adding: linkFields))
                 }
-                guard submitted, let email = fields["email"] else {
-                    return .form(title: "Sign in", text: "Confirm the e-mail address the link was sent to.",
-                        field: (name: "email", label: "E-mail", type: "email", value: stored.email), hidden: linkFields)
+                guard let email = fields["email"] else {
+                    return .form(title: "Sign in", text: "Type the e-mail address the link was sent to.",
+                        field: (name: "email", label: "E-mail", type: "email", value: ""), hidden: linkFields)
                 }
                 let (user, _, isNewUser) = try await service.signInWithEmailLink(email: email, code: code, idToken: nil)
                 return .done("Signed in as \(user.email ?? "") (uid \(user.localId)\(isNewUser ? ", a new user" : "")).",

@@ -148,12 +148,16 @@ struct AuthRoutes {
     }
 
     private func update(_ request: Request, _ body: JSONValue) async throws -> JSONValue {
-        if let code = body["oobCode"] {
-            // A verification or e-mail change code, which needs no ID token (the mail's link is enough).
+        if let code = body["oobCode"]?.stringValue, !code.isEmpty {
+            // A verification or e-mail change code, which needs no ID token (the mail's link is
+            // enough): the answer tells its holder no more than Firebase's does.
             if !request.isAdmin { try requireAPIKey(request) }
-            let (user, used) = try await service.applyOobCode(code.stringValue ?? "")
-            var answer = user.userInfoJSON(includePasswordHash: false).objectValue ?? [:]
-            answer["kind"] = "identitytoolkit#SetAccountInfoResponse"
+            let (user, used) = try await service.applyOobCode(code)
+            let info = user.userInfoJSON(includePasswordHash: false)
+            var answer: [String: JSONValue] = ["kind": "identitytoolkit#SetAccountInfoResponse"]
+            for name in ["localId", "email", "emailVerified", "displayName", "photoUrl", "providerUserInfo"] {
+                answer[name] = info[name]
+            }
             answer["newEmail"] = used.newEmail.map(JSONValue.string)
             return .object(answer)
         }

@@ -74,7 +74,7 @@ public struct AuthOobCode: Sendable, Hashable, Codable {
     /// The code itself: 48 random URL-safe characters.
     public var code: String
     public var kind: Kind
-    /// The address the mail went to: the user's, or the new one for a change.
+    /// The user's address when the code was made (for a change, the current one: the new one is ``newEmail``).
     public var email: String
     /// The user the code was made for (`nil` for a sign-in link, which may create its user).
     public var localId: String?
@@ -106,10 +106,12 @@ public struct AuthOobCode: Sendable, Hashable, Codable {
 
     /// `text` with everything but unreserved characters percent-escaped.
     package static func escaped(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
     }
+
+    /// RFC 3986's unreserved characters, ASCII only.
+    private static let unreserved = CharacterSet(charactersIn:
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     /// The entry `GET /emulator/v1/projects/{p}/oobCodes` lists: Firebase's emulator's
     /// `email`, `requestType`, `oobCode`, `oobLink` (and `newEmail`), with the expiry and settings.

@@ -26,9 +26,10 @@ enum AuthOobCodeStorage {
             arguments: [project, code]).map(decode)
     }
 
-    /// The project's codes, oldest first.
-    static func codes(_ db: GRDB.Database, project: String) throws -> [AuthOobCode] {
-        try Data.fetchAll(db, sql: "SELECT record FROM auth_oob_codes WHERE project = ?", arguments: [project])
+    /// The project's codes but those expired more than a day before `now`, oldest first.
+    static func codes(_ db: GRDB.Database, project: String, now: Date) throws -> [AuthOobCode] {
+        try Data.fetchAll(db, sql: "SELECT record FROM auth_oob_codes WHERE project = ? AND expires_at >= ?",
+            arguments: [project, now.timeIntervalSince1970 - keptAfterExpiry])
             .map(decode).sorted { ($0.createdAt, $0.code) < ($1.createdAt, $1.code) }
     }
 

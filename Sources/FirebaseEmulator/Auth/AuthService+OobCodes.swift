@@ -35,7 +35,7 @@ extension AuthService {
                 + AuthOobCode.Kind.allCases.map(\.rawValue).joined(separator: ", "))
         }
         if request.returnOobLink == true, !privileged {
-            throw ServiceError(.invalidArgument, "INSUFFICIENT_PERMISSION : Only authorized requests can return OOB links.")
+            throw ServiceError(.invalidArgument, "INSUFFICIENT_PERMISSION")
         }
         let settings = request.settings
         if let continueUrl = settings.continueUrl {
@@ -113,14 +113,14 @@ extension AuthService {
     ///
     /// - Returns: the code used.
     /// - Throws: `MISSING_OOB_CODE`, `INVALID_OOB_CODE` (also for a user deleted or given
-    ///   another address since), `EXPIRED_OOB_CODE`, `WEAK_PASSWORD : …` (before the code is
-    ///   used), `USER_DISABLED`.
+    ///   another address since), `EXPIRED_OOB_CODE`, `WEAK_PASSWORD : …` (the code stays
+    ///   usable), `USER_DISABLED`.
     @discardableResult
     package func resetPassword(code: String?, newPassword: String) async throws -> AuthOobCode {
-        try AuthUserValidation.validatePassword(newPassword)
-        _ = try checkOobCode(code)
-        let hash = hasher.hash(newPassword)
         let now = clock.now
+        _ = try read { db in try usableCode(db, code, kinds: [.passwordReset], now: now) }
+        try AuthUserValidation.validatePassword(newPassword)
+        let hash = hasher.hash(newPassword)
         return try await write { [self] transaction in
             let used = try usableCode(transaction.db, code, kinds: [.passwordReset], now: now)
             var user = try boundUser(transaction.db, of: used)
@@ -203,8 +203,8 @@ extension AuthService {
             let (user, session) = try await signInRunningBlocking(candidate, provider: "password",
                 signInMethod: "emailLink", update: { [self] user, db in
                 try useCode(db)
+                // Verified by the link (`candidate`), unless a blocking function said otherwise.
                 user.email = address
-                user.emailVerified = true
                 user.emailLinkSignIn = true
                 try checkUnique(user, in: db, replacing: true)
             })
@@ -221,7 +221,8 @@ extension AuthService {
 
     /// Every code made and not yet used (expired ones for a day), oldest first.
     package func oobCodes() throws -> [AuthOobCode] {
-        try read { db in try AuthOobCodeStorage.codes(db, project: project) }
+        let now = clock.now
+        return try read { db in try AuthOobCodeStorage.codes(db, project: project, now: now) }
     }
 
     /// Forgets every code: none of them works any more.

@@ -2,7 +2,6 @@ import CloudFunctions
 import Foundation
 import GRDB
 
-
 extension AuthService {
     /// Signs a user in with email and password (`accounts:signInWithPassword`), verifying the bcrypt hash
     /// (including imported `$2a$`/`$2b$`/`$2y$` hashes) and recording `lastLoginAt`.
@@ -35,7 +34,7 @@ extension AuthService {
     /// first; what it changes is saved with the sign-in, and its session claims (over `claims`)
     /// go into this session's ID tokens.
     ///
-    /// - Throws: what ``recordSignIn(_:provider:changes:sessionClaims:check:)`` throws, and
+    /// - Throws: what ``recordSignIn(_:provider:changes:sessionClaims:check:update:)`` throws, and
     ///   `BLOCKING_FUNCTION_ERROR_RESPONSE : ((…))`.
     ///
     /// - Parameters:

@@ -11,10 +11,12 @@ import Hummingbird
 ///   instead add `&newPassword=…` to the link, as with Firebase's emulator.
 /// - `verifyEmail`, `verifyAndChangeEmail`: opening the link applies the code.
 /// - `signIn`: with a `continueUrl`, a redirect to it with the link's parameters, where the app
-///   calls `signInWithEmailLink`; without one, a form that confirms the address and signs in.
+///   calls `signInWithEmailLink`; without one, a form that asks for the address (a script adds
+///   `&email=…`) and signs in.
 ///
 /// A code made with `canHandleCodeInApp` and a `continueUrl` goes to the app the same way, for
-/// every mode. When done, the page redirects to the `continueUrl` (303), or says so. Browsers
+/// every mode. When done, the page redirects (303) to the `continueUrl` the code was made with
+/// (never one the request names), or says so. Browsers
 /// (`Accept: text/html`) get HTML; other callers get `{"authEmulator": {"success"|"error": …}}`.
 /// A code that cannot be used (`INVALID_OOB_CODE`, `EXPIRED_OOB_CODE`, another mode's) is a 400.
 struct AuthActionRoutes {

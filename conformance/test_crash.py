@@ -1,7 +1,7 @@
 """Crash safety: the emulator and its worker are killed with SIGKILL at random moments while
 clients write scores and functions run, then restarted on the same data directory.
 
-CRASH_ROUNDS (default 15) rounds, CRASH_SEED (default 7) for the random moments. Each round
+CRASH_ROUNDS (default 10) rounds, CRASH_SEED (default 7) for the random moments. Each round
 starts the emulator on the same data (the functions deployed in the first round start again by
 themselves), lets 6 writers push GameScore entries for 0.2 to 1.5 s, and kills the emulator and
 its worker mid-flight. A last start then drains every event and the test checks: every
@@ -27,7 +27,7 @@ import pytest
 
 from conftest import ROOT, PROJECT
 
-ROUNDS = int(os.environ.get("CRASH_ROUNDS", "15"))
+ROUNDS = int(os.environ.get("CRASH_ROUNDS", "10"))
 SEED = int(os.environ.get("CRASH_SEED", "7"))
 NS = f"{PROJECT}-default-rtdb"
 OWNER = {"Authorization": "Bearer owner", "Content-Type": "application/json"}

@@ -40,7 +40,7 @@ struct AuthActionRoutes {
     private enum Outcome {
         case redirect(String)
         case done(String, email: String?)
-        case form(title: String, text: String, field: (name: String, label: String, type: String, value: String),
+        case form(title: String, text: String, field: (name: String, label: String, type: String),
             hidden: [String: String])
         case failed(String, status: HTTPResponse.Status = .badRequest, code: String? = nil)
     }
@@ -73,7 +73,7 @@ struct AuthActionRoutes {
             case .passwordReset:
                 guard let newPassword = fields["newPassword"], !newPassword.isEmpty, newPassword != "NEW_PASSWORD_HERE" else {
                     return .form(title: "Reset your password", text: "Choose a new password for \(stored.email).",
-                        field: (name: "newPassword", label: "New password", type: "password", value: ""), hidden: linkFields)
+                        field: (name: "newPassword", label: "New password", type: "password"), hidden: linkFields)
                 }
                 let used = try await service.resetPassword(code: code, newPassword: newPassword)
                 return finished("The password has been successfully updated.", email: used.email)
@@ -87,7 +87,7 @@ struct AuthActionRoutes {
                 }
                 guard let email = fields["email"] else {
                     return .form(title: "Sign in", text: "Type the e-mail address the link was sent to.",
-                        field: (name: "email", label: "E-mail", type: "email", value: ""), hidden: linkFields)
+                        field: (name: "email", label: "E-mail", type: "email"), hidden: linkFields)
                 }
                 let (user, _, isNewUser) = try await service.signInWithEmailLink(email: email, code: code, idToken: nil)
                 return .done("Signed in as \(user.email ?? "") (uid \(user.localId)\(isNewUser ? ", a new user" : "")).",
@@ -142,7 +142,7 @@ struct AuthActionRoutes {
                 <form method="post" action="/emulator/action">
                 \(inputs.joined(separator: "\n"))
                 <label for="\(field.name)">\(escaped(field.label))</label>
-                <input id="\(field.name)" name="\(field.name)" type="\(field.type)" value="\(escaped(field.value))" required autofocus>
+                <input id="\(field.name)" name="\(field.name)" type="\(field.type)" value="" required autofocus>
                 <button type="submit">\(escaped(title))</button>
                 </form>
                 """

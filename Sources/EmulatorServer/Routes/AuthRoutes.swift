@@ -236,8 +236,7 @@ struct AuthRoutes {
     /// Where links to this emulator point: the address the caller reached it at.
     func linkBase(_ request: Request) -> String {
         if let authority = request.head.authority, !authority.isEmpty { return "http://\(authority)" }
-        let address = server.emulatorAddresses()["auth"]
-        return address.map { "http://\($0.host.contains(":") ? "[\($0.host)]" : $0.host):\($0.port)" } ?? "http://127.0.0.1"
+        return server.emulatorAddresses()["auth"].map { "http://\($0)" } ?? "http://127.0.0.1"
     }
 
     // MARK: Plumbing

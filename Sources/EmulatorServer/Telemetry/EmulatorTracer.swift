@@ -136,8 +136,7 @@ final class TokenBucket: Sendable {
             let now = ContinuousClock.now
             let elapsed = now - state.last
             state.last = now
-            state.tokens = min(perSecond, state.tokens + perSecond * (Double(elapsed.components.seconds)
-                + Double(elapsed.components.attoseconds) / 1e18))
+            state.tokens = min(perSecond, state.tokens + perSecond * elapsed.seconds)
             guard state.tokens >= 1 else { return false }
             state.tokens -= 1
             return true
@@ -148,7 +147,7 @@ final class TokenBucket: Sendable {
 /// 64-bit FNV-1a hashes of a text, one after another (each seeded with the one before): ids
 /// derived from an event's identity, the same on every attempt and after a restart.
 struct IdentityHash {
-    private var seed: UInt64 = 0xcbf2_9ce4_8422_2325
+    private var seed = FNV1aHasher().state
     private let bytes: [UInt8]
 
     init(_ text: String) {
@@ -157,11 +156,9 @@ struct IdentityHash {
 
     /// The next hash, as 16 hexadecimal digits (never all zeros).
     mutating func hex() -> String {
-        var hash = seed
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
+        var hasher = FNV1aHasher(state: seed)
+        for byte in bytes { hasher.combine(byte: byte) }
+        var hash = hasher.state
         seed = hash ^ 0x9e37_79b9_7f4a_7c15
         if hash == 0 { hash = 1 }
         let digits = String(hash, radix: 16)

@@ -31,7 +31,7 @@ public struct OTLPExporter: Service {
         }
         // What is queued at shutdown goes too, without waiting for more.
         var warned = false
-        while let spans = store.takeQueuedNow(limit: 512) { await send(spans, warned: &warned) }
+        while let (spans, _) = store.takeQueuedNow(limit: 512) { await send(spans, warned: &warned) }
     }
 
     private func send(_ spans: [RecordedSpan], warned: inout Bool) async {

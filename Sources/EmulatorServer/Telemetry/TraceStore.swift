@@ -103,13 +103,15 @@ public final class TraceStore: Sendable {
         state.withLock { state in Array(state.order[state.orderStart...].reversed().prefix(limit)) }
     }
 
-    /// Takes up to `limit` queued spans at once; `nil` when none is queued.
-    func takeQueuedNow(limit: Int) -> [RecordedSpan]? {
+    /// Takes up to `limit` queued spans at once, and the number dropped since the last take;
+    /// `nil` when none is queued.
+    func takeQueuedNow(limit: Int) -> (spans: [RecordedSpan], dropped: Int)? {
         state.withLock { state in
             guard !state.queue.isEmpty else { return nil }
             let spans = Array(state.queue.prefix(limit))
             state.queue.removeFirst(spans.count)
-            return spans
+            defer { state.dropped = 0 }
+            return (spans, state.dropped)
         }
     }
 
@@ -117,14 +119,7 @@ public final class TraceStore: Sendable {
     /// since the last take; returns at once when cancelled.
     func takeQueued(limit: Int) async -> (spans: [RecordedSpan], dropped: Int) {
         while !Task.isCancelled {
-            let taken = state.withLock { state -> ([RecordedSpan], Int)? in
-                guard !state.queue.isEmpty else { return nil }
-                let spans = Array(state.queue.prefix(limit))
-                state.queue.removeFirst(spans.count)
-                defer { state.dropped = 0 }
-                return (spans, state.dropped)
-            }
-            if let taken { return taken }
+            if let taken = takeQueuedNow(limit: limit) { return taken }
             await withTaskCancellationHandler {
                 await withCheckedContinuation { continuation in
                     let resumeNow = state.withLock { state -> Bool in

@@ -22,7 +22,7 @@ package enum DatabaseETag: Sendable {
 
     /// The 64-bit hash of a value.
     static func hash(_ value: JSONValue) -> UInt64 {
-        var hasher = DatabaseETagHasher()
+        var hasher = FNV1aHasher()
         switch value {
         case .null:
             hasher.combine(byte: 0)
@@ -41,7 +41,7 @@ package enum DatabaseETag: Sendable {
         case .object(let members):
             var sum: UInt64 = 0
             for (key, member) in members {
-                var memberHasher = DatabaseETagHasher()
+                var memberHasher = FNV1aHasher()
                 memberHasher.combine(key)
                 memberHasher.combine(hash(member))
                 sum &+= memberHasher.state
@@ -51,23 +51,5 @@ package enum DatabaseETag: Sendable {
             hasher.combine(sum)
         }
         return hasher.state
-    }
-}
-
-/// FNV-1a, 64-bit.
-struct DatabaseETagHasher {
-    private(set) var state: UInt64 = 0xcbf2_9ce4_8422_2325
-
-    mutating func combine(byte: UInt8) {
-        state = (state ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
-    }
-
-    mutating func combine(_ integer: UInt64) {
-        for shift in stride(from: 0, to: 64, by: 8) { combine(byte: UInt8(truncatingIfNeeded: integer >> shift)) }
-    }
-
-    mutating func combine(_ string: String) {
-        combine(UInt64(string.utf8.count))
-        for byte in string.utf8 { combine(byte: byte) }
     }
 }
